@@ -1,0 +1,154 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Offset is one source offset in Connect's KIP-875 shape. A nil Offset map means "no offset" (reset).
+type Offset struct {
+	Partition map[string]any
+	Offset    map[string]any
+}
+
+// Offsets returns the connector's stored source offsets, ordered by partition. Numbers come back as
+// json.Number so that 64-bit offsets keep every digit.
+func (s *Store) Offsets(ctx context.Context, connector string) ([]Offset, error) {
+	rows, err := s.pool.Query(ctx, `SELECT partition::text, "offset"::text FROM source_offsets WHERE connector_name = $1 ORDER BY partition_key`, connector)
+	if err != nil {
+		return nil, fmt.Errorf("read offsets of %q: %w", connector, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Offset, error) {
+		var p, o string
+		if err := r.Scan(&p, &o); err != nil {
+			return Offset{}, err
+		}
+		var off Offset
+		if err := decodeJSON(p, &off.Partition); err != nil {
+			return Offset{}, err
+		}
+		return off, decodeJSON(o, &off.Offset)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read offsets of %q: %w", connector, err)
+	}
+	return out, nil
+}
+
+func decodeJSON(s string, v any) error {
+	d := json.NewDecoder(bytes.NewReader([]byte(s)))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
+// CommitOffsets stores offsets for a task running under assignment epoch, in one transaction. ErrFenced if the
+// task no longer owns its assignment.
+func (s *Store) CommitOffsets(ctx context.Context, connector string, task int, epoch int64, offsets []Offset) error {
+	keys, parts, offs, err := encodeOffsets(offsets)
+	if err != nil {
+		return fmt.Errorf("commit offsets of %s-%d: %w", connector, task, err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if err := holdEpoch(ctx, tx, connector, task, epoch); err != nil {
+			return err
+		}
+		return upsertOffsets(ctx, tx, connector, keys, parts, offs)
+	})
+	if err != nil {
+		return fmt.Errorf("commit offsets of %s-%d: %w", connector, task, err)
+	}
+	return nil
+}
+
+// AlterOffsets applies a user's offset changes (nil Offset deletes) while the connector is STOPPED with no
+// tasks; ErrNotStopped otherwise, ErrNotFound if the connector does not exist. With reset, every offset of the
+// connector is deleted first.
+func (s *Store) AlterOffsets(ctx context.Context, connector string, offsets []Offset, reset bool) error {
+	keys, parts, offs, err := encodeOffsets(offsets)
+	if err != nil {
+		return fmt.Errorf("alter offsets of %q: %w", connector, err)
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var state TargetState
+		var tasks int
+		err := tx.QueryRow(ctx, `
+			SELECT c.target_state, (SELECT count(*) FROM task_configs t WHERE t.connector_name = c.name)
+			FROM connectors c WHERE c.name = $1 FOR UPDATE`, connector).Scan(&state, &tasks)
+		if err == pgx.ErrNoRows {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if state != TargetStopped || tasks != 0 {
+			return ErrNotStopped
+		}
+		if reset {
+			if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1", connector); err != nil {
+				return err
+			}
+		}
+		var deletes []string
+		var uk, up, uo []string
+		for i, k := range keys {
+			if offs[i] == "" {
+				deletes = append(deletes, k)
+				continue
+			}
+			uk, up, uo = append(uk, k), append(up, parts[i]), append(uo, offs[i])
+		}
+		if len(deletes) > 0 {
+			if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1 AND partition_key = ANY($2)", connector, deletes); err != nil {
+				return err
+			}
+		}
+		if err := upsertOffsets(ctx, tx, connector, uk, up, uo); err != nil {
+			return err
+		}
+		return notify(ctx, tx, "offsets")
+	})
+	if err != nil {
+		return fmt.Errorf("alter offsets of %q: %w", connector, err)
+	}
+	return nil
+}
+
+func upsertOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts, offs []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO source_offsets (connector_name, partition_key, partition, "offset", updated_at)
+		SELECT $1, k, p::jsonb, o::jsonb, now() FROM unnest($2::text[], $3::text[], $4::text[]) AS u(k, p, o)
+		ON CONFLICT (connector_name, partition_key) DO UPDATE
+		SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", updated_at = now()`,
+		connector, keys, parts, offs)
+	return err
+}
+
+// encodeOffsets renders each offset as (partition key, partition JSON, offset JSON). The partition key is the
+// canonical JSON of the partition (encoding/json sorts map keys), so equal partitions always share one row. A
+// nil offset encodes as "".
+func encodeOffsets(offsets []Offset) (keys, parts, offs []string, err error) {
+	keys = make([]string, len(offsets))
+	offs = make([]string, len(offsets))
+	for i, o := range offsets {
+		p, err := json.Marshal(o.Partition)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("encode partition: %w", err)
+		}
+		keys[i] = string(p)
+		if o.Offset != nil {
+			v, err := json.Marshal(o.Offset)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("encode offset: %w", err)
+			}
+			offs[i] = string(v)
+		}
+	}
+	return keys, keys, offs, nil
+}

@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// RestartRequest asks the leader to restart a connector instance (Task nil), possibly with its tasks, or one
+// task (Task set).
+type RestartRequest struct {
+	ID           int64
+	Connector    string
+	Task         *int
+	IncludeTasks bool
+	OnlyFailed   bool
+}
+
+// RequestRestart queues a restart request; ErrNotFound if the connector does not exist.
+func (s *Store) RequestRestart(ctx context.Context, r RestartRequest) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO restart_requests (connector_name, task_id, include_tasks, only_failed) VALUES ($1, $2, $3, $4)`,
+			r.Connector, r.Task, r.IncludeTasks, r.OnlyFailed)
+		if isForeignKeyViolation(err) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, "restart")
+	})
+	if err != nil {
+		return fmt.Errorf("request restart of %q: %w", r.Connector, err)
+	}
+	return nil
+}
+
+// PendingRestarts returns the queued restart requests, oldest first.
+func (s *Store) PendingRestarts(ctx context.Context) ([]RestartRequest, error) {
+	rows, err := s.pool.Query(ctx, "SELECT id, connector_name, task_id, include_tasks, only_failed FROM restart_requests ORDER BY id")
+	if err != nil {
+		return nil, fmt.Errorf("read restart requests: %w", err)
+	}
+	rs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (RestartRequest, error) {
+		var rr RestartRequest
+		err := r.Scan(&rr.ID, &rr.Connector, &rr.Task, &rr.IncludeTasks, &rr.OnlyFailed)
+		return rr, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read restart requests: %w", err)
+	}
+	return rs, nil
+}

@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Channel is the LISTEN/NOTIFY channel on which every change of desired or runtime state is announced.
+const Channel = "kmirror_changes"
+
+// Store is a handle on kmirror's PostgreSQL database. It is safe for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+	log  *slog.Logger
+}
+
+// OpenOptions tunes Open.
+type OpenOptions struct {
+	// ConnectTimeout bounds how long Open keeps retrying an unreachable database. Zero means 30 seconds.
+	ConnectTimeout time.Duration
+	// MaxConns caps the pool size. Zero means pgxpool's default.
+	MaxConns int32
+}
+
+// Open connects to the database at url, retrying with backoff while it is unreachable, and returns a Store.
+// It does not migrate: call Migrate.
+func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (*Store, error) {
+	if url == "" {
+		return nil, errors.New("database URL is empty: set --database-url or KMIRROR_DATABASE_URL")
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	timeout := opts.ConnectTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Second
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create connection pool: %w", err)
+	}
+	where := fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+	attempt := 0
+	_, err = backoff.Retry(ctx, func() (struct{}, error) {
+		attempt++
+		pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		err := pool.Ping(pingCtx)
+		if err != nil {
+			if !retryableConnectError(err) {
+				return struct{}{}, backoff.Permanent(err)
+			}
+			log.Warn("database not reachable yet, retrying", "database", where, "attempt", attempt, "error", err)
+		}
+		return struct{}{}, err
+	}, backoff.WithBackOff(backoff.NewExponentialBackOff()), backoff.WithMaxElapsedTime(timeout))
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to PostgreSQL at %s (gave up after %d attempts): %w", where, attempt, err)
+	}
+	return &Store{pool: pool, log: log}, nil
+}
+
+// retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,
+// unknown database), which no amount of waiting fixes.
+func retryableConnectError(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "57P03": // cannot_connect_now: the server is starting up
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// Close releases every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// inTx runs fn in one transaction and commits it, or rolls back if fn fails.
+func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.pool, fn)
+}
+
+// notify announces a change to every kmirror process; inside a transaction it is delivered on commit.
+func notify(ctx context.Context, tx pgx.Tx, what string) error {
+	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, what); err != nil {
+		return fmt.Errorf("notify: %w", err)
+	}
+	return nil
+}
+
+// ClusterID returns the identity of this kmirror cluster (a Kafka-style Uuid string).
+func (s *Store) ClusterID(ctx context.Context) (string, error) {
+	var id string
+	if err := s.pool.QueryRow(ctx, "SELECT cluster_id FROM kmirror_cluster").Scan(&id); err != nil {
+		return "", fmt.Errorf("read cluster id: %w", err)
+	}
+	return id, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.pool.Ping(ctx)
+}
+
+func isForeignKeyViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23503"
+}
+
+func isUniqueViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "23505"
+}
