@@ -1,0 +1,100 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+// leader campaigns for the lease and, while it holds it, keeps every unit of work assigned to a live worker.
+type leader struct {
+	id        string
+	store     *store.Store
+	log       *slog.Logger
+	leaseTTL  time.Duration
+	workerTTL time.Duration
+	isLeader  bool
+}
+
+// run campaigns on every tick and wake-up until ctx is done, then releases the lease so another worker can
+// take over without waiting for it to expire.
+func (l *leader) run(ctx context.Context, wake <-chan struct{}, renew time.Duration) {
+	ticker := time.NewTicker(renew)
+	defer ticker.Stop()
+	for {
+		l.round(ctx)
+		select {
+		case <-ctx.Done():
+			release, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			if err := l.store.ReleaseLeadership(release, l.id); err != nil {
+				l.log.Warn("release leadership", "error", err)
+			}
+			cancel()
+			return
+		case <-wake:
+		case <-ticker.C:
+		}
+	}
+}
+
+func (l *leader) round(ctx context.Context) {
+	epoch, ok, err := l.store.AcquireLeadership(ctx, l.id, l.leaseTTL)
+	if err != nil {
+		if ctx.Err() == nil {
+			l.log.Warn("campaign for leadership failed", "error", err)
+		}
+		return
+	}
+	if ok != l.isLeader {
+		l.isLeader = ok
+		if ok {
+			l.log.Info("became leader", "lease_epoch", epoch)
+		} else {
+			l.log.Info("lost leadership")
+		}
+	}
+	if !ok {
+		return
+	}
+	if err := l.assign(ctx, epoch); err != nil && ctx.Err() == nil {
+		if errors.Is(err, store.ErrFenced) {
+			l.log.Info("leadership moved during assignment", "lease_epoch", epoch)
+			return
+		}
+		l.log.Warn("assignment round failed", "error", err)
+	}
+}
+
+// assign runs one leader round: read the plan, compute the changes, write them fenced by the lease epoch.
+func (l *leader) assign(ctx context.Context, epoch int64) error {
+	workers, err := l.store.LiveWorkers(ctx, l.workerTTL)
+	if err != nil {
+		return err
+	}
+	plan, err := l.store.LoadPlan(ctx)
+	if err != nil {
+		return err
+	}
+	restarts, err := l.store.PendingRestarts(ctx)
+	if err != nil {
+		return err
+	}
+	var statuses map[string][]store.Status
+	if len(restarts) > 0 {
+		if statuses, err = l.store.AllStatuses(ctx); err != nil {
+			return err
+		}
+	}
+	p := placement{units: plan.Units, current: plan.Assignments, restarts: restarts, statuses: statuses}
+	for _, w := range workers {
+		p.workers = append(p.workers, w.ID)
+	}
+	changes, handled := p.plan()
+	if len(changes) > 0 {
+		l.log.Info("reassigning work", "changes", len(changes), "workers", len(workers))
+	}
+	return l.store.ApplyReassignments(ctx, l.id, epoch, changes, handled)
+}

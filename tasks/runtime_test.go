@@ -1,0 +1,259 @@
+package tasks_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/store/storetest"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// fakeRegistry runs connectors that publish tasks.max tasks and tasks that run until stopped, or fail when
+// their config says so. It stands in for the MM2 plugins so the runtime's state machine is tested alone.
+type fakeRegistry struct {
+	mu      sync.Mutex
+	started map[string]int // task id -> runs started
+}
+
+func (r *fakeRegistry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
+	if config["connector.class"] == "Broken" {
+		return nil, errors.New("no such plugin: Broken")
+	}
+	return fakeConnector{config: config}, nil
+}
+
+func (r *fakeRegistry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Task, error) {
+	r.mu.Lock()
+	if r.started == nil {
+		r.started = map[string]int{}
+	}
+	r.started[id.String()]++
+	r.mu.Unlock()
+	return fakeTask{config: config, id: id}, nil
+}
+
+func (r *fakeRegistry) runs(id string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.started[id]
+}
+
+type fakeConnector struct{ config map[string]string }
+
+func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
+	if err := env.Running(ctx); err != nil {
+		return err
+	}
+	n, _ := strconv.Atoi(c.config["tasks.max"])
+	var cfgs []map[string]string
+	for i := range n {
+		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"]})
+	}
+	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+type fakeTask struct {
+	config map[string]string
+	id     tasks.TaskID
+}
+
+func (t fakeTask) Run(ctx context.Context, env tasks.TaskEnv) error {
+	if t.config["fail"] == t.config["index"] {
+		return fmt.Errorf("replicate: %w", errors.New("broker said no"))
+	}
+	if err := env.Running(ctx); err != nil {
+		return err
+	}
+	err := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 1}}})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+type cluster struct {
+	t     *testing.T
+	store *store.Store
+	reg   *fakeRegistry
+}
+
+func newCluster(t *testing.T) *cluster {
+	return &cluster{t: t, store: storetest.New(t), reg: &fakeRegistry{}}
+}
+
+// startWorker runs a Runtime until the returned stop function is called (or the test ends).
+func (c *cluster) startWorker(id string) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	rt := tasks.New(tasks.Config{
+		WorkerID: id, URL: "http://" + id, Store: c.store, Registry: c.reg,
+		Logger:       slog.New(slog.DiscardHandler),
+		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
+		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
+	})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		require.NoError(c.t, rt.Run(ctx))
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	c.t.Cleanup(stop)
+	return stop
+}
+
+// statesOf returns "connector-state task0-state task1-state ..." or "" when there is no status.
+func (c *cluster) statesOf(name string) string {
+	conn, tasksSt, err := c.store.ConnectorStatus(context.Background(), name)
+	if err != nil {
+		return ""
+	}
+	s := conn.State
+	for _, t := range tasksSt {
+		s += " " + t.State
+	}
+	return s
+}
+
+func (c *cluster) awaitStates(name, want string) {
+	c.t.Helper()
+	require.Eventually(c.t, func() bool { return c.statesOf(name) == want }, 20*time.Second, 20*time.Millisecond,
+		"connector %s never reached %q (last: %q)", name, want, c.statesOf(name))
+}
+
+func TestLifecycle(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	c.startWorker("w1")
+
+	_, err := c.store.CreateConnector(ctx, "c", map[string]string{"name": "c", "connector.class": "Fake", "tasks.max": "2"}, store.TargetStarted)
+	require.NoError(t, err)
+	c.awaitStates("c", "RUNNING RUNNING RUNNING")
+
+	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
+	c.awaitStates("c", "PAUSED PAUSED PAUSED")
+	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetStarted))
+	c.awaitStates("c", "RUNNING RUNNING RUNNING")
+
+	// Reconfiguration: a changed task set restarts the tasks with the new configs.
+	before := c.reg.runs("c-0")
+	_, err = c.store.UpdateConnector(ctx, "c", func(cn *store.Connector) error {
+		cn.Config["tasks.max"] = "3"
+		cn.Config["gen"] = "2"
+		return nil
+	})
+	require.NoError(t, err)
+	c.awaitStates("c", "RUNNING RUNNING RUNNING RUNNING")
+	require.Eventually(t, func() bool { return c.reg.runs("c-0") > before }, 10*time.Second, 20*time.Millisecond)
+
+	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetStopped))
+	c.awaitStates("c", "STOPPED")
+	tcs, err := c.store.TaskConfigs(ctx, "c")
+	require.NoError(t, err)
+	require.Empty(t, tcs, "STOPPED removes the tasks")
+
+	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetStarted))
+	c.awaitStates("c", "RUNNING RUNNING RUNNING RUNNING")
+
+	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
+	c.awaitStates("c", "")
+}
+
+func TestFailureAndRestart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	c.startWorker("w1")
+
+	_, err := c.store.CreateConnector(ctx, "f", map[string]string{"name": "f", "connector.class": "Fake", "tasks.max": "2", "fail.task": "1"}, store.TargetStarted)
+	require.NoError(t, err)
+	c.awaitStates("f", "RUNNING RUNNING FAILED")
+	st, err := c.store.TaskStatus(ctx, "f", 1)
+	require.NoError(t, err)
+	require.Contains(t, st.Trace, "replicate: broker said no")
+	require.Contains(t, st.Trace, "Caused by: *errors.errorString: broker said no")
+	require.Contains(t, st.Trace, `task f-1 of connector "f" on worker w1`)
+
+	// A failed task stays failed across pause and resume.
+	require.NoError(t, c.store.SetTargetState(ctx, "f", store.TargetPaused))
+	c.awaitStates("f", "PAUSED PAUSED FAILED")
+	require.NoError(t, c.store.SetTargetState(ctx, "f", store.TargetStarted))
+	c.awaitStates("f", "RUNNING RUNNING FAILED")
+
+	// Restarting only the failed task runs it again (and it fails again: the config still says so).
+	runs := c.reg.runs("f-1")
+	one := 1
+	require.NoError(t, c.store.RequestRestart(ctx, store.RestartRequest{Connector: "f", Task: &one}))
+	require.Eventually(t, func() bool { return c.reg.runs("f-1") > runs }, 10*time.Second, 20*time.Millisecond)
+	c.awaitStates("f", "RUNNING RUNNING FAILED")
+
+	// Fix the config: the reconfigured task set runs.
+	_, err = c.store.UpdateConnector(ctx, "f", func(cn *store.Connector) error {
+		delete(cn.Config, "fail.task")
+		return nil
+	})
+	require.NoError(t, err)
+	c.awaitStates("f", "RUNNING RUNNING RUNNING")
+
+	_, err = c.store.CreateConnector(ctx, "broken", map[string]string{"name": "broken", "connector.class": "Broken"}, store.TargetStarted)
+	require.NoError(t, err)
+	c.awaitStates("broken", "FAILED")
+	conn, _, err := c.store.ConnectorStatus(ctx, "broken")
+	require.NoError(t, err)
+	require.Contains(t, conn.Trace, "no such plugin: Broken")
+}
+
+func TestWorkSpreadsAndFailsOver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	stop1 := c.startWorker("w1")
+	c.startWorker("w2")
+
+	_, err := c.store.CreateConnector(ctx, "s", map[string]string{"name": "s", "connector.class": "Fake", "tasks.max": "5"}, store.TargetStarted)
+	require.NoError(t, err)
+	c.awaitStates("s", "RUNNING RUNNING RUNNING RUNNING RUNNING RUNNING")
+
+	owners := func() map[string]int {
+		_, ts, err := c.store.ConnectorStatus(ctx, "s")
+		require.NoError(t, err)
+		out := map[string]int{}
+		for _, st := range ts {
+			out[st.WorkerID]++
+		}
+		return out
+	}
+	require.Eventually(t, func() bool {
+		o := owners()
+		return o["w1"] > 0 && o["w2"] > 0
+	}, 20*time.Second, 50*time.Millisecond, "tasks spread over both workers: %v", owners())
+
+	// A clean shutdown hands the work over.
+	stop1()
+	require.Eventually(t, func() bool {
+		return c.statesOf("s") == "RUNNING RUNNING RUNNING RUNNING RUNNING RUNNING" && owners()["w2"] == 5
+	}, 30*time.Second, 50*time.Millisecond, "all tasks on w2: %v %s", owners(), c.statesOf("s"))
+
+	offsets, err := c.store.Offsets(ctx, "s")
+	require.NoError(t, err)
+	require.Len(t, offsets, 5)
+}
