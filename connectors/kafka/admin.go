@@ -1,0 +1,275 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+)
+
+// Admin is an admin client for one cluster.
+type Admin struct {
+	a *ckafka.AdminClient
+	// Timeout bounds each admin operation, like Java's default.api.timeout.ms.
+	Timeout time.Duration
+}
+
+// NewAdmin creates an admin client from librdkafka properties.
+func NewAdmin(props map[string]string) (*Admin, error) {
+	// confluent-kafka-go cannot route an admin client's logs into Go, so librdkafka writes them to stderr.
+	a, err := ckafka.NewAdminClient(configMap(props, nil))
+	if err != nil {
+		return nil, fmt.Errorf("create admin client: %w", err)
+	}
+	return &Admin{a: a, Timeout: 60 * time.Second}, nil
+}
+
+// Close releases the client.
+func (a *Admin) Close() {
+	a.a.Close()
+}
+
+func (a *Admin) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, a.Timeout)
+}
+
+// Topics returns every topic of the cluster with its partition count.
+func (a *Admin) Topics(ctx context.Context) (map[string]int, error) {
+	md, err := a.metadata(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int, len(md.Topics))
+	for name, t := range md.Topics {
+		if t.Error.Code() == ckafka.ErrUnknownTopicOrPart {
+			continue
+		}
+		out[name] = len(t.Partitions)
+	}
+	return out, nil
+}
+
+// PartitionCount returns the number of partitions of topic; an error satisfying IsUnknownTopic if it is missing.
+func (a *Admin) PartitionCount(ctx context.Context, topic string) (int, error) {
+	md, err := a.metadata(ctx, &topic)
+	if err != nil {
+		return 0, err
+	}
+	t, ok := md.Topics[topic]
+	if !ok {
+		return 0, fmt.Errorf("describe topic %s: %w", topic, ckafka.NewError(ckafka.ErrUnknownTopicOrPart, "unknown topic", false))
+	}
+	if t.Error.Code() != ckafka.ErrNoError {
+		return 0, fmt.Errorf("describe topic %s: %w", topic, t.Error)
+	}
+	return len(t.Partitions), nil
+}
+
+// metadata asks for the metadata of one topic (or all when topic is nil), retrying transient errors until the
+// admin timeout: GetMetadata itself does not take a context.
+func (a *Admin) metadata(ctx context.Context, topic *string) (*ckafka.Metadata, error) {
+	deadline := time.Now().Add(a.Timeout)
+	for {
+		remaining := time.Until(deadline)
+		step := min(remaining, 10*time.Second)
+		md, err := a.a.GetMetadata(topic, topic == nil, max(int(step.Milliseconds()), 1))
+		if err == nil {
+			return md, nil
+		}
+		if !IsRetriable(err) || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("read cluster metadata: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("read cluster metadata: %w", ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// NewTopic describes a topic to create.
+type NewTopic struct {
+	Name              string
+	Partitions        int
+	ReplicationFactor int // -1 for the broker default
+	Config            map[string]string
+}
+
+// CreateTopics creates topics and returns the per-topic errors (nil for success). The returned error is for the
+// request as a whole.
+func (a *Admin) CreateTopics(ctx context.Context, topics []NewTopic) (map[string]error, error) {
+	if len(topics) == 0 {
+		return nil, nil
+	}
+	specs := make([]ckafka.TopicSpecification, 0, len(topics))
+	for _, t := range topics {
+		specs = append(specs, ckafka.TopicSpecification{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: t.ReplicationFactor, Config: t.Config})
+	}
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	res, err := a.a.CreateTopics(ctx, specs, ckafka.SetAdminOperationTimeout(a.Timeout))
+	if err != nil {
+		return nil, fmt.Errorf("create topics: %w", err)
+	}
+	out := make(map[string]error, len(res))
+	for _, r := range res {
+		if r.Error.Code() != ckafka.ErrNoError {
+			out[r.Topic] = r.Error
+		} else {
+			out[r.Topic] = nil
+		}
+	}
+	return out, nil
+}
+
+// CreatePartitions grows topic to total partitions.
+func (a *Admin) CreatePartitions(ctx context.Context, topic string, total int) error {
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	res, err := a.a.CreatePartitions(ctx, []ckafka.PartitionsSpecification{{Topic: topic, IncreaseTo: total}},
+		ckafka.SetAdminOperationTimeout(a.Timeout))
+	if err != nil {
+		return fmt.Errorf("create partitions of %s: %w", topic, err)
+	}
+	for _, r := range res {
+		if r.Error.Code() != ckafka.ErrNoError {
+			return fmt.Errorf("create partitions of %s: %w", topic, r.Error)
+		}
+	}
+	return nil
+}
+
+// DeleteTopics deletes topics (used by tests and tools).
+func (a *Admin) DeleteTopics(ctx context.Context, topics []string) error {
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	res, err := a.a.DeleteTopics(ctx, topics, ckafka.SetAdminOperationTimeout(a.Timeout))
+	if err != nil {
+		return fmt.Errorf("delete topics: %w", err)
+	}
+	var errs []error
+	for _, r := range res {
+		if r.Error.Code() != ckafka.ErrNoError {
+			errs = append(errs, fmt.Errorf("delete topic %s: %w", r.Topic, r.Error))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ConfigSource says where a topic config value comes from.
+type ConfigSource string
+
+// Config sources, as Kafka's ConfigEntry.ConfigSource.
+const (
+	SourceDefault              ConfigSource = "DEFAULT_CONFIG"
+	SourceTopic                ConfigSource = "DYNAMIC_TOPIC_CONFIG"
+	SourceDynamicBroker        ConfigSource = "DYNAMIC_BROKER_CONFIG"
+	SourceDynamicDefaultBroker ConfigSource = "DYNAMIC_DEFAULT_BROKER_CONFIG"
+	SourceStaticBroker         ConfigSource = "STATIC_BROKER_CONFIG"
+	SourceUnknown              ConfigSource = "UNKNOWN"
+)
+
+// ConfigEntry is one topic config value.
+type ConfigEntry struct {
+	Name      string
+	Value     string
+	Source    ConfigSource
+	ReadOnly  bool
+	Sensitive bool
+}
+
+// TopicConfigs describes the configs of topics.
+func (a *Admin) TopicConfigs(ctx context.Context, topics []string) (map[string][]ConfigEntry, error) {
+	if len(topics) == 0 {
+		return nil, nil
+	}
+	res := make([]ckafka.ConfigResource, 0, len(topics))
+	for _, t := range topics {
+		res = append(res, ckafka.ConfigResource{Type: ckafka.ResourceTopic, Name: t})
+	}
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	results, err := a.a.DescribeConfigs(ctx, res, ckafka.SetAdminRequestTimeout(a.Timeout))
+	if err != nil {
+		return nil, fmt.Errorf("describe topic configs: %w", err)
+	}
+	out := make(map[string][]ConfigEntry, len(results))
+	for _, r := range results {
+		if r.Error.Code() != ckafka.ErrNoError {
+			if r.Error.Code() == ckafka.ErrUnknownTopicOrPart {
+				continue
+			}
+			return nil, fmt.Errorf("describe configs of %s: %w", r.Name, r.Error)
+		}
+		entries := make([]ConfigEntry, 0, len(r.Config))
+		for _, e := range r.Config {
+			entries = append(entries, ConfigEntry{Name: e.Name, Value: e.Value, Source: configSource(e.Source), ReadOnly: e.IsReadOnly, Sensitive: e.IsSensitive})
+		}
+		out[r.Name] = entries
+	}
+	return out, nil
+}
+
+func configSource(s ckafka.ConfigSource) ConfigSource {
+	switch s {
+	case ckafka.ConfigSourceDefault:
+		return SourceDefault
+	case ckafka.ConfigSourceDynamicTopic:
+		return SourceTopic
+	case ckafka.ConfigSourceDynamicBroker:
+		return SourceDynamicBroker
+	case ckafka.ConfigSourceDynamicDefaultBroker:
+		return SourceDynamicDefaultBroker
+	case ckafka.ConfigSourceStaticBroker:
+		return SourceStaticBroker
+	}
+	return SourceUnknown
+}
+
+// ConfigOp is one incremental topic config change: set Name to Value, or reset it to the default with Delete.
+type ConfigOp struct {
+	Name   string
+	Value  string
+	Delete bool
+}
+
+// AlterTopicConfigs applies incremental config changes to topic.
+func (a *Admin) AlterTopicConfigs(ctx context.Context, topic string, ops []ConfigOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	entries := make([]ckafka.ConfigEntry, 0, len(ops))
+	for _, op := range ops {
+		t := ckafka.AlterConfigOpTypeSet
+		if op.Delete {
+			t = ckafka.AlterConfigOpTypeDelete
+		}
+		entries = append(entries, ckafka.ConfigEntry{Name: op.Name, Value: op.Value, IncrementalOperation: t})
+	}
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	res, err := a.a.IncrementalAlterConfigs(ctx, []ckafka.ConfigResource{{Type: ckafka.ResourceTopic, Name: topic, Config: entries}},
+		ckafka.SetAdminRequestTimeout(a.Timeout))
+	if err != nil {
+		return fmt.Errorf("alter configs of %s: %w", topic, err)
+	}
+	for _, r := range res {
+		if r.Error.Code() != ckafka.ErrNoError {
+			return fmt.Errorf("alter configs of %s: %w", topic, r.Error)
+		}
+	}
+	return nil
+}
+
+// ClusterID returns the cluster's id.
+func (a *Admin) ClusterID(ctx context.Context) (string, error) {
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	id, err := a.a.ClusterID(ctx)
+	if err != nil {
+		return "", fmt.Errorf("read cluster id: %w", err)
+	}
+	return id, nil
+}

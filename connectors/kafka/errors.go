@@ -1,0 +1,67 @@
+package kafka
+
+import (
+	"errors"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+)
+
+// ErrQueueFull is returned by Produce when librdkafka's queue is full; drain deliveries and try again.
+var ErrQueueFull = errors.New("producer queue is full")
+
+// IsRetriable tells whether err is a Kafka error that may go away by itself (broker down, timeouts, leader
+// moves), as opposed to one that needs an operator (authorization, invalid config, record too large).
+func IsRetriable(err error) bool {
+	var kerr ckafka.Error
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	if kerr.IsRetriable() || kerr.IsTimeout() {
+		return true
+	}
+	switch kerr.Code() {
+	case ckafka.ErrTransport, ckafka.ErrAllBrokersDown, ckafka.ErrMsgTimedOut, ckafka.ErrTimedOut,
+		ckafka.ErrLeaderNotAvailable, ckafka.ErrNotLeaderForPartition, ckafka.ErrNetworkException,
+		ckafka.ErrRequestTimedOut, ckafka.ErrNotEnoughReplicas, ckafka.ErrNotEnoughReplicasAfterAppend,
+		ckafka.ErrUnknownTopicOrPart, ckafka.ErrBrokerNotAvailable, ckafka.ErrCoordinatorNotAvailable,
+		ckafka.ErrUnknownPartition, ckafka.ErrResolve:
+		return true
+	}
+	return false
+}
+
+// IsTopicExists tells whether err says a topic already exists.
+func IsTopicExists(err error) bool {
+	return hasCode(err, ckafka.ErrTopicAlreadyExists)
+}
+
+// IsUnknownTopic tells whether err says a topic or partition does not exist.
+func IsUnknownTopic(err error) bool {
+	return hasCode(err, ckafka.ErrUnknownTopicOrPart) || hasCode(err, ckafka.ErrUnknownTopic) || hasCode(err, ckafka.ErrUnknownPartition)
+}
+
+// IsAuthorization tells whether err is an authorization failure.
+func IsAuthorization(err error) bool {
+	return hasCode(err, ckafka.ErrTopicAuthorizationFailed) || hasCode(err, ckafka.ErrClusterAuthorizationFailed) ||
+		hasCode(err, ckafka.ErrGroupAuthorizationFailed) || hasCode(err, ckafka.ErrTransactionalIDAuthorizationFailed)
+}
+
+// IsSecurityDisabled tells whether err says the cluster has no authorizer (ACL operations are unsupported).
+func IsSecurityDisabled(err error) bool {
+	return hasCode(err, ckafka.ErrSecurityDisabled)
+}
+
+// IsRecordTooLarge tells whether err says a record exceeds a size limit.
+func IsRecordTooLarge(err error) bool {
+	return hasCode(err, ckafka.ErrMsgSizeTooLarge) || hasCode(err, ckafka.ErrRecordListTooLarge)
+}
+
+// IsInvalidPartitions tells whether err says a partition count change is invalid (e.g. it is already larger).
+func IsInvalidPartitions(err error) bool {
+	return hasCode(err, ckafka.ErrInvalidPartitions)
+}
+
+func hasCode(err error, code ckafka.ErrorCode) bool {
+	var kerr ckafka.Error
+	return errors.As(err, &kerr) && kerr.Code() == code
+}

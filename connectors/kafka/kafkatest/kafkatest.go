@@ -1,0 +1,184 @@
+// Package kafkatest gives tests the harness's two real Kafka clusters, "A" and "B" (KAFKA_A_BOOTSTRAP and
+// KAFKA_B_BOOTSTRAP, set by scripts/harness), with helpers to create uniquely named topics and to produce and
+// read back records.
+package kafkatest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+)
+
+// Bootstrap returns the bootstrap address of cluster "A" or "B", or fails the test with instructions.
+func Bootstrap(t testing.TB, cluster string) string {
+	t.Helper()
+	env := "KAFKA_" + strings.ToUpper(cluster) + "_BOOTSTRAP"
+	addr := os.Getenv(env)
+	if addr == "" {
+		t.Fatalf("%s is not set: run the tests with ./scripts/test, which starts PostgreSQL and Kafka", env)
+	}
+	return addr
+}
+
+// Admin returns an admin client for the cluster, closed when the test ends.
+func Admin(t testing.TB, cluster string) *kafka.Admin {
+	t.Helper()
+	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": Bootstrap(t, cluster)})
+	if err != nil {
+		t.Fatalf("create admin for cluster %s: %v", cluster, err)
+	}
+	a.Timeout = 30 * time.Second
+	t.Cleanup(a.Close)
+	return a
+}
+
+var unsafeChars = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)
+
+// TopicName returns a topic name unique to this test run, readable as belonging to the test.
+func TopicName(t testing.TB, prefix string) string {
+	name := unsafeChars.ReplaceAllString(t.Name(), "-")
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%s-%s", prefix, strings.ToLower(name), hex.EncodeToString(b))
+}
+
+// CreateTopic creates a topic on the cluster and waits until its metadata shows every partition.
+func CreateTopic(t testing.TB, cluster, name string, partitions int, config map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	a := Admin(t, cluster)
+	res, err := a.CreateTopics(ctx, []kafka.NewTopic{{Name: name, Partitions: partitions, ReplicationFactor: 1, Config: config}})
+	if err != nil {
+		t.Fatalf("create topic %s on %s: %v", name, cluster, err)
+	}
+	if err := res[name]; err != nil {
+		t.Fatalf("create topic %s on %s: %v", name, cluster, err)
+	}
+	AwaitPartitions(t, cluster, name, partitions)
+}
+
+// AwaitPartitions waits until the topic exists on the cluster with at least n partitions.
+func AwaitPartitions(t testing.TB, cluster, name string, n int) {
+	t.Helper()
+	a := Admin(t, cluster)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got, err := a.PartitionCount(context.Background(), name)
+		if err == nil && got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topic %s on %s: want %d partitions, have %d (%v)", name, cluster, n, got, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Record is a record to produce or one read back.
+type Record struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	Headers   []kafka.Header
+	Timestamp time.Time
+}
+
+// Produce writes records to the cluster with an idempotent producer and waits until every one is acknowledged.
+func Produce(t testing.TB, cluster string, records []Record) {
+	t.Helper()
+	var mu sync.Mutex
+	var failed []error
+	acked := make(chan struct{}, len(records))
+	p, err := kafka.NewProducer(map[string]string{
+		"bootstrap.servers": Bootstrap(t, cluster), "enable.idempotence": "true", "linger.ms": "5",
+		"queue.buffering.max.messages": "0", "queue.buffering.max.kbytes": "1048576",
+	}, slog.New(slog.DiscardHandler), func(d kafka.Delivery) {
+		if d.Err != nil {
+			mu.Lock()
+			failed = append(failed, d.Err)
+			mu.Unlock()
+		}
+		acked <- struct{}{}
+	})
+	if err != nil {
+		t.Fatalf("create producer: %v", err)
+	}
+	defer p.Close()
+	for _, r := range records {
+		for {
+			err := p.Produce(r.Topic, r.Partition, r.Key, r.Value, r.Headers, r.Timestamp, nil)
+			if err == kafka.ErrQueueFull {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if err != nil {
+				t.Fatalf("produce: %v", err)
+			}
+			break
+		}
+	}
+	timeout := time.After(2 * time.Minute)
+	for range records {
+		select {
+		case <-acked:
+		case <-timeout:
+			t.Fatalf("produce: not every record was acknowledged within 2 minutes")
+		}
+	}
+	if len(failed) > 0 {
+		t.Fatalf("produce: %d records failed, first: %v", len(failed), failed[0])
+	}
+}
+
+// Consume reads every partition of topic from the beginning until want records have arrived (or timeout),
+// and returns them in the order each partition delivered them.
+func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout time.Duration) []Record {
+	t.Helper()
+	c, err := kafka.NewConsumer(map[string]string{
+		"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader", "enable.auto.commit": "false",
+		"enable.auto.offset.store": "false", "isolation.level": "read_uncommitted",
+	}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("create consumer: %v", err)
+	}
+	defer c.Close()
+	starts := make([]kafka.Start, partitions)
+	for p := range partitions {
+		starts[p] = kafka.Start{Topic: topic, Partition: int32(p), Offset: kafka.OffsetBeginning}
+	}
+	if err := c.Assign(starts); err != nil {
+		t.Fatalf("assign: %v", err)
+	}
+	var out []Record
+	deadline := time.Now().Add(timeout)
+	for len(out) < want && time.Now().Before(deadline) {
+		r, ok, err := c.Poll(100 * time.Millisecond)
+		if err != nil {
+			if kafka.IsRetriable(err) {
+				continue
+			}
+			t.Fatalf("consume %s: %v", topic, err)
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, Record{Topic: r.Topic(), Partition: r.Partition(), Offset: r.Offset(), Key: r.Key(), Value: r.Value(),
+			Headers: r.Headers(), Timestamp: r.Timestamp()})
+	}
+	return out
+}

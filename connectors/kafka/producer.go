@@ -1,0 +1,139 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+)
+
+// Delivery is the outcome of one produced record.
+type Delivery struct {
+	Topic     string
+	Partition int32
+	Offset    int64 // offset assigned by the target; valid when Err is nil
+	Err       error
+	Opaque    any // what the caller passed to Produce
+}
+
+// Header is a record header; Value nil is a null header value.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// Producer produces records and hands every delivery report to its handler. Delivery reports are drained by
+// a goroutine of its own for the producer's whole life, so librdkafka never blocks on a full events channel.
+type Producer struct {
+	p      *ckafka.Producer
+	done   chan struct{} // closed when the delivery goroutine has finished
+	closed chan struct{} // closed by Close, stops log forwarding
+	log    *slog.Logger
+	fatal  atomic.Pointer[error]
+}
+
+// NewProducer creates a producer from librdkafka properties; onDelivery is called from one goroutine, in
+// delivery order per partition, and must not block for long.
+func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Delivery)) (*Producer, error) {
+	logs := make(chan ckafka.LogEvent, 64)
+	cm := configMap(props, logs)
+	// The delivery report keeps the topic-partition, offset and opaque without copying key and value back.
+	(*cm)["go.delivery.report.fields"] = "none"
+	p, err := ckafka.NewProducer(cm)
+	if err != nil {
+		return nil, fmt.Errorf("create producer: %w", err)
+	}
+	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
+	go forwardLogs(logs, pr.closed, log)
+	go pr.events(onDelivery)
+	return pr, nil
+}
+
+func (p *Producer) events(onDelivery func(Delivery)) {
+	defer close(p.done)
+	for ev := range p.p.Events() {
+		switch e := ev.(type) {
+		case *ckafka.Message:
+			d := Delivery{Partition: e.TopicPartition.Partition, Offset: int64(e.TopicPartition.Offset), Opaque: e.Opaque}
+			if e.TopicPartition.Topic != nil {
+				d.Topic = *e.TopicPartition.Topic
+			}
+			if e.TopicPartition.Error != nil {
+				d.Err = e.TopicPartition.Error
+			}
+			onDelivery(d)
+		case ckafka.Error:
+			if e.IsFatal() {
+				err := error(e)
+				p.fatal.Store(&err)
+				p.log.Error("producer fatal error", "error", e)
+			} else {
+				p.log.Debug("producer error", "error", e)
+			}
+		}
+	}
+}
+
+// Fatal returns the producer's fatal error, if librdkafka reported one; the producer is unusable then.
+func (p *Producer) Fatal() error {
+	if e := p.fatal.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// Produce queues one record for partition of topic. It returns ErrQueueFull when librdkafka's queue is full.
+func (p *Producer) Produce(topic string, partition int32, key, value []byte, headers []Header, ts time.Time, opaque any) error {
+	m := &ckafka.Message{
+		TopicPartition: ckafka.TopicPartition{Topic: &topic, Partition: partition},
+		Key:            key,
+		Value:          value,
+		Timestamp:      ts,
+		Opaque:         opaque,
+	}
+	if len(headers) > 0 {
+		m.Headers = make([]ckafka.Header, len(headers))
+		for i, h := range headers {
+			m.Headers[i] = ckafka.Header{Key: h.Key, Value: h.Value}
+		}
+	}
+	return p.produce(m)
+}
+
+func (p *Producer) produce(m *ckafka.Message) error {
+	err := p.p.Produce(m, nil)
+	if err == nil {
+		return nil
+	}
+	var kerr ckafka.Error
+	if errors.As(err, &kerr) && kerr.Code() == ckafka.ErrQueueFull {
+		return ErrQueueFull
+	}
+	return fmt.Errorf("produce to %s [%d]: %w", *m.TopicPartition.Topic, m.TopicPartition.Partition, err)
+}
+
+// Flush waits until every queued record has been delivered (or failed) and its report handled, or ctx ends.
+// It returns how many records were still outstanding.
+func (p *Producer) Flush(ctx context.Context) int {
+	for {
+		left := p.p.Flush(100)
+		if left == 0 || ctx.Err() != nil {
+			return left
+		}
+	}
+}
+
+// Outstanding returns the number of records queued or in flight.
+func (p *Producer) Outstanding() int { return p.p.Len() }
+
+// Close closes the producer (without waiting for outstanding records: Flush first) and waits for the delivery
+// goroutine to finish.
+func (p *Producer) Close() {
+	p.p.Close()
+	<-p.done
+	close(p.closed)
+}
