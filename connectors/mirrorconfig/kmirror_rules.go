@@ -1,0 +1,140 @@
+package mirrorconfig
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kmirror/kmirror/connectors/configdef"
+)
+
+// Texts of the errors kmirror adds for settings a Java worker would accept but kmirror does
+// not implement.
+const (
+	converterMessage  = "kmirror replicates records as raw bytes and supports only " + byteArrayConverterClass
+	transformsMessage = "kmirror replicates records as raw bytes and does not run single message transforms (SMTs)"
+	predicatesMessage = "kmirror does not run single message transforms (SMTs), so predicates cannot be used"
+)
+
+// classRestriction limits a CLASS key to the implementations kmirror has.
+type classRestriction struct {
+	key     string
+	allowed []string
+	message string
+}
+
+func classRestrictions(p Plugin) []classRestriction {
+	out := []classRestriction{
+		{key: replicationPolicyClassConfig, allowed: []string{defaultReplicationPolicyClass, identityReplicationPolicyClass},
+			message: "kmirror supports only " + defaultReplicationPolicyClass + " and " + identityReplicationPolicyClass +
+				" (full or simple class name)"},
+		{key: "forwarding.admin.class", allowed: []string{forwardingAdminClass},
+			message: "kmirror manages topics itself and supports only " + forwardingAdminClass},
+	}
+	switch p.Class {
+	case SourceConnectorClass:
+		out = append(out,
+			classRestriction{key: "topic.filter.class", allowed: []string{defaultTopicFilterClass},
+				message: "kmirror supports only " + defaultTopicFilterClass},
+			classRestriction{key: "config.property.filter.class", allowed: []string{defaultConfigPropertyFilterClass},
+				message: "kmirror supports only " + defaultConfigPropertyFilterClass})
+	case CheckpointConnectorClass:
+		out = append(out,
+			classRestriction{key: "topic.filter.class", allowed: []string{defaultTopicFilterClass},
+				message: "kmirror supports only " + defaultTopicFilterClass},
+			classRestriction{key: "group.filter.class", allowed: []string{defaultGroupFilterClass},
+				message: "kmirror supports only " + defaultGroupFilterClass})
+	}
+	return out
+}
+
+// patternKeys are the LIST keys the connector's filters compile into one regular expression.
+// The checkpoint connector reads topics and topics.exclude through its topic filter even
+// though it does not define them.
+func patternKeys(p Plugin) []string {
+	switch p.Class {
+	case SourceConnectorClass:
+		return []string{topicsConfig, topicsExcludeConfig, configPropertiesExcludeConfig}
+	case CheckpointConnectorClass:
+		return []string{groupsConfig, groupsExcludeConfig, topicsConfig, topicsExcludeConfig}
+	}
+	return nil
+}
+
+// kmirrorRules adds errors for what kmirror does not implement.
+func kmirrorRules(p Plugin, props map[string]*string, v *validation) {
+	resolve := classResolver()
+	for _, slot := range converterSlots() {
+		class, ok := trimmed(props, slot.classKey)
+		if !ok || class == "" {
+			continue
+		}
+		canonical, _ := resolve(class)
+		if canonical != byteArrayConverterClass {
+			v.addError(slot.classKey, props[slot.classKey], configdef.NewConfigError(slot.classKey, class, converterMessage).Error())
+			continue
+		}
+		// Connect's own check is lost when the connector's values replace the framework's;
+		// kmirror reports it because it really cannot honour another version.
+		req, err := versionRequirement(props[slot.versionKey])
+		if err == nil && req != nil && !req.contains(Version) {
+			msg := "Plugin " + byteArrayConverterClass + " not found that matches the version range " + req.String() +
+				", available versions: [" + Version + "]"
+			v.addError(slot.classKey, props[slot.classKey], msg)
+			v.addError(slot.versionKey, props[slot.versionKey], msg)
+		}
+	}
+
+	for _, r := range []struct{ name, msg string }{{transformsConfig, transformsMessage}, {predicatesConfig, predicatesMessage}} {
+		if raw := props[r.name]; raw != nil {
+			if aliases := configdef.SplitList(*raw); len(aliases) > 0 {
+				v.addError(r.name, raw, configdef.NewConfigError(r.name, aliases, r.msg).Error())
+			}
+		}
+	}
+
+	if level, ok := trimmed(props, exactlyOnceSupportConfig); ok && strings.EqualFold(level, "required") {
+		v.ensureError(exactlyOnceSupportConfig, props[exactlyOnceSupportConfig], eosNotEnabledMessage)
+	}
+
+	for _, r := range classRestrictions(p) {
+		class, ok := trimmed(props, r.key)
+		if !ok || class == "" {
+			continue
+		}
+		if canonical, _ := resolve(class); !slices.Contains(r.allowed, canonical) {
+			v.addError(r.key, props[r.key], configdef.NewConfigError(r.key, class, r.message).Error())
+		}
+	}
+
+	for _, name := range patternKeys(p) {
+		raw := props[name]
+		if raw == nil {
+			continue
+		}
+		if msg := patternListError(configdef.SplitList(*raw)); msg != "" {
+			v.addError(name, raw, configdef.NewConfigError(name, strings.TrimSpace(*raw), msg).Error())
+		}
+	}
+}
+
+// patternListError compiles a filter list as kmirror's filters do, "^(?:a|b)$" with Go's RE2,
+// and explains the first pattern that does not compile. Java's java.util.regex accepts some
+// syntax RE2 does not (look-around, back-references, possessive quantifiers).
+func patternListError(patterns []string) string {
+	if len(patterns) == 0 {
+		return ""
+	}
+	joined := "^(?:" + strings.Join(patterns, "|") + ")$"
+	_, err := regexp.Compile(joined)
+	if err == nil {
+		return ""
+	}
+	for _, p := range patterns {
+		if _, perr := regexp.Compile("^(?:" + p + ")$"); perr != nil {
+			return fmt.Sprintf("pattern %q is not a regular expression kmirror can use (Go RE2 syntax: no look-around or back-references): %v", p, perr)
+		}
+	}
+	return fmt.Sprintf("patterns joined as %q are not a regular expression kmirror can use (Go RE2 syntax): %v", joined, err)
+}
