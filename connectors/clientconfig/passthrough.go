@@ -1,0 +1,248 @@
+package clientconfig
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// libAliases maps librdkafka's alternative spellings to the one kmirror emits,
+// so that one property is never set twice under two names (librdkafka would
+// keep whichever confluent-kafka-go happened to set last).
+var libAliases = map[string]string{
+	"metadata.broker.list":                              "bootstrap.servers",
+	"max.in.flight":                                     "max.in.flight.requests.per.connection",
+	"sasl.mechanisms":                                   "sasl.mechanism",
+	"queue.buffering.max.ms":                            "linger.ms",
+	"message.send.max.retries":                          "retries",
+	"compression.codec":                                 "compression.type",
+	"request.required.acks":                             "acks",
+	"delivery.timeout.ms":                               "message.timeout.ms",
+	"fetch.message.max.bytes":                           "max.partition.fetch.bytes",
+	"auto.commit.enable":                                "enable.auto.commit",
+	"sasl.oauthbearer.client.credentials.client.id":     "sasl.oauthbearer.client.id",
+	"sasl.oauthbearer.client.credentials.client.secret": "sasl.oauthbearer.client.secret",
+}
+
+func canonicalLibName(name string) string {
+	if c, ok := libAliases[name]; ok {
+		return c
+	}
+	return name
+}
+
+// libReserved are valid librdkafka properties an operator may not set, with
+// the reason.
+var libReserved = map[string]string{
+	"plugin.library.paths":          "it loads native plugins, which could change or drop records",
+	"interceptors":                  "it loads native plugins, which could change or drop records",
+	"log.queue":                     "kmirror routes librdkafka's logs itself",
+	"enabled_events":                "kmirror's Kafka wrapper chooses the events it handles",
+	"internal.termination.signal":   "kmirror shuts its clients down itself",
+	"offset.store.method":           "MM2 consumers keep no offsets in Kafka or in files",
+	"offset.store.path":             "MM2 consumers keep no offsets in Kafka or in files",
+	"offset.store.sync.interval.ms": "MM2 consumers keep no offsets in Kafka or in files",
+}
+
+// passThrough accepts what no Java handler took if it is a librdkafka property
+// the client kind accepts (rule 8 of the mapping: operators may tune
+// librdkafka-only knobs, e.g. source.consumer.queued.max.messages.kbytes).
+// Anything else is an unknown setting.
+func (t *translator) passThrough() {
+	keys := make([]string, 0, len(t.pending))
+	for k := range t.pending {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		value := t.in[key]
+		if _, java := javaKeyKinds(key); java {
+			// A Java key of this kind that no rule covers.
+			t.fail(key, "not supported by kmirror")
+			continue
+		}
+		if msg := libNameProblem(t.kind, key); msg != "" {
+			t.fail(key, "%s", msg)
+			continue
+		}
+		p := libProperties[key]
+		if err := p.check(key, value); err != nil {
+			t.fail(key, "%v", err)
+			continue
+		}
+		if (isSSLKey(key) && !t.usesSSL()) || (isSASLKey(key) && !t.usesSASL()) {
+			// security.protocol does not use it; Java would ignore it too.
+			t.drop(key)
+			continue
+		}
+		canon := canonicalLibName(key)
+		if src := t.from[canon]; src != "" {
+			t.fail(key, "conflicts with %s, which already sets librdkafka's %s", src, canon)
+			continue
+		}
+		if _, forced := t.forced()[canon]; forced {
+			t.drop(key)
+			t.warn(key, "ignored: MM2 sets %s itself for the %s", canon, t.role)
+			continue
+		}
+		delete(t.pending, key)
+		t.out[canon] = value
+		t.from[canon] = key
+	}
+}
+
+// libNameProblem says why a key that is not a Java name is not a librdkafka
+// property the client kind may be given, or returns "" if it is one.
+func libNameProblem(kind clientKind, key string) string {
+	if strings.HasPrefix(key, "go.") {
+		return "confluent-kafka-go's go.* settings are chosen by kmirror"
+	}
+	if reason, ok := libReserved[key]; ok {
+		return "cannot be set: " + reason
+	}
+	p, ok := libProperties[key]
+	if !ok {
+		return fmt.Sprintf("unknown %s setting: neither a Kafka client config nor a librdkafka property%s",
+			kind, suggest(kind, key))
+	}
+	if !p.acceptedBy(kind) {
+		return fmt.Sprintf("librdkafka %s property, not valid for a%s %s", p.role, article(kind), kind)
+	}
+	return ""
+}
+
+// nameProblem checks a key by name only, Java or librdkafka, for a client
+// kind; "" means the kind accepts it.
+func nameProblem(kind clientKind, key string) string {
+	if kinds, java := javaKeyKinds(key); java {
+		if kinds.has(kind) || key == "client.rack" {
+			return ""
+		}
+		return fmt.Sprintf("not a%s %s setting (Java defines it for %s only)", article(kind), kind, kinds)
+	}
+	return libNameProblem(kind, key)
+}
+
+func article(k clientKind) string {
+	if k == kindAdmin {
+		return "n"
+	}
+	return ""
+}
+
+func isSSLKey(key string) bool {
+	return strings.HasPrefix(key, "ssl.") || key == "enable.ssl.certificate.verification"
+}
+
+func isSASLKey(key string) bool {
+	return strings.HasPrefix(key, "sasl.") || key == "enable.sasl.oauthbearer.unsecure.jwt"
+}
+
+func (r libRole) String() string {
+	switch r {
+	case libConsumer:
+		return "consumer"
+	case libProducer:
+		return "producer"
+	}
+	return "client"
+}
+
+// acceptedBy reports whether a client kind takes the property without
+// librdkafka warning that it does not apply. Admin clients only take
+// properties common to all clients.
+func (p libProperty) acceptedBy(k clientKind) bool {
+	switch p.role {
+	case libConsumer:
+		return k == kindConsumer
+	case libProducer:
+		return k == kindProducer
+	}
+	return true
+}
+
+// check validates a value as librdkafka's rd_kafka_conf_set would.
+func (p libProperty) check(key, v string) error {
+	s := strings.TrimSpace(v)
+	switch p.kind {
+	case libInt:
+		n, err := strconv.ParseInt(s, 0, 64)
+		if err != nil {
+			if key == "request.required.acks" && strings.EqualFold(s, "all") {
+				return nil
+			}
+			return fmt.Errorf("invalid value %q: not an integer", v)
+		}
+		if float64(n) < p.min || float64(n) > p.max {
+			return fmt.Errorf("value %d is outside librdkafka's range %.0f..%.0f", n, p.min, p.max)
+		}
+	case libFloat:
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return fmt.Errorf("invalid value %q: not a number", v)
+		}
+		if f < p.min || f > p.max {
+			return fmt.Errorf("value %g is outside librdkafka's range %.0f..%.0f", f, p.min, p.max)
+		}
+	case libBool:
+		switch strings.ToLower(s) {
+		case "true", "t", "1", "false", "f", "0":
+		default:
+			return fmt.Errorf("invalid value %q: expected true or false", v)
+		}
+	case libEnum:
+		for _, e := range p.values {
+			if strings.EqualFold(s, e) {
+				return nil
+			}
+		}
+		return fmt.Errorf("invalid value %q: must be one of %s", v, strings.Join(p.values, ", "))
+	}
+	return nil
+}
+
+// suggest proposes the nearest name a client kind knows for a misspelt key.
+func suggest(kind clientKind, key string) string {
+	best, bestDist := "", 3 // farther than 2 edits is not a typo
+	consider := func(name string) {
+		if d := editDistance(key, name); d < bestDist || (d == bestDist && name < best) {
+			best, bestDist = name, d
+		}
+	}
+	for name, kinds := range javaKeys {
+		if kinds.has(kind) {
+			consider(name)
+		}
+	}
+	for name, p := range libProperties {
+		if _, java := javaKeys[name]; !java && p.acceptedBy(kind) {
+			consider(name)
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance between two keys.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
