@@ -61,12 +61,15 @@ CREATE TABLE leader_lease (
 INSERT INTO leader_lease DEFAULT VALUES;
 
 -- Which worker runs which unit of work. task_id -1 is the connector instance itself. epoch grows with every
--- (re)assignment and restart; offset commits carry it, so a task that lost its assignment cannot commit.
+-- (re)assignment and restart. active_epoch is the epoch of the run the owner has actually started: offset
+-- commits carry their run's epoch and are refused once a newer run is active, so a run that was replaced
+-- cannot commit, while a run that is merely being stopped can still commit what the target acknowledged.
 CREATE TABLE assignments (
     connector_name  text NOT NULL REFERENCES connectors (name) ON DELETE CASCADE,
     task_id         int NOT NULL CHECK (task_id >= -1),
     worker_id       text NOT NULL,
     epoch           bigint NOT NULL,
+    active_epoch    bigint,
     PRIMARY KEY (connector_name, task_id)
 );
 CREATE SEQUENCE assignment_epoch;

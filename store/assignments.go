@@ -135,6 +135,21 @@ func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderE
 	return nil
 }
 
+// ActivateEpoch records that the worker is starting the run of unit under epoch; from then on commits of older
+// runs are fenced. ErrFenced if the unit is no longer assigned to the worker under that epoch.
+func (s *Store) ActivateEpoch(ctx context.Context, u Unit, workerID string, epoch int64) error {
+	tag, err := s.pool.Exec(ctx, `
+		UPDATE assignments SET active_epoch = $4
+		WHERE connector_name = $1 AND task_id = $2 AND worker_id = $3 AND epoch = $4`, u.Connector, u.Task, workerID, epoch)
+	if err != nil {
+		return fmt.Errorf("activate %s/%d: %w", u.Connector, u.Task, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("activate %s/%d: %w", u.Connector, u.Task, ErrFenced)
+	}
+	return nil
+}
+
 // Work is one unit assigned to a worker, with everything needed to run it.
 type Work struct {
 	Assignment

@@ -45,16 +45,24 @@ func decodeJSON(s string, v any) error {
 	return d.Decode(v)
 }
 
-// CommitOffsets stores offsets for a task running under assignment epoch, in one transaction. ErrFenced if the
-// task no longer owns its assignment.
+// CommitOffsets stores offsets for the run of a task under assignment epoch, in one transaction. ErrFenced once
+// a newer run of the task is active. A run that is only being stopped (its task restarted on the same worker
+// and not started again yet, or removed from the task set) may still commit: its offsets cover records the
+// target acknowledged, so they can only save duplicates, never lose data.
 func (s *Store) CommitOffsets(ctx context.Context, connector string, task int, epoch int64, offsets []Offset) error {
 	keys, parts, offs, err := encodeOffsets(offsets)
 	if err != nil {
 		return fmt.Errorf("commit offsets of %s-%d: %w", connector, task, err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := holdEpoch(ctx, tx, connector, task, epoch); err != nil {
+		var active *int64
+		err := tx.QueryRow(ctx, "SELECT active_epoch FROM assignments WHERE connector_name = $1 AND task_id = $2 FOR SHARE",
+			connector, task).Scan(&active)
+		if err != nil && err != pgx.ErrNoRows {
 			return err
+		}
+		if err == nil && active != nil && *active != epoch {
+			return ErrFenced
 		}
 		return upsertOffsets(ctx, tx, connector, keys, parts, offs)
 	})

@@ -192,8 +192,24 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	require.Equal(t, store.StateRunning, st.State)
 
 	off := []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": int64(1) << 60}}}
+	require.NoError(t, s.ActivateEpoch(ctx, task0.Unit, "w1", task0.Epoch))
+	require.ErrorIs(t, s.ActivateEpoch(ctx, task0.Unit, "w2", task0.Epoch), store.ErrFenced, "only the owner activates")
 	require.NoError(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off))
 	require.ErrorIs(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch+7, off), store.ErrFenced)
+
+	// A restart gives the task a new epoch. The old run may still commit while it stops; once the new run is
+	// active, the old run is fenced.
+	assignAll(t, s, "w1")
+	work, err = s.WorkerWork(ctx, "w1")
+	require.NoError(t, err)
+	connEpoch = work[0].Epoch
+	restarted := work[1]
+	require.Greater(t, restarted.Epoch, task0.Epoch)
+	require.NoError(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off), "the stopping run commits what it has")
+	require.NoError(t, s.ActivateEpoch(ctx, restarted.Unit, "w1", restarted.Epoch))
+	require.ErrorIs(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off), store.ErrFenced, "replaced runs cannot commit")
+	require.NoError(t, s.CommitOffsets(ctx, "c", 0, restarted.Epoch, off))
+	task0 = restarted
 	got, err := s.Offsets(ctx, "c")
 	require.NoError(t, err)
 	require.Len(t, got, 1)

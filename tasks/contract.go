@@ -61,6 +61,10 @@ type TaskEnv interface {
 	CommitOffsets(ctx context.Context, offsets []Offset) error
 	// RecordTopics adds topics to the connector's active topics (GET /connectors/{c}/topics).
 	RecordTopics(ctx context.Context, topics []string) error
+	// Report keeps the task RUNNING and shows notice as its status trace (an empty notice clears it). Tasks use
+	// it for what an operator must know while replication goes on: data lost to retention before it could be
+	// replicated, a cluster that is unreachable.
+	Report(ctx context.Context, notice string) error
 	Logger() *slog.Logger
 }
 

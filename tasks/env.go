@@ -54,4 +54,8 @@ func (e *taskEnv) RecordTopics(ctx context.Context, topics []string) error {
 	return e.w.store.RecordTopics(ctx, e.work.Connector, topics)
 }
 
+func (e *taskEnv) Report(ctx context.Context, notice string) error {
+	return e.w.putStatus(ctx, e.work, store.StateRunning, notice)
+}
+
 func (e *taskEnv) Logger() *slog.Logger { return e.log }

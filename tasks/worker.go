@@ -172,6 +172,15 @@ func (w *worker) runUnit(ctx context.Context, wk store.Work) {
 		<-ctx.Done()
 		return
 	}
+	// The previous run of this unit on this worker has stopped (reconcile waits for it), so from here on
+	// only this run may commit.
+	if err := w.store.ActivateEpoch(ctx, wk.Unit, w.id, wk.Epoch); err != nil {
+		if !quiet(err) {
+			log.Warn("could not start the run", "error", err)
+		}
+		<-ctx.Done()
+		return
+	}
 	switch wk.TargetState {
 	case store.TargetPaused:
 		w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, wk, store.StatePaused, "") })
