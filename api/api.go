@@ -1,0 +1,130 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+// ConnectVersion is the Kafka Connect version kmirror's API imitates. Clients gate features on the version
+// reported by GET / (kcctl needs at least 3.7 for everything), so it must parse as major.minor.patch.
+const ConnectVersion = "4.1.1"
+
+// Config wires the API to the rest of the process.
+type Config struct {
+	// Store holds the desired state the API reads and writes. Required.
+	Store *store.Store
+	// Info answers GET /. Nil reports ConnectVersion, an empty commit and the store's cluster id.
+	Info func(ctx context.Context) (ServerInfo, error)
+	// Health answers GET /health. Nil reports healthy whenever the database answers a ping.
+	Health func(ctx context.Context) Health
+	// Loggers serves /admin/loggers. Nil disables the admin endpoints (404), as Connect does when
+	// admin.listeners is set but empty.
+	Loggers Loggers
+	// Logger receives request failures. Nil discards them.
+	Logger *slog.Logger
+}
+
+// ServerInfo is the body of GET /.
+type ServerInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	ClusterID string `json:"kafka_cluster_id"`
+}
+
+// Health is the worker's health as GET /health reports it: Code is the HTTP status (200 healthy, 503 starting,
+// 500 unhealthy), Status and Message go into Connect's WorkerStatus body.
+type Health struct {
+	Code    int
+	Status  string
+	Message string
+}
+
+// Loggers is the process's named logger levels (implemented by the server). Level names are Connect's/log4j's:
+// TRACE, DEBUG, INFO, WARN, ERROR, FATAL, OFF.
+type Loggers interface {
+	// Levels returns the explicitly set levels, including "root".
+	Levels() map[string]LoggerLevel
+	// Level returns the effective level of a known logger, false if the logger is unknown.
+	Level(name string) (LoggerLevel, bool)
+	// Set sets the level of the logger and its descendants on this worker only and returns the affected
+	// logger names, sorted.
+	Set(name, level string) ([]string, error)
+}
+
+// LoggerLevel is Connect's LoggerLevel entity. LastModified is epoch milliseconds, nil if the level was never
+// changed through the API.
+type LoggerLevel struct {
+	Level        string `json:"level"`
+	LastModified *int64 `json:"last_modified"`
+}
+
+// server holds what the handlers share; it is built once per New. Its only mutable state is the plugin
+// lookup cache.
+type server struct {
+	store   *store.Store
+	info    func(ctx context.Context) (ServerInfo, error)
+	health  func(ctx context.Context) Health
+	loggers Loggers
+	log     *slog.Logger
+	plugins *catalog
+	router  chi.Router
+}
+
+// New returns the Connect REST API as an http.Handler meant to be served at the root of a listener. It only
+// writes desired state to the store; the runtime reacts to the store's notifications.
+func New(cfg Config) http.Handler {
+	s := &server{
+		store:   cfg.Store,
+		info:    cfg.Info,
+		health:  cfg.Health,
+		loggers: cfg.Loggers,
+		log:     cfg.Logger,
+		plugins: &catalog{},
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.info == nil {
+		s.info = s.defaultInfo
+	}
+	if s.health == nil {
+		s.health = s.defaultHealth
+	}
+	s.router = s.routes()
+	return http.HandlerFunc(s.serveHTTP)
+}
+
+// serveHTTP routes every request afresh. A routing context left by an enclosing chi router is dropped: this
+// router always routes the full escaped path itself (see escapedRoutePath).
+func (s *server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if chi.RouteContext(r.Context()) != nil {
+		r = r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, (*chi.Context)(nil)))
+	}
+	s.router.ServeHTTP(w, r)
+}
+
+func (s *server) defaultInfo(ctx context.Context) (ServerInfo, error) {
+	id, err := s.store.ClusterID(ctx)
+	if err != nil {
+		return ServerInfo{}, err
+	}
+	return ServerInfo{Version: ConnectVersion, ClusterID: id}, nil
+}
+
+// The texts of Connect's WorkerStatus (WorkerStatus.java).
+const (
+	healthyMessage   = "Worker has completed startup and is ready to handle requests."
+	unhealthyMessage = "Worker was unable to handle this request and may be unable to handle other requests."
+)
+
+func (s *server) defaultHealth(ctx context.Context) Health {
+	if err := s.store.Ping(ctx); err != nil {
+		return Health{Code: http.StatusInternalServerError, Status: "unhealthy", Message: unhealthyMessage + " " + err.Error()}
+	}
+	return Health{Code: http.StatusOK, Status: "healthy", Message: healthyMessage}
+}

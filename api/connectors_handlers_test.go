@@ -1,0 +1,303 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+const sourceClass = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+
+func TestCreateConnector(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.do("POST", "/connectors", `{"name":"c1","config":{"connector.class":"MirrorSource","source.cluster.alias":"A","target.cluster.alias":"B",`+
+		`"source.cluster.bootstrap.servers":"a:9092","target.cluster.bootstrap.servers":"b:9092","tasks.max":2,"emit.heartbeats.enabled":false,"x":"<&>"}}`)
+	requireJSON(t, r, http.StatusCreated, `{"name":"c1","config":{"connector.class":"MirrorSource","emit.heartbeats.enabled":"false","name":"c1",`+
+		`"source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092","target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092",`+
+		`"tasks.max":"2","x":"<&>"},"tasks":[],"type":"source"}`)
+	require.Equal(t, f.url+"/connectors/c1", r.header.Get("Location"))
+
+	c := f.connector("c1")
+	require.Equal(t, store.TargetStarted, c.TargetState)
+	require.Equal(t, "2", c.Config["tasks.max"], "JSON numbers are stored as text")
+	require.Equal(t, "false", c.Config["emit.heartbeats.enabled"], "JSON booleans are stored as text")
+	require.Equal(t, "c1", c.Config["name"], "name is added to the config")
+
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c1", "config": sourceConfig()})),
+		http.StatusConflict, "Connector c1 already exists")
+}
+
+func TestCreateConnectorInitialState(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for name, want := range map[string]store.TargetState{"running": store.TargetStarted, "Paused": store.TargetPaused, "STOPPED": store.TargetStopped} {
+		r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": name, "config": sourceConfig(), "initial_state": name}))
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+		require.Equal(t, want, f.connector(name).TargetState)
+	}
+	r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "default", "config": sourceConfig(), "initial_state": nil}))
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	require.Equal(t, store.TargetStarted, f.connector("default").TargetState)
+}
+
+func TestCreateConnectorNames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+
+	// POST trims the name as Java's String.trim does, control characters included.
+	r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": " \t padded\b ", "config": sourceConfig()}))
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	require.Equal(t, "padded", f.connector("padded").Config["name"])
+
+	// A name in the config must equal the trimmed name; it is not trimmed itself.
+	cfg := sourceConfig()
+	cfg["name"] = " other "
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "other", "config": cfg})),
+		http.StatusBadRequest, "Connector name configuration ( other ) doesn't match connector name in the URL (other)")
+
+	// An empty name, or one with control characters inside, fails validation.
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "   \t\n  \b", "config": sourceConfig()})),
+		http.StatusBadRequest, "Connector configuration is invalid and contains the following 1 error(s):\n"+
+			"Invalid value  for configuration name: String may not be empty\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"config": sourceConfig()})),
+		http.StatusBadRequest, "Connector configuration is invalid and contains the following 1 error(s):\n"+
+			"Invalid value  for configuration name: String may not be empty\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "a\nb", "config": sourceConfig()})),
+		http.StatusBadRequest, "Connector configuration is invalid and contains the following 1 error(s):\n"+
+			"Invalid value a\nb for configuration name: String may not contain control sequences but had the following ASCII chars: 10\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+
+	names, err := f.store.ListConnectorNames(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, []string{"padded"}, names, "rejected requests leave no trace")
+}
+
+func TestCreateConnectorInvalidConfig(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+
+	cfg := sourceConfig()
+	cfg["tasks.max"] = "0"
+	delete(cfg, "source.cluster.alias")
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c", "config": cfg})), http.StatusBadRequest,
+		"Connector configuration is invalid and contains the following 2 error(s):\n"+
+			"Invalid value 0 for configuration tasks.max: Value must be at least 1\n"+
+			"Missing required configuration \"source.cluster.alias\" which has no default value.\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+
+	// No connector.class: Connect prints the config as the HashMap it validates.
+	requireError(t, f.do("POST", "/connectors", `{"name":"my-connector","config":{"tasks.max":"1","topics":"orders","source.cluster.alias":"A","foo":null}}`),
+		http.StatusBadRequest, "Connector config {source.cluster.alias=A, name=my-connector, tasks.max=1, topics=orders, foo=null} contains no connector type")
+
+	// An unknown class: Connect's text (with a 400 where Connect says 500), which kcctl recognises by its prefix.
+	cfg = withClass(sourceConfig(), "io.confluent.connect.jdbc.JdbcSourceConnector")
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c", "config": cfg})), http.StatusBadRequest,
+		"Failed to find any class that implements Connector and which name matches io.confluent.connect.jdbc.JdbcSourceConnector, available connectors are: "+
+			"PluginDesc{klass=class org.apache.kafka.connect.mirror.MirrorCheckpointConnector, name='org.apache.kafka.connect.mirror.MirrorCheckpointConnector', version='4.1.1', encodedVersion=4.1.1, type=source, typeName='source', location='classpath'}, "+
+			"PluginDesc{klass=class org.apache.kafka.connect.mirror.MirrorHeartbeatConnector, name='org.apache.kafka.connect.mirror.MirrorHeartbeatConnector', version='4.1.1', encodedVersion=4.1.1, type=source, typeName='source', location='classpath'}, "+
+			"PluginDesc{klass=class org.apache.kafka.connect.mirror.MirrorSourceConnector, name='org.apache.kafka.connect.mirror.MirrorSourceConnector', version='4.1.1', encodedVersion=4.1.1, type=source, typeName='source', location='classpath'}")
+
+	// A null value is a validation error on create.
+	requireError(t, f.do("POST", "/connectors", `{"name":"c","config":{"connector.class":"MirrorHeartbeat","source.cluster.alias":"A","target.cluster.alias":"B",`+
+		`"source.cluster.bootstrap.servers":"a:9092","target.cluster.bootstrap.servers":"b:9092","foo":null}}`), http.StatusBadRequest,
+		"Connector configuration is invalid and contains the following 1 error(s):\n"+
+			"Null value can not be supplied as the configuration value.\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+
+	names, err := f.store.ListConnectorNames(context.Background())
+	require.NoError(t, err)
+	require.Empty(t, names)
+
+	// Validation comes before the existence check, as in Connect.
+	f.create("c", sourceConfig())
+	cfg = sourceConfig()
+	cfg["tasks.max"] = "x"
+	r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c", "config": cfg}))
+	require.Equal(t, http.StatusBadRequest, r.status, r.body)
+}
+
+func TestGetConnectorAndConfig(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	requireError(t, f.do("GET", "/connectors/c", ""), http.StatusNotFound, "Connector c not found")
+	requireError(t, f.do("GET", "/connectors/c/config", ""), http.StatusNotFound, "Connector c not found")
+
+	f.create("c", sourceConfig())
+	requireJSON(t, f.do("GET", "/connectors/c", ""), http.StatusOK, `{"name":"c","config":{"connector.class":"`+sourceClass+`","name":"c",`+
+		`"source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092","target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"},"tasks":[],"type":"source"}`)
+	requireJSON(t, f.do("GET", "/connectors/c/config", ""), http.StatusOK, `{"connector.class":"`+sourceClass+`","name":"c",`+
+		`"source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092","target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"}`)
+
+	f.setTasks("c", 2)
+	r := f.do("GET", "/connectors/c", "")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.body, `"tasks":[{"connector":"c","task":0},{"connector":"c","task":1}],"type":"source"}`)
+}
+
+func TestPutConnectorConfig(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+
+	r := f.do("PUT", "/connectors/c/config", jsonText(t, sourceConfig()))
+	requireJSON(t, r, http.StatusCreated, `{"name":"c","config":{"connector.class":"`+sourceClass+`","name":"c",`+
+		`"source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092","target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"},"tasks":[],"type":"source"}`)
+	require.Equal(t, f.url+"/connectors/c", r.header.Get("Location"))
+	require.Equal(t, store.TargetStarted, f.connector("c").TargetState)
+
+	// A replace keeps the target state and answers with the current tasks.
+	requireEmpty(t, f.do("PUT", "/connectors/c/pause", ""), http.StatusAccepted)
+	f.setTasks("c", 1)
+	cfg := sourceConfig()
+	cfg["name"] = "c"
+	cfg["tasks.max"] = "4"
+	r = f.do("PUT", "/connectors/c/config", jsonText(t, cfg))
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.Empty(t, r.header.Get("Location"))
+	require.Contains(t, r.body, `"tasks":[{"connector":"c","task":0}]`)
+	c := f.connector("c")
+	require.Equal(t, store.TargetPaused, c.TargetState)
+	require.Equal(t, cfg, c.Config)
+
+	// GET config echoes exactly what was PUT, plus name (what Terraform providers compare).
+	requireJSON(t, f.do("GET", "/connectors/c/config", ""), http.StatusOK, jsonText(t, cfg))
+
+	requireError(t, f.do("PUT", "/connectors/c/config", `{"name":"d"}`), http.StatusBadRequest,
+		"Connector name configuration (d) doesn't match connector name in the URL (c)")
+	bad := sourceConfig()
+	bad["tasks.max"] = "0"
+	r = f.do("PUT", "/connectors/c/config", jsonText(t, bad))
+	require.Equal(t, http.StatusBadRequest, r.status, r.body)
+	require.Equal(t, cfg, f.connector("c").Config, "a rejected PUT leaves no trace")
+
+	// The path name is not trimmed.
+	r = f.do("PUT", "/connectors/%20spaced%20/config", jsonText(t, sourceConfig()))
+	require.Equal(t, http.StatusCreated, r.status, r.body)
+	require.Equal(t, " spaced ", f.connector(" spaced ").Config["name"])
+	require.Equal(t, f.url+"/connectors/%20spaced%20", r.header.Get("Location"))
+}
+
+func TestPatchConnectorConfig(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	requireError(t, f.do("PATCH", "/connectors/c/config", `{"tasks.max":"2"}`), http.StatusNotFound, "Connector c not found")
+
+	cfg := sourceConfig()
+	cfg["topics"] = "orders"
+	f.create("c", cfg)
+	requireEmpty(t, f.do("PUT", "/connectors/c/stop", ""), http.StatusNoContent)
+	r := f.do("PATCH", "/connectors/c/config", `{"tasks.max":3,"topics":null,"absent":null}`)
+	requireJSON(t, r, http.StatusOK, `{"name":"c","config":{"connector.class":"`+sourceClass+`","name":"c",`+
+		`"source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092","target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092",`+
+		`"tasks.max":"3"},"tasks":[],"type":"source"}`)
+	c := f.connector("c")
+	require.NotContains(t, c.Config, "topics", "null removes a key")
+	require.Equal(t, "3", c.Config["tasks.max"])
+	require.Equal(t, store.TargetStopped, c.TargetState, "PATCH keeps the target state")
+
+	// The merged config is validated; a rejected patch changes nothing.
+	requireError(t, f.do("PATCH", "/connectors/c/config", `{"tasks.max":"0"}`), http.StatusBadRequest,
+		"Connector configuration is invalid and contains the following 1 error(s):\n"+
+			"Invalid value 0 for configuration tasks.max: Value must be at least 1\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	r = f.do("PATCH", "/connectors/c/config", `{"connector.class":null}`)
+	require.Equal(t, http.StatusBadRequest, r.status, r.body)
+	require.Contains(t, r.body, "contains no connector type")
+	require.Equal(t, c.Config, f.connector("c").Config)
+}
+
+func TestDeleteConnector(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	requireError(t, f.do("DELETE", "/connectors/c", ""), http.StatusNotFound, "Connector c not found")
+	f.create("c", sourceConfig())
+	requireEmpty(t, f.do("DELETE", "/connectors/c", ""), http.StatusNoContent)
+	requireError(t, f.do("GET", "/connectors/c", ""), http.StatusNotFound, "Connector c not found")
+	requireError(t, f.do("DELETE", "/connectors/c", ""), http.StatusNotFound, "Connector c not found")
+}
+
+func TestPauseResumeStop(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, path := range []string{"pause", "resume", "stop"} {
+		requireError(t, f.do("PUT", "/connectors/c/"+path, ""), http.StatusNotFound, "Unknown connector c")
+	}
+	f.create("c", sourceConfig())
+	for _, tc := range []struct {
+		path   string
+		status int
+		want   store.TargetState
+	}{
+		{"pause", http.StatusAccepted, store.TargetPaused},
+		{"pause", http.StatusAccepted, store.TargetPaused},
+		{"resume", http.StatusAccepted, store.TargetStarted},
+		{"stop", http.StatusNoContent, store.TargetStopped},
+		{"stop", http.StatusNoContent, store.TargetStopped},
+		{"resume", http.StatusAccepted, store.TargetStarted},
+	} {
+		requireEmpty(t, f.do("PUT", "/connectors/c/"+tc.path, ""), tc.status)
+		require.Equal(t, tc.want, f.connector("c").TargetState, tc.path)
+	}
+}
+
+func TestNamesWithSlashesAndPercents(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, tc := range []struct{ name, escaped string }{
+		{"a/b", "a%2Fb"},
+		{"50%off", "50%25off"},
+		{"x y?z#", "x%20y%3Fz%23"},
+		{"ta/b&c=d//x=1þ.1><", "ta%2Fb&c=d%2F%2Fx=1%C3%BE.1%3E%3C"},
+	} {
+		r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": tc.name, "config": sourceConfig()}))
+		require.Equal(t, http.StatusCreated, r.status, r.body)
+		require.Equal(t, f.url+"/connectors/"+tc.escaped, r.header.Get("Location"))
+
+		r = f.do("GET", "/connectors/"+tc.escaped, "")
+		require.Equal(t, http.StatusOK, r.status, "%s: %s", tc.name, r.body)
+		require.Equal(t, tc.name, decode[map[string]any](t, r)["name"])
+		r = f.do("GET", "/connectors/"+tc.escaped+"/config", "")
+		require.Equal(t, tc.name, decode[map[string]string](t, r)["name"])
+		requireEmpty(t, f.do("PUT", "/connectors/"+tc.escaped+"/pause", ""), http.StatusAccepted)
+		require.Equal(t, store.TargetPaused, f.connector(tc.name).TargetState)
+		requireEmpty(t, f.do("DELETE", "/connectors/"+tc.escaped, ""), http.StatusNoContent)
+	}
+	requireError(t, f.do("GET", "/connectors/a%2Fb", ""), http.StatusNotFound, "Connector a/b not found")
+}
+
+func TestListConnectors(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	requireJSON(t, f.do("GET", "/connectors", ""), http.StatusOK, `[]`)
+	requireJSON(t, f.do("GET", "/connectors?expand=status", ""), http.StatusOK, `{}`)
+
+	f.create("b", sourceConfig())
+	f.create("a", withClass(sourceConfig(), "MirrorHeartbeatConnector"))
+	requireJSON(t, f.do("GET", "/connectors", ""), http.StatusOK, `["a","b"]`)
+
+	// Unknown expansions are ignored.
+	requireJSON(t, f.do("GET", "/connectors?expand=foo", ""), http.StatusOK, `{"a":{},"b":{}}`)
+	requireJSON(t, f.do("GET", "/connectors?expand", ""), http.StatusOK, `{"a":{},"b":{}}`)
+
+	// Connectors without a status are left out when status is asked for, even with info.
+	f.setStatus("b", store.StateRunning, store.StateRunning)
+	requireJSON(t, f.do("GET", "/connectors?expand=status", ""), http.StatusOK,
+		`{"b":{"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+	r := f.do("GET", "/connectors?expand=info&expand=status", "")
+	requireJSON(t, r, http.StatusOK,
+		`{"b":{"info":{"name":"b","config":{"connector.class":"`+sourceClass+`","name":"b","source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092",`+
+			`"target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"},"tasks":[{"connector":"b","task":0}],"type":"source"},`+
+			`"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+
+	r = f.do("GET", "/connectors?expand=info", "")
+	got := decode[map[string]map[string]map[string]any](t, r)
+	require.Len(t, got, 2)
+	require.Equal(t, "a", got["a"]["info"]["name"])
+	require.Equal(t, "source", got["a"]["info"]["type"])
+}

@@ -1,0 +1,56 @@
+// Package api is kmirror's Kafka Connect REST API: the paths, JSON shapes, status codes and error texts of a
+// Connect worker (Apache Kafka 4.1), so that curl users, kcctl, dashboards and the Terraform providers drive
+// kmirror as they drive Connect running MirrorMaker 2.
+//
+// # What the API does and does not do
+//
+// The API reads and writes desired state in the store and never drives the runtime: a create, a pause or a
+// restart request is one store call (one transaction, which NOTIFYs), and whichever worker owns the work
+// reacts. Any kmirror process can therefore answer any request, and there is no request forwarding; Connect's
+// forward query parameter is accepted and ignored. A rejected request leaves no trace: validation happens
+// before the write, or inside the write's transaction (PATCH config) so that the transaction rolls back.
+// State transitions (RUNNING after a create, RESTARTING to RUNNING, ...) belong to the runtime.
+//
+// # Paths
+//
+// Routing is on the escaped path with one trailing slash ignored, and each path segment is unescaped on its
+// own, so a connector named "a/b" is /connectors/a%2Fb. Every non-2xx answer is Connect's error body
+// {"error_code":N,"message":"..."}, including Jersey's own: unknown routes (404 "HTTP 404 Not Found", also
+// for a task id that is not an integer), wrong methods (405, with Allow), non-JSON request bodies on the
+// Connect resources (415) and Accept headers that exclude JSON (406). GET /health answers with WorkerStatus
+// whatever its code. Connect's worker-to-worker endpoints (POST /connectors/{c}/tasks, PUT
+// /connectors/{c}/fence) do not exist (404). GET /openapi.json describes the whole API.
+//
+// Bodies are read as Jackson reads them: JSON numbers and booleans given where Connect expects strings are
+// stored as their text, so {"tasks.max": 1} is stored as "1"; config maps are returned exactly as stored.
+//
+// # Deliberate differences from Connect
+//
+//   - Malformed JSON and wrongly typed bodies (an object as a config value, unknown members in the POST
+//     envelope or in offsets, {"offsets":{}}, a missing config, an unknown initial_state) get 400 with a
+//     message naming what is wrong. Connect lets Jackson fail and answers 500.
+//   - Request bodies over 1 MiB get 413; Connect has no limit.
+//   - An unknown connector.class gets Connect's text ("Failed to find any class that implements Connector and
+//     which name matches X, available connectors are: PluginDesc{...}, ...") with 400 instead of 500: the
+//     request is wrong, not the server. On the validate endpoint, where Connect's message also carries the
+//     exception class (and the status is 500 for every failure that stops validation), kmirror keeps the
+//     text with its class prefix and answers 400, for a missing connector.class as well.
+//   - Offsets rejected by the Mirror connectors' alterOffsets (cluster, topic and group must be strings,
+//     partition an int >= 0, offset an int >= 0, and exactly 0 for the checkpoint and heartbeat connectors),
+//     or by Connect's check that offsets hold only primitive values, get 400 with Connect's texts instead of
+//     500. When several entries are wrong, the first in request order is reported (Connect's order is a
+//     HashMap's).
+//   - Location headers escape the whole name as one path segment ('/' as %2F), so they route back to the
+//     connector; Connect leaves '/' unescaped.
+//   - PUT /connectors/{c}/topics/reset answers 202 for an unknown connector, like Connect, which checks nothing.
+//     Topic tracking cannot be disabled, so the 403 answers do not exist.
+//   - Restart with includeTasks or onlyFailed computes the plan before queuing the request, so a connector
+//     without status (404 "Status for connector X not found") gets no restart queued; Connect queues it anyway.
+//   - The admin logger endpoints accept OFF, FATAL, ERROR, WARN, INFO, DEBUG and TRACE in any case (log4j2's
+//     ALL is refused as an invalid level), and treat any capitalisation of "root" as the root logger. They
+//     answer 404 when the server provides no Loggers, as Connect does with admin.listeners set but empty.
+//   - Status objects carry no "version" field (KIP-891): the store does not record the running version.
+//
+// Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
+// errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).
+package api

@@ -1,0 +1,103 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+// logLevels are the levels PUT /admin/loggers/{logger} accepts, compared case-insensitively.
+var logLevels = []string{"OFF", "FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"}
+
+// rootLogger is the root logger's name, which Connect matches case-insensitively.
+const rootLogger = "root"
+
+func loggerName(name string) string {
+	if strings.EqualFold(name, rootLogger) {
+		return rootLogger
+	}
+	return name
+}
+
+// listLoggers is GET /admin/loggers: the loggers whose level was set explicitly, keyed (and so sorted) by name.
+func (s *server) listLoggers(w http.ResponseWriter, r *http.Request) error {
+	if s.loggers == nil {
+		return errNotFound
+	}
+	levels := s.loggers.Levels()
+	if levels == nil {
+		levels = map[string]LoggerLevel{}
+	}
+	writeJSON(w, http.StatusOK, levels)
+	return nil
+}
+
+// getLogger is GET /admin/loggers/{logger}: the logger's effective level.
+func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
+	if s.loggers == nil {
+		return errNotFound
+	}
+	name, err := pathParam(r, "logger")
+	if err != nil {
+		return err
+	}
+	level, ok := s.loggers.Level(loggerName(name))
+	if !ok {
+		return errorf(http.StatusNotFound, "Logger %s not found.", name)
+	}
+	writeJSON(w, http.StatusOK, level)
+	return nil
+}
+
+// setLogger is PUT /admin/loggers/{logger}[?scope=worker|cluster] with {"level": ...}. Worker scope (the
+// default, and what any unrecognized scope means) changes this process and answers the affected loggers;
+// cluster scope stores the level for every worker to apply and answers 204.
+func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
+	if s.loggers == nil {
+		return errNotFound
+	}
+	name, err := pathParam(r, "logger")
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	req, err := decodeProps(body)
+	if err != nil {
+		return err
+	}
+	given, ok := req.get("level")
+	if !ok {
+		return errorf(http.StatusBadRequest, "Desired 'level' parameter was not specified in request.")
+	}
+	level := strings.ToUpper(given)
+	if !slices.Contains(logLevels, level) {
+		// Connect answers an invalid level with 404.
+		return errorf(http.StatusNotFound, "invalid log level '%s'.", given)
+	}
+	name = loggerName(name)
+
+	scope := r.URL.Query().Get("scope")
+	if strings.EqualFold(scope, "cluster") {
+		err := s.store.SetLoggerLevel(r.Context(), store.LoggerLevel{Logger: name, Level: level, LastModified: time.Now().UnixMilli()})
+		if err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	if scope != "" && !strings.EqualFold(scope, "worker") {
+		s.log.WarnContext(r.Context(), "received invalid scope in request to adjust logging level; defaulting to worker", "scope", scope)
+	}
+	affected, err := s.loggers.Set(name, level)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, nonNil(affected))
+	return nil
+}

@@ -1,0 +1,332 @@
+package api
+
+import "net/http"
+
+// openAPI is GET /openapi.json: an OpenAPI 3 description of every route. TestOpenAPIMatchesRouter keeps it and
+// the router in step.
+func (s *server) openAPI(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, openAPIDocument())
+	return nil
+}
+
+// obj is a JSON object of the document.
+type obj = map[string]any
+
+func openAPIDocument() obj {
+	return obj{
+		"openapi": "3.0.3",
+		"info": obj{
+			"title":   "kmirror",
+			"version": ConnectVersion,
+			"description": "MirrorMaker 2 as a service speaking the Kafka Connect REST API. Every error response is " +
+				"{\"error_code\": <status>, \"message\": <text>} with Connect's texts; /health answers with WorkerStatus instead.",
+		},
+		"paths":      openAPIPaths(),
+		"components": obj{"schemas": openAPISchemas()},
+	}
+}
+
+func openAPIPaths() obj {
+	connector := pathParameter("connector", "The connector's name. Percent-encode '/' as %2F.", obj{"type": "string"})
+	task := pathParameter("task", "The task's id.", obj{"type": "integer", "format": "int32"})
+	plugin := pathParameter("plugin", "A connector class name or alias (MirrorSourceConnector, MirrorSource).", obj{"type": "string"})
+	logger := pathParameter("logger", "A logger name, or root.", obj{"type": "string"})
+	notFound := errorResponse("Unknown connector")
+	badRequest := errorResponse("Invalid request")
+	configBody := jsonBody("A flat connector config: string values (numbers and booleans are accepted and stored as text).", ref("Config"))
+
+	return obj{
+		"/": obj{"get": operation("serverInfo", "Version, commit and cluster id of this worker", nil, nil, obj{
+			"200": response("Server info", ref("ServerInfo")),
+		})},
+		"/health": obj{"get": operation("healthCheck", "Whether the worker is ready to handle requests", nil, nil, obj{
+			"200": response("Healthy", ref("WorkerStatus")),
+			"500": response("Unhealthy", ref("WorkerStatus")),
+			"503": response("Still starting", ref("WorkerStatus")),
+		})},
+		"/openapi.json": obj{"get": operation("openAPI", "This document", nil, nil, obj{
+			"200": response("The OpenAPI document", obj{"type": "object"}),
+		})},
+		"/connectors": obj{
+			"get": operation("listConnectors", "List connectors, optionally with their status and info",
+				[]obj{{
+					"name": "expand", "in": "query", "required": false, "explode": true,
+					"description": "status and/or info; may repeat. With status, connectors that have no status yet are left out.",
+					"schema":      obj{"type": "array", "items": obj{"type": "string", "enum": []string{"status", "info"}}},
+				}}, nil, obj{
+					"200": response("Connector names, or an object keyed by name when expand is given", obj{"oneOf": []obj{
+						{"type": "array", "items": obj{"type": "string"}},
+						{"type": "object", "additionalProperties": ref("ConnectorExpansion")},
+					}}),
+				}),
+			"post": operation("createConnector", "Create a connector", nil,
+				jsonBody("The connector's name, config and optional initial state.", ref("CreateConnectorRequest")), obj{
+					"201": withLocation(response("Created", ref("ConnectorInfo"))),
+					"400": badRequest,
+					"409": errorResponse("A connector with this name exists"),
+				}),
+		},
+		"/connectors/{connector}": obj{
+			"get": operation("getConnector", "A connector's config, tasks and type", []obj{connector}, nil, obj{
+				"200": response("The connector", ref("ConnectorInfo")),
+				"404": notFound,
+			}),
+			"delete": operation("deleteConnector", "Delete a connector", []obj{connector}, nil, obj{
+				"204": response("Deleted", nil),
+				"404": notFound,
+			}),
+		},
+		"/connectors/{connector}/config": obj{
+			"get": operation("getConnectorConfig", "The connector's config exactly as stored", []obj{connector}, nil, obj{
+				"200": response("The config", ref("Config")),
+				"404": notFound,
+			}),
+			"put": operation("putConnectorConfig", "Create a connector or replace its config", []obj{connector}, configBody, obj{
+				"200": response("Replaced", ref("ConnectorInfo")),
+				"201": withLocation(response("Created", ref("ConnectorInfo"))),
+				"400": badRequest,
+			}),
+			"patch": operation("patchConnectorConfig", "Change some keys of a connector's config; null removes a key", []obj{connector},
+				jsonBody("Keys to set, or to remove with null.", ref("ConfigPatch")), obj{
+					"200": response("Patched", ref("ConnectorInfo")),
+					"400": badRequest,
+					"404": notFound,
+				}),
+		},
+		"/connectors/{connector}/status": obj{"get": operation("getConnectorStatus", "The connector's and its tasks' states", []obj{connector}, nil, obj{
+			"200": response("Status", ref("ConnectorStateInfo")),
+			"404": errorResponse("Unknown connector, or no status reported yet"),
+		})},
+		"/connectors/{connector}/restart": obj{"post": operation("restartConnector", "Restart the connector, and optionally its tasks",
+			[]obj{connector, queryFlag("includeTasks", "Also restart tasks"), queryFlag("onlyFailed", "Only restart FAILED instances")}, nil, obj{
+				"202": response("Restart plan: RESTARTING marks what will restart", ref("ConnectorStateInfo")),
+				"204": response("Restart of the connector instance requested", nil),
+				"404": notFound,
+			})},
+		"/connectors/{connector}/pause": obj{"put": operation("pauseConnector", "Pause the connector and its tasks", []obj{connector}, nil, obj{
+			"202": response("Pause requested", nil),
+			"404": notFound,
+		})},
+		"/connectors/{connector}/resume": obj{"put": operation("resumeConnector", "Resume a paused or stopped connector", []obj{connector}, nil, obj{
+			"202": response("Resume requested", nil),
+			"404": notFound,
+		})},
+		"/connectors/{connector}/stop": obj{"put": operation("stopConnector", "Stop the connector and remove its tasks", []obj{connector}, nil, obj{
+			"204": response("Stop requested", nil),
+			"404": notFound,
+		})},
+		"/connectors/{connector}/tasks": obj{"get": operation("getTasks", "The connector's tasks and their configs", []obj{connector}, nil, obj{
+			"200": response("Tasks", obj{"type": "array", "items": ref("TaskInfo")}),
+			"404": notFound,
+		})},
+		"/connectors/{connector}/tasks-config": obj{"get": deprecated(operation("getTasksConfig", "Task configs keyed by <connector>-<task> (deprecated)", []obj{connector}, nil, obj{
+			"200": response("Task configs", obj{"type": "object", "additionalProperties": ref("Config")}),
+			"404": notFound,
+		}))},
+		"/connectors/{connector}/tasks/{task}/status": obj{"get": operation("getTaskStatus", "One task's state", []obj{connector, task}, nil, obj{
+			"200": response("Task state", ref("TaskState")),
+			"404": errorResponse("No status for this task"),
+		})},
+		"/connectors/{connector}/tasks/{task}/restart": obj{"post": operation("restartTask", "Restart one task", []obj{connector, task}, nil, obj{
+			"204": response("Restart requested", nil),
+			"404": errorResponse("Unknown connector or task"),
+		})},
+		"/connectors/{connector}/topics": obj{"get": operation("getConnectorTopics", "Topics the connector has produced to", []obj{connector}, nil, obj{
+			"200": response("Topics, keyed by connector name", obj{"type": "object", "additionalProperties": ref("ActiveTopics")}),
+		})},
+		"/connectors/{connector}/topics/reset": obj{"put": operation("resetConnectorTopics", "Forget the topics the connector has produced to", []obj{connector}, nil, obj{
+			"202": response("Reset", nil),
+		})},
+		"/connectors/{connector}/offsets": obj{
+			"get": operation("getOffsets", "The connector's committed source offsets", []obj{connector}, nil, obj{
+				"200": response("Offsets", ref("ConnectorOffsets")),
+				"404": notFound,
+			}),
+			"patch": operation("alterOffsets", "Set or remove (offset null) offsets of a STOPPED connector", []obj{connector},
+				jsonBody("The offsets to write.", ref("ConnectorOffsets")), obj{
+					"200": response("Altered", ref("Message")),
+					"400": errorResponse("No offsets, a connector that is not STOPPED, or offsets the connector rejects"),
+					"404": notFound,
+				}),
+			"delete": operation("resetOffsets", "Remove every offset of a STOPPED connector", []obj{connector}, nil, obj{
+				"200": response("Reset", ref("Message")),
+				"400": errorResponse("The connector is not STOPPED"),
+				"404": notFound,
+			}),
+		},
+		"/connector-plugins": obj{"get": operation("listConnectorPlugins", "Installed plugins",
+			[]obj{queryFlag("connectorsOnly", "Only connectors (the default); false lists every plugin type")}, nil, obj{
+				"200": response("Plugins", obj{"type": "array", "items": ref("PluginInfo")}),
+			})},
+		"/connector-plugins/{plugin}/config": obj{"get": operation("getPluginConfig", "A plugin's config definition", []obj{plugin}, nil, obj{
+			"200": response("Key definitions, the plugin's own first", obj{"type": "array", "items": ref("ConfigKeyInfo")}),
+			"404": errorResponse("Unknown plugin"),
+		})},
+		"/connector-plugins/{plugin}/config/validate": obj{"put": operation("validateConfig", "Validate a connector config",
+			[]obj{plugin}, configBody, obj{
+				"200": response("Validation result, whether or not it found errors", ref("ConfigInfos")),
+				"400": errorResponse("connector.class is missing, unknown, or does not match the path"),
+			})},
+		"/admin/loggers": obj{"get": operation("listLoggers", "Loggers whose level was set explicitly", nil, nil, obj{
+			"200": response("Levels by logger name", obj{"type": "object", "additionalProperties": ref("LoggerLevel")}),
+		})},
+		"/admin/loggers/{logger}": obj{
+			"get": operation("getLogger", "A logger's effective level", []obj{logger}, nil, obj{
+				"200": response("Level", ref("LoggerLevel")),
+				"404": errorResponse("Unknown logger"),
+			}),
+			"put": operation("setLogger", "Set the level of a logger and its descendants", []obj{logger, {
+				"name": "scope", "in": "query", "required": false,
+				"description": "worker (the default) changes this worker; cluster changes every worker",
+				"schema":      obj{"type": "string", "enum": []string{"worker", "cluster"}},
+			}}, jsonBody("The level.", ref("LevelRequest")), obj{
+				"200": response("Worker scope: the loggers changed", obj{"type": "array", "items": obj{"type": "string"}}),
+				"204": response("Cluster scope: stored for every worker", nil),
+				"400": errorResponse("No level given"),
+				"404": errorResponse("Invalid level"),
+			}),
+		},
+	}
+}
+
+func openAPISchemas() obj {
+	str := obj{"type": "string"}
+	integer := obj{"type": "integer", "format": "int32"}
+	nullableStr := obj{"type": "string", "nullable": true}
+	strings := obj{"type": "array", "items": str}
+	return obj{
+		"ErrorMessage": object(obj{"error_code": integer, "message": nullableStr}, "error_code", "message"),
+		"ServerInfo":   object(obj{"version": str, "commit": str, "kafka_cluster_id": str}, "version", "commit", "kafka_cluster_id"),
+		"WorkerStatus": object(obj{"status": obj{"type": "string", "enum": []string{"healthy", "starting", "unhealthy"}}, "message": str}, "status", "message"),
+		"Config":       obj{"type": "object", "additionalProperties": str},
+		"ConfigPatch":  obj{"type": "object", "additionalProperties": nullableStr},
+		"CreateConnectorRequest": object(obj{
+			"name":          str,
+			"config":        ref("Config"),
+			"initial_state": obj{"type": "string", "enum": []string{"RUNNING", "PAUSED", "STOPPED"}, "description": "Case-insensitive; RUNNING by default"},
+		}, "name", "config"),
+		"ConnectorTaskId": object(obj{"connector": str, "task": integer}, "connector", "task"),
+		"ConnectorInfo": object(obj{
+			"name":   str,
+			"config": ref("Config"),
+			"tasks":  obj{"type": "array", "items": ref("ConnectorTaskId")},
+			"type":   obj{"type": "string", "enum": []string{"source", "sink", "unknown"}},
+		}, "name", "config", "tasks", "type"),
+		"ConnectorState": object(obj{
+			"state":     str,
+			"worker_id": str,
+			"trace":     obj{"type": "string", "description": "Present only when not empty"},
+		}, "state", "worker_id"),
+		"TaskState": object(obj{
+			"id":        integer,
+			"state":     str,
+			"worker_id": str,
+			"trace":     obj{"type": "string", "description": "Present only when not empty"},
+		}, "id", "state", "worker_id"),
+		"ConnectorStateInfo": object(obj{
+			"name":      str,
+			"connector": ref("ConnectorState"),
+			"tasks":     obj{"type": "array", "items": ref("TaskState")},
+			"type":      obj{"type": "string", "enum": []string{"source", "sink", "unknown"}},
+		}, "name", "connector", "tasks", "type"),
+		"ConnectorExpansion": object(obj{"status": ref("ConnectorStateInfo"), "info": ref("ConnectorInfo")}),
+		"TaskInfo":           object(obj{"id": ref("ConnectorTaskId"), "config": ref("Config")}, "id", "config"),
+		"ActiveTopics":       object(obj{"topics": strings}, "topics"),
+		"ConnectorOffset": object(obj{
+			"partition": obj{"type": "object", "additionalProperties": true, "nullable": true},
+			"offset":    obj{"type": "object", "additionalProperties": true, "nullable": true},
+		}, "partition", "offset"),
+		"ConnectorOffsets": object(obj{"offsets": obj{"type": "array", "items": ref("ConnectorOffset")}}, "offsets"),
+		"Message":          object(obj{"message": str}, "message"),
+		"PluginInfo": object(obj{
+			"class":   str,
+			"type":    obj{"type": "string", "enum": []string{"source", "sink", "converter", "header_converter", "transformation", "predicate"}},
+			"version": str,
+		}, "class", "type"),
+		"ConfigKeyInfo": object(obj{
+			"name":          str,
+			"type":          str,
+			"required":      obj{"type": "boolean"},
+			"default_value": nullableStr,
+			"importance":    str,
+			"documentation": str,
+			"group":         nullableStr,
+			"width":         str,
+			"display_name":  str,
+			"dependents":    strings,
+			"order":         integer,
+		}, "name", "type", "required", "default_value", "importance", "documentation", "group", "width", "display_name", "dependents", "order"),
+		"ConfigValueInfo": object(obj{
+			"name":               str,
+			"value":              nullableStr,
+			"recommended_values": strings,
+			"errors":             strings,
+			"visible":            obj{"type": "boolean"},
+		}, "name", "value", "recommended_values", "errors", "visible"),
+		"ConfigInfo": object(obj{
+			"definition": obj{"allOf": []obj{ref("ConfigKeyInfo")}, "nullable": true},
+			"value":      obj{"allOf": []obj{ref("ConfigValueInfo")}, "nullable": true},
+		}, "definition", "value"),
+		"ConfigInfos": object(obj{
+			"name":        str,
+			"error_count": integer,
+			"groups":      strings,
+			"configs":     obj{"type": "array", "items": ref("ConfigInfo")},
+		}, "name", "error_count", "groups", "configs"),
+		"LoggerLevel":  object(obj{"level": str, "last_modified": obj{"type": "integer", "format": "int64", "nullable": true}}, "level", "last_modified"),
+		"LevelRequest": object(obj{"level": obj{"type": "string", "enum": logLevels}}, "level"),
+	}
+}
+
+func ref(name string) obj { return obj{"$ref": "#/components/schemas/" + name} }
+
+func object(properties obj, required ...string) obj {
+	o := obj{"type": "object", "properties": properties}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+func operation(id, summary string, params []obj, body obj, responses obj) obj {
+	o := obj{"operationId": id, "summary": summary, "responses": responses}
+	if len(params) > 0 {
+		o["parameters"] = params
+	}
+	if body != nil {
+		o["requestBody"] = body
+	}
+	return o
+}
+
+func deprecated(op obj) obj {
+	op["deprecated"] = true
+	return op
+}
+
+func pathParameter(name, description string, schema obj) obj {
+	return obj{"name": name, "in": "path", "required": true, "description": description, "schema": schema}
+}
+
+func queryFlag(name, description string) obj {
+	return obj{"name": name, "in": "query", "required": false, "description": description, "schema": obj{"type": "boolean"}}
+}
+
+func jsonBody(description string, schema obj) obj {
+	return obj{"description": description, "required": true, "content": obj{"application/json": obj{"schema": schema}}}
+}
+
+func response(description string, schema obj) obj {
+	r := obj{"description": description}
+	if schema != nil {
+		r["content"] = obj{"application/json": obj{"schema": schema}}
+	}
+	return r
+}
+
+func errorResponse(description string) obj { return response(description, ref("ErrorMessage")) }
+
+func withLocation(r obj) obj {
+	r["headers"] = obj{"Location": obj{"description": "The connector's URL", "schema": obj{"type": "string", "format": "uri"}}}
+	return r
+}

@@ -1,0 +1,81 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+// stateInfo builds ConnectorStateInfo from stored statuses; tasks come sorted by id from the store.
+func stateInfo(name string, conn store.Status, tasks []store.Status, typ string) connectorStateInfo {
+	out := connectorStateInfo{
+		Name:      name,
+		Connector: connectorState{State: conn.State, WorkerID: conn.WorkerID, Trace: conn.Trace},
+		Tasks:     make([]taskState, 0, len(tasks)),
+		Type:      typ,
+	}
+	for _, t := range tasks {
+		out.Tasks = append(out.Tasks, taskState{ID: t.Task, State: t.State, WorkerID: t.WorkerID, Trace: t.Trace})
+	}
+	return out
+}
+
+// getStatus is GET /connectors/{connector}/status. It is 404 both for an unknown connector and for one that
+// has not reported a status yet, as in Connect.
+func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
+	name, err := pathParam(r, "connector")
+	if err != nil {
+		return err
+	}
+	conn, tasks, err := s.store.ConnectorStatus(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "No status found for connector %s", name)
+	}
+	if err != nil {
+		return err
+	}
+	typ, err := s.typeOf(r, name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, stateInfo(name, conn, tasks, typ))
+	return nil
+}
+
+// typeOf is the type of the named connector, "unknown" if it has just been deleted.
+func (s *server) typeOf(r *http.Request, name string) (string, error) {
+	c, err := s.store.GetConnector(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return "unknown", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return s.connectorType(c.Config), nil
+}
+
+// getTaskStatus is GET /connectors/{connector}/tasks/{task}/status.
+func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
+	name, err := pathParam(r, "connector")
+	if err != nil {
+		return err
+	}
+	task, err := taskParam(r)
+	if err != nil {
+		return err
+	}
+	notFound := errorf(http.StatusNotFound, "No status found for task %s-%d", name, task)
+	if task < 0 { // the store keeps the connector's own status under task -1
+		return notFound
+	}
+	st, err := s.store.TaskStatus(r.Context(), name, task)
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, taskState{ID: st.Task, State: st.State, WorkerID: st.WorkerID, Trace: st.Trace})
+	return nil
+}

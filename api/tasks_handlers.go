@@ -1,0 +1,44 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// getTasks is GET /connectors/{connector}/tasks: the current task set with each task's config.
+func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.existingConnector(r)
+	if err != nil {
+		return err
+	}
+	tcs, err := s.store.TaskConfigs(r.Context(), c.Name)
+	if err != nil {
+		return err
+	}
+	out := make([]taskInfo, 0, len(tcs))
+	for _, tc := range tcs {
+		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(tc.Config)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getTasksConfig is the deprecated GET /connectors/{connector}/tasks-config, keyed by "<connector>-<task>".
+func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
+	s.log.WarnContext(r.Context(), "The 'GET /connectors/{connector}/tasks-config' endpoint is deprecated and will be removed in the next major release. "+
+		"Please use the 'GET /connectors/{connector}/tasks' endpoint instead.")
+	c, err := s.existingConnector(r)
+	if err != nil {
+		return err
+	}
+	tcs, err := s.store.TaskConfigs(r.Context(), c.Name)
+	if err != nil {
+		return err
+	}
+	out := make(map[string]map[string]string, len(tcs))
+	for _, tc := range tcs {
+		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(tc.Config)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
