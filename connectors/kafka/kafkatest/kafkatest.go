@@ -101,11 +101,18 @@ type Record struct {
 // Produce writes records to the cluster with an idempotent producer and waits until every one is acknowledged.
 func Produce(t testing.TB, cluster string, records []Record) {
 	t.Helper()
+	if err := ProduceTo(Bootstrap(t, cluster), records); err != nil {
+		t.Fatalf("produce to %s: %v", cluster, err)
+	}
+}
+
+// ProduceTo is Produce for goroutines that cannot fail a test themselves.
+func ProduceTo(bootstrap string, records []Record) error {
 	var mu sync.Mutex
 	var failed []error
 	acked := make(chan struct{}, len(records))
 	p, err := kafka.NewProducer(map[string]string{
-		"bootstrap.servers": Bootstrap(t, cluster), "enable.idempotence": "true", "linger.ms": "5",
+		"bootstrap.servers": bootstrap, "enable.idempotence": "true", "linger.ms": "5",
 		"queue.buffering.max.messages": "0", "queue.buffering.max.kbytes": "1048576",
 	}, slog.New(slog.DiscardHandler), func(d kafka.Delivery) {
 		if d.Err != nil {
@@ -116,7 +123,7 @@ func Produce(t testing.TB, cluster string, records []Record) {
 		acked <- struct{}{}
 	})
 	if err != nil {
-		t.Fatalf("create producer: %v", err)
+		return err
 	}
 	defer p.Close()
 	for _, r := range records {
@@ -127,7 +134,7 @@ func Produce(t testing.TB, cluster string, records []Record) {
 				continue
 			}
 			if err != nil {
-				t.Fatalf("produce: %v", err)
+				return err
 			}
 			break
 		}
@@ -137,12 +144,37 @@ func Produce(t testing.TB, cluster string, records []Record) {
 		select {
 		case <-acked:
 		case <-timeout:
-			t.Fatalf("produce: not every record was acknowledged within 2 minutes")
+			return fmt.Errorf("not every record was acknowledged within 2 minutes")
 		}
 	}
 	if len(failed) > 0 {
-		t.Fatalf("produce: %d records failed, first: %v", len(failed), failed[0])
+		return fmt.Errorf("%d records failed, first: %w", len(failed), failed[0])
 	}
+	return nil
+}
+
+// EndOffsets returns the sum of the end offsets of the topic's first partitions partitions (0 for a missing
+// topic): a cheap way to watch records arrive.
+func EndOffsets(t testing.TB, cluster, topic string, partitions int) int64 {
+	t.Helper()
+	c, err := kafka.NewConsumer(map[string]string{"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader"},
+		slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("create consumer: %v", err)
+	}
+	defer c.Close()
+	var sum int64
+	for p := range partitions {
+		_, high, err := c.Watermarks(topic, int32(p), 10*time.Second)
+		if err != nil {
+			if kafka.IsUnknownTopic(err) || kafka.IsRetriable(err) {
+				continue // not there yet, or a leader just moved: it counts as nothing arrived
+			}
+			t.Fatalf("watermarks of %s [%d]: %v", topic, p, err)
+		}
+		sum += high
+	}
+	return sum
 }
 
 // Consume reads every partition of topic from the beginning until want records have arrived (or timeout),
@@ -181,4 +213,48 @@ func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout 
 			Headers: r.Headers(), Timestamp: r.Timestamp()})
 	}
 	return out
+}
+
+// ReadAll reads one partition from its beginning up to the end offset it has when ReadAll starts.
+func ReadAll(t testing.TB, cluster, topic string, partition int32) []Record {
+	t.Helper()
+	c, err := kafka.NewConsumer(map[string]string{
+		"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader", "enable.auto.commit": "false",
+		"enable.auto.offset.store": "false", "isolation.level": "read_uncommitted",
+	}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("create consumer: %v", err)
+	}
+	defer c.Close()
+	low, high, err := c.Watermarks(topic, partition, 30*time.Second)
+	if err != nil {
+		t.Fatalf("read watermarks of %s [%d]: %v", topic, partition, err)
+	}
+	if high <= low {
+		return nil
+	}
+	if err := c.Assign([]kafka.Start{{Topic: topic, Partition: partition, Offset: low}}); err != nil {
+		t.Fatalf("assign: %v", err)
+	}
+	var out []Record
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		r, ok, err := c.Poll(100 * time.Millisecond)
+		if err != nil {
+			if kafka.IsRetriable(err) {
+				continue
+			}
+			t.Fatalf("consume %s: %v", topic, err)
+		}
+		if !ok {
+			continue
+		}
+		out = append(out, Record{Topic: r.Topic(), Partition: r.Partition(), Offset: r.Offset(), Key: r.Key(), Value: r.Value(),
+			Headers: r.Headers(), Timestamp: r.Timestamp()})
+		if r.Offset() >= high-1 {
+			return out
+		}
+	}
+	t.Fatalf("read %s [%d]: did not reach offset %d within a minute", topic, partition, high)
+	return nil
 }

@@ -1,0 +1,185 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"strconv"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// heartbeatConnector is MirrorHeartbeatConnector: it creates the heartbeats topic on the target cluster and
+// runs one task that emits a heartbeat every emit.heartbeats.interval.seconds.
+type heartbeatConnector struct {
+	name string
+	cfg  connectorConfig
+	log  *slog.Logger
+}
+
+func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
+	if err := env.Running(ctx); err != nil {
+		return err
+	}
+	policy, err := mirror.NewReplicationPolicy(c.cfg.raw)
+	if err != nil {
+		return err
+	}
+	// MM2 creates the topic even when emission is disabled, and only logs a failure: the task retries its
+	// sends until the topic exists or its retry budget is spent.
+	if err := c.createTopic(ctx, policy.HeartbeatsTopic()); err != nil && ctx.Err() == nil {
+		c.log.Warn("could not create the heartbeats topic", "topic", policy.HeartbeatsTopic(), "error", err)
+	}
+	var configs []map[string]string
+	if c.cfg.values.Bool("emit.heartbeats.enabled") {
+		task := maps.Clone(c.cfg.raw)
+		task[taskClassKey] = HeartbeatTaskClass
+		task["task.index"] = "0"
+		configs = append(configs, task)
+	}
+	if err := env.SetTaskConfigs(ctx, configs); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func (c *heartbeatConnector) createTopic(ctx context.Context, topic string) error {
+	props, err := c.cfg.clientProps(clientconfig.TargetAdmin, c.name, -1)
+	if err != nil {
+		return err
+	}
+	admin, err := kafka.NewAdmin(props)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	admin.Timeout = time.Duration(c.cfg.values.Long("admin.timeout.ms")) * time.Millisecond
+	return createCompactedTopic(ctx, admin, topic, int(c.cfg.values.Short("heartbeats.topic.replication.factor")))
+}
+
+// createCompactedTopic creates one of MM2's single-partition compacted topics. Like MirrorUtils it treats
+// "already exists" as success.
+func createCompactedTopic(ctx context.Context, admin *kafka.Admin, topic string, replicationFactor int) error {
+	res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{
+		Name: topic, Partitions: 1, ReplicationFactor: replicationFactor,
+		Config: map[string]string{"cleanup.policy": "compact"},
+	}})
+	if err != nil {
+		return err
+	}
+	if err := res[topic]; err != nil && !kafka.IsTopicExists(err) {
+		return fmt.Errorf("create topic %s: %w", topic, err)
+	}
+	return nil
+}
+
+// heartbeatTask is MirrorHeartbeatTask.
+type heartbeatTask struct {
+	id  tasks.TaskID
+	cfg connectorConfig
+	log *slog.Logger
+}
+
+// heartbeatFailAfterDeliveries is how many delivery timeouts in a row a heartbeat task tolerates before it
+// fails: a target that stays unreachable must show up as FAILED, not as a RUNNING task that emits nothing.
+const heartbeatFailAfterDeliveries = 3
+
+func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
+	policy, err := mirror.NewReplicationPolicy(t.cfg.raw)
+	if err != nil {
+		return err
+	}
+	index, _ := strconv.Atoi(t.cfg.raw["task.index"])
+	props, err := t.cfg.clientProps(clientconfig.HeartbeatsProducer, t.id.Connector, index)
+	if err != nil {
+		return err
+	}
+	deliveryTimeout := 30 * time.Second
+	if ms, err := strconv.Atoi(props["message.timeout.ms"]); err == nil && ms > 0 {
+		deliveryTimeout = time.Duration(ms) * time.Millisecond
+	} else {
+		// librdkafka's 0 means "forever"; a heartbeat that never fails would hide an unreachable target.
+		props["message.timeout.ms"] = strconv.Itoa(int(deliveryTimeout.Milliseconds()))
+	}
+
+	deliveries := make(chan kafka.Delivery, 64)
+	stopped := make(chan struct{})
+	producer, err := kafka.NewProducer(props, t.log, func(d kafka.Delivery) {
+		select {
+		case deliveries <- d:
+		case <-stopped:
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		producer.Flush(flushCtx)
+		cancel()
+		close(stopped)
+		producer.Close()
+	}()
+	if err := env.Running(ctx); err != nil {
+		return err
+	}
+
+	topic := policy.HeartbeatsTopic()
+	source, target := t.cfg.sourceAlias(), t.cfg.targetAlias()
+	interval := time.Duration(t.cfg.values.Long("emit.heartbeats.interval.seconds")) * time.Second
+	if interval <= 0 {
+		interval = time.Second
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	lastDelivered := time.Now()
+	emit := func() error {
+		now := time.Now()
+		hb := mirror.Heartbeat{SourceClusterAlias: source, TargetClusterAlias: target, Timestamp: now.UnixMilli()}
+		key, err := hb.Key()
+		if err != nil {
+			return err
+		}
+		value, err := hb.Value()
+		if err != nil {
+			return err
+		}
+		err = producer.Produce(topic, 0, key, value, nil, now, nil)
+		if errors.Is(err, kafka.ErrQueueFull) {
+			return nil // the next tick tries again; deliveries are still being drained
+		}
+		return err
+	}
+	if err := emit(); err != nil {
+		return err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+			if err := emit(); err != nil {
+				return err
+			}
+		case d := <-deliveries:
+			if d.Err == nil {
+				lastDelivered = time.Now()
+				continue
+			}
+			if !kafka.IsRetriable(d.Err) {
+				return fmt.Errorf("emit heartbeat to %s on cluster %s: %w", topic, target, d.Err)
+			}
+			if silent := time.Since(lastDelivered); silent > heartbeatFailAfterDeliveries*deliveryTimeout {
+				return fmt.Errorf("no heartbeat delivered to %s on cluster %s for %s: %w", topic, target, silent.Round(time.Second), d.Err)
+			}
+			t.log.Warn("heartbeat not delivered, will keep trying", "topic", topic, "error", d.Err)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package connectors
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// Task classes, as Connect records them in task configs (task.class).
+const (
+	SourceTaskClass     = "org.apache.kafka.connect.mirror.MirrorSourceTask"
+	CheckpointTaskClass = "org.apache.kafka.connect.mirror.MirrorCheckpointTask"
+	HeartbeatTaskClass  = "org.apache.kafka.connect.mirror.MirrorHeartbeatTask"
+	taskClassKey        = "task.class"
+)
+
+// Registry creates MM2 connectors and tasks for the runtime.
+type Registry struct {
+	logger func(name string) *slog.Logger
+}
+
+// NewRegistry returns a Registry whose connectors log through loggers named by logger.
+func NewRegistry(logger func(name string) *slog.Logger) *Registry {
+	return &Registry{logger: logger}
+}
+
+var _ tasks.Registry = (*Registry)(nil)
+
+// NewConnector returns the connector instance for config's connector.class.
+func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
+	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	if !ok {
+		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
+	}
+	cfg, err := parseConfig(p, config)
+	if err != nil {
+		return nil, err
+	}
+	log := r.logger("kmirror.connectors").With("connector", name)
+	switch p.Class {
+	case mirrorconfig.HeartbeatConnectorClass:
+		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
+	case mirrorconfig.SourceConnectorClass:
+		return &sourceConnector{name: name, cfg: cfg, log: log}, nil
+	}
+	return nil, fmt.Errorf("connector class %s is not implemented yet", p.Class)
+}
+
+// NewTask returns the task for a task config published by one of this registry's connectors.
+func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Task, error) {
+	class := config[taskClassKey]
+	var p mirrorconfig.Plugin
+	switch class {
+	case HeartbeatTaskClass:
+		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.HeartbeatConnectorClass)
+	case SourceTaskClass:
+		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
+	default:
+		return nil, fmt.Errorf("unknown task class %q in the config of task %s", class, id)
+	}
+	cfg, err := parseConfig(p, config)
+	if err != nil {
+		return nil, err
+	}
+	log := r.logger("kmirror.connectors").With("task", id.String())
+	switch class {
+	case HeartbeatTaskClass:
+		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
+	case SourceTaskClass:
+		return &sourceTask{id: id, cfg: cfg, log: log}, nil
+	}
+	return nil, fmt.Errorf("task class %s is not implemented yet", class)
+}
