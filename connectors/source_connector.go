@@ -1,0 +1,314 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// sourceConnector is MirrorSourceConnector, the planning side of replication: it creates the offset-syncs
+// topic, finds the source partitions to replicate, creates and grows their remote topics, deals the
+// partitions to tasks, and keeps remote topic configs and ACLs in step with the source.
+type sourceConnector struct {
+	name string
+	cfg  connectorConfig
+	log  *slog.Logger
+}
+
+func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
+	if !c.cfg.values.Bool("enabled") {
+		c.log.Info("replication is disabled", "source", c.cfg.sourceAlias(), "target", c.cfg.targetAlias())
+		if err := env.Running(ctx); err != nil {
+			return plannerQuiet(ctx, err)
+		}
+		if err := env.SetTaskConfigs(ctx, nil); err != nil {
+			return plannerQuiet(ctx, err)
+		}
+		<-ctx.Done()
+		return nil
+	}
+	r, err := c.newRun(env)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	if err := env.Running(ctx); err != nil {
+		return plannerQuiet(ctx, err)
+	}
+	return r.loop(ctx)
+}
+
+// sourcePlanner is the state of one run of a source connector instance. Its jobs run one at a time on the Run
+// goroutine, like the jobs of MM2's single-threaded Scheduler, so it needs no locking.
+type sourcePlanner struct {
+	name string
+	cfg  connectorConfig
+	log  *slog.Logger
+	env  tasks.ConnectorEnv
+
+	sourceAlias, targetAlias string
+	policy                   mirror.ReplicationPolicy
+	selector                 mirror.TopicSelector
+	configFilter             *mirror.ConfigPropertyFilter
+	replicationFactor        int
+	adminTimeout             time.Duration
+	source, target           *kafka.Admin
+
+	topics       map[string]int          // replicated source topics -> partitions, as of the last plan
+	remoteTopics map[string]int          // every target topic -> partitions, as of the last plan and creations
+	order        []mirror.TopicPartition // the partitions tasks are dealt from (stablePartitionOrder)
+	published    []map[string]string     // the task set last handed to the runtime
+	planned      bool                    // a task set has been published in this run
+
+	noSourceAuthorizer bool // the source said it has no authorizer; logged once at info
+	noTargetAuthorizer bool // the same for the target
+}
+
+func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error) {
+	policy, err := mirror.NewReplicationPolicy(c.cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := mirror.NewTopicFilter(c.cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	configFilter, err := mirror.NewConfigPropertyFilter(c.cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	r := &sourcePlanner{
+		name: c.name, cfg: c.cfg, log: c.log, env: env,
+		sourceAlias: c.cfg.sourceAlias(), targetAlias: c.cfg.targetAlias(),
+		policy: policy,
+		selector: mirror.TopicSelector{Policy: policy, Filter: filter, TargetAlias: c.cfg.targetAlias(),
+			HeartbeatsReplication: c.cfg.values.Bool("heartbeats.replication.enabled")},
+		configFilter:      configFilter,
+		replicationFactor: c.cfg.values.Int("replication.factor"),
+		adminTimeout:      time.Duration(c.cfg.values.Long("admin.timeout.ms")) * time.Millisecond,
+	}
+	if r.source, err = r.newAdmin(clientconfig.SourceAdmin); err != nil {
+		return nil, err
+	}
+	if r.target, err = r.newAdmin(clientconfig.TargetAdmin); err != nil {
+		r.source.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *sourcePlanner) newAdmin(role clientconfig.Role) (*kafka.Admin, error) {
+	props, err := r.cfg.clientProps(role, r.name, -1)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := kafka.NewAdmin(props)
+	if err != nil {
+		return nil, fmt.Errorf("create the %s: %w", role, err)
+	}
+	if r.adminTimeout > 0 {
+		admin.Timeout = r.adminTimeout
+	}
+	return admin, nil
+}
+
+func (r *sourcePlanner) close() {
+	r.source.Close()
+	r.target.Close()
+}
+
+// plannerJob is one of the connector's recurring jobs.
+type plannerJob struct {
+	what      string // for logs: "refresh topics"
+	run       func(context.Context) error
+	interval  time.Duration // <= 0: the job runs until it succeeds once
+	afterPlan bool          // the job needs the replicated topics, so it first runs after the first plan
+
+	next      time.Time // zero: not scheduled
+	succeeded bool
+	failures  int // in a row
+}
+
+// Backoff after a failed job: 1 s, doubling, at most a minute. A failed job retries on this schedule even
+// when its interval is longer, so a cluster that was briefly unreachable at start does not leave the
+// connector without a plan for a whole refresh interval.
+const (
+	plannerRetryMin = time.Second
+	plannerRetryMax = time.Minute
+)
+
+// loop runs the jobs MM2's connector schedules: offset-syncs topic creation once, then a plan, then ACL and
+// config syncs, each on its interval. Errors that may go away (unreachable clusters, timeouts) are logged
+// and retried with backoff while the connector stays RUNNING; an error that will not go away by itself ends
+// the run with that error if the job has never succeeded yet, because an operator must fix something, and
+// is logged and retried afterwards, because the tasks keep replicating meanwhile.
+func (r *sourcePlanner) loop(ctx context.Context) error {
+	seconds := func(key string) time.Duration { return time.Duration(r.cfg.values.Long(key)) * time.Second }
+	every := func(enabledKey, intervalKey string) (bool, time.Duration) {
+		return r.cfg.values.Bool(enabledKey), seconds(intervalKey)
+	}
+	var jobs []*plannerJob
+	if r.cfg.values.Bool("emit.offset-syncs.enabled") {
+		jobs = append(jobs, &plannerJob{what: "create the offset-syncs topic", run: r.createOffsetSyncsTopic})
+	}
+	plan := &plannerJob{what: "plan source partitions", run: r.refreshPlan}
+	if on, interval := every("refresh.topics.enabled", "refresh.topics.interval.seconds"); on {
+		plan.interval = interval
+	}
+	jobs = append(jobs, plan)
+	if on, interval := every("sync.topic.acls.enabled", "sync.topic.acls.interval.seconds"); on {
+		jobs = append(jobs, &plannerJob{what: "sync topic ACLs", run: r.syncTopicACLs, interval: interval, afterPlan: true})
+	}
+	if on, interval := every("sync.topic.configs.enabled", "sync.topic.configs.interval.seconds"); on {
+		jobs = append(jobs, &plannerJob{what: "sync topic configs", run: r.syncTopicConfigs, interval: interval, afterPlan: true})
+	}
+	start := time.Now()
+	for _, j := range jobs {
+		if !j.afterPlan {
+			j.next = start
+		}
+	}
+
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		for _, j := range jobs {
+			if j.next.IsZero() || time.Now().Before(j.next) {
+				continue
+			}
+			began := time.Now()
+			err := j.run(ctx)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err != nil {
+				if stop := r.jobFailed(j, err); stop != nil {
+					return stop
+				}
+				continue
+			}
+			if j == plan && !j.succeeded {
+				for _, other := range jobs {
+					if other.afterPlan {
+						other.next = time.Now()
+					}
+				}
+			}
+			j.succeeded, j.failures = true, 0
+			if j.interval > 0 {
+				j.next = began.Add(j.interval)
+			} else {
+				j.next = time.Time{}
+			}
+		}
+
+		var next time.Time
+		for _, j := range jobs {
+			if !j.next.IsZero() && (next.IsZero() || j.next.Before(next)) {
+				next = j.next
+			}
+		}
+		if next.IsZero() {
+			<-ctx.Done()
+			return nil
+		}
+		timer.Reset(time.Until(next))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// jobFailed schedules a failed job's retry, and returns the error that ends the run if the failure is one
+// that retrying will not fix.
+func (r *sourcePlanner) jobFailed(j *plannerJob, err error) error {
+	var stop *plannerStopError
+	switch {
+	case errors.Is(err, tasks.ErrFenced):
+		return err
+	case errors.As(err, &stop):
+		return stop.err
+	case !j.succeeded && !plannerTransient(err):
+		return err
+	}
+	j.failures++
+	delay := min(plannerRetryMin<<min(j.failures-1, 6), plannerRetryMax)
+	j.next = time.Now().Add(delay)
+	level := slog.LevelWarn
+	if !plannerTransient(err) {
+		level = slog.LevelError
+	}
+	r.log.Log(context.Background(), level, "connector job failed; will retry", "job", j.what, "failures", j.failures,
+		"retry_in", delay, "error", err)
+	return nil
+}
+
+// createOffsetSyncsTopic creates the compacted single-partition topic the tasks write offset syncs to: on
+// the source cluster named after the target (the default, offset-syncs.topic.location=source) or on the
+// target named after the source. Like MirrorUtils it takes an authorization failure to mean that someone
+// else manages the topic.
+func (r *sourcePlanner) createOffsetSyncsTopic(ctx context.Context) error {
+	topic, cluster := r.policy.OffsetSyncsTopic(r.targetAlias), r.sourceAlias
+	if r.cfg.values.String("offset-syncs.topic.location") == "target" {
+		topic, cluster = r.policy.OffsetSyncsTopic(r.sourceAlias), r.targetAlias
+	}
+	admin, err := r.newAdmin(clientconfig.OffsetSyncsAdmin)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	err = createCompactedTopic(ctx, admin, topic, int(r.cfg.values.Short("offset-syncs.topic.replication.factor")))
+	if kafka.IsAuthorization(err) {
+		r.log.Warn("not allowed to create the offset-syncs topic; assuming it exists", "topic", topic, "cluster", cluster, "error", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create the offset-syncs topic on cluster %s: %w", cluster, err)
+	}
+	return nil
+}
+
+// plannerTransient reports whether err may go away by itself: Kafka's retriable errors and timeouts.
+func plannerTransient(err error) bool {
+	var later *plannerRetryError
+	return kafka.IsRetriable(err) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &later)
+}
+
+// plannerStopError ends the connector's run whenever it happens.
+type plannerStopError struct{ err error }
+
+func (e *plannerStopError) Error() string { return e.err.Error() }
+func (e *plannerStopError) Unwrap() error { return e.err }
+
+func plannerStop(err error) error { return &plannerStopError{err: err} }
+
+// plannerRetryError is retried with backoff whatever its cause, even before its job first succeeded: a
+// failure to store task configs says nothing about the connector's config.
+type plannerRetryError struct{ err error }
+
+func (e *plannerRetryError) Error() string { return e.err.Error() }
+func (e *plannerRetryError) Unwrap() error { return e.err }
+
+func plannerRetry(err error) error {
+	if errors.Is(err, tasks.ErrFenced) {
+		return err
+	}
+	return &plannerRetryError{err: err}
+}
+
+// plannerQuiet drops err when ctx is done: the run is ending anyway.
+func plannerQuiet(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,122 @@
+package connectors
+
+import (
+	"sync"
+
+	"github.com/kmirror/kmirror/connectors/mirror"
+)
+
+// sourcePartition is the replication state of one source partition inside a source task. The poll loop
+// pushes the source offset of every record it forwards; the delivery handler pops them in the same order,
+// because librdkafka reports deliveries of one partition in the order they were produced. So the offset of a
+// delivery is known without attaching anything to the record.
+type sourcePartition struct {
+	tp     mirror.TopicPartition
+	remote *string // the remote topic name, shared by every forwarded record
+
+	mu        sync.Mutex
+	inflight  offsetRing
+	acked     int64 // last source offset the target acknowledged; -1 before the first
+	delivered bool  // the target acknowledged at least one record in this run (for topic tracking)
+	broken    bool  // a delivery failed: acked must not move past the failed record until the pipeline restarts
+
+	// Owned by the poll loop.
+	next int64 // the next source offset the consumer should return; -1 until known
+
+	// Owned by the committer.
+	committed int64 // last source offset committed to PostgreSQL
+	tracked   bool  // the remote topic has been recorded as an active topic
+}
+
+func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64) *sourcePartition {
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1}
+}
+
+// forwarded records that the record at offset is on its way to the target.
+func (p *sourcePartition) forwarded(offset int64) {
+	p.mu.Lock()
+	p.inflight.push(offset)
+	p.mu.Unlock()
+}
+
+// unforward takes back the newest forwarded offset when the producer refused the record.
+func (p *sourcePartition) unforward() {
+	p.mu.Lock()
+	p.inflight.popBack()
+	p.mu.Unlock()
+}
+
+// ack records a successful delivery and returns the source offset it was for. After a failed delivery the
+// partition stops advancing: a later record that did arrive must not let a restart skip the failed one.
+func (p *sourcePartition) ack() (int64, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off, ok := p.inflight.pop()
+	if ok && !p.broken {
+		p.acked = off
+		p.delivered = true
+	}
+	return off, ok && !p.broken
+}
+
+// fail records a failed delivery and returns the source offset it was for.
+func (p *sourcePartition) fail() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	off, _ := p.inflight.pop()
+	p.broken = true
+	return off
+}
+
+// progress returns the last acknowledged offset and whether anything was delivered.
+func (p *sourcePartition) progress() (acked int64, delivered bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acked, p.delivered
+}
+
+// reset forgets what was in flight (after the pipeline restarted) and returns where to resume.
+func (p *sourcePartition) reset() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inflight = offsetRing{}
+	p.next = -1
+	p.broken = false
+	return p.acked
+}
+
+// offsetRing is a growable FIFO of offsets that reuses its buffer, so the hot path does not allocate.
+type offsetRing struct {
+	buf        []int64
+	head, size int
+}
+
+func (r *offsetRing) push(v int64) {
+	if r.size == len(r.buf) {
+		grown := make([]int64, max(64, 2*len(r.buf)))
+		for i := range r.size {
+			grown[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = grown, 0
+	}
+	r.buf[(r.head+r.size)%len(r.buf)] = v
+	r.size++
+}
+
+func (r *offsetRing) pop() (int64, bool) {
+	if r.size == 0 {
+		return 0, false
+	}
+	v := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.size--
+	return v, true
+}
+
+func (r *offsetRing) popBack() {
+	if r.size > 0 {
+		r.size--
+	}
+}
+
+func (r *offsetRing) len() int { return r.size }

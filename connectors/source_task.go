@@ -1,0 +1,578 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// How often a source task commits acknowledged offsets to PostgreSQL: often enough that a crash re-sends
+// little more than what was in flight, rarely enough that commits stay off the hot path.
+const sourceCommitInterval = 100 * time.Millisecond
+
+// How often delayed offset syncs are promoted, so that quiet partitions get an exact sync for their last record
+// (MM2 does it on every offset flush, 60 s by default).
+const sourceSyncPromoteInterval = 10 * time.Second
+
+// sourceTask is MirrorSourceTask: it replicates its assigned source partitions to the same partitions of the
+// remote topics, committing each partition's progress only over records the target acknowledged.
+type sourceTask struct {
+	id  tasks.TaskID
+	cfg connectorConfig
+	log *slog.Logger
+}
+
+// pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
+// state, a delivery that timed out); the task restarts its pipeline from the acknowledged offsets.
+type pipelineError struct{ err error }
+
+func (e *pipelineError) Error() string { return e.err.Error() }
+func (e *pipelineError) Unwrap() error { return e.err }
+
+func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) error {
+	r, err := t.prepare(ctx, env)
+	if err != nil {
+		return err
+	}
+	if err := env.Running(ctx); err != nil {
+		return err
+	}
+	backoff := time.Second
+	for {
+		err := r.replicate(ctx)
+		var pe *pipelineError
+		if ctx.Err() != nil || !errors.As(err, &pe) {
+			return err
+		}
+		r.log.Warn("replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", backoff)
+		r.notice("pipeline", fmt.Sprintf("replication restarted after: %v", err))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// sourceRun is everything one run of a source task shares between its poll loop, its delivery handler and its
+// committer.
+type sourceRun struct {
+	t           *sourceTask
+	env         tasks.TaskEnv
+	log         *slog.Logger
+	sourceAlias string
+	targetAlias string
+	resetPolicy string // what to do without a usable offset: earliest, latest or error
+
+	parts    []*sourcePartition
+	bySource map[string][]*sourcePartition // source topic -> by partition number
+	byRemote map[string][]*sourcePartition // remote topic -> by partition number
+
+	consumerProps, producerProps, syncProps map[string]string
+	syncTopic                               string
+	offsetLagMax                            int64
+	pollTimeout                             time.Duration
+
+	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
+
+	noticeMu   sync.Mutex
+	notices    map[string]string
+	hasNotices atomic.Bool // lets the hot path skip the lock when there is nothing to clear
+	dirty      atomic.Bool // notices changed since the committer last published them
+}
+
+// errAbandoned means a record was not handed to the producer because the pipeline is stopping or broken.
+var errAbandoned = errors.New("record abandoned")
+
+func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun, error) {
+	policy, err := mirror.NewReplicationPolicy(t.cfg.raw)
+	if err != nil {
+		return nil, err
+	}
+	assigned, err := mirror.DecodeAssignedPartitions(t.cfg.raw[mirror.TaskAssignedPartitionsConfig])
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", mirror.TaskAssignedPartitionsConfig, err)
+	}
+	index, _ := strconv.Atoi(t.cfg.raw[mirror.TaskIndexConfig])
+	r := &sourceRun{
+		t: t, env: env, log: t.log,
+		sourceAlias: t.cfg.sourceAlias(), targetAlias: t.cfg.targetAlias(),
+		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
+		offsetLagMax: t.cfg.values.Long("offset.lag.max"),
+		pollTimeout:  min(time.Duration(t.cfg.values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
+		notices:      map[string]string{},
+	}
+	if r.consumerProps, err = t.cfg.clientProps(clientconfig.ReplicationConsumer, t.id.Connector, index); err != nil {
+		return nil, err
+	}
+	// The consumer never resets a position by itself: a fetch out of range means data the task did not
+	// replicate is gone, and the task must say so (outOfRange) before moving on.
+	r.resetPolicy = r.consumerProps["auto.offset.reset"]
+	switch r.resetPolicy {
+	case "smallest", "beginning":
+		r.resetPolicy = "earliest"
+	case "largest", "end":
+		r.resetPolicy = "latest"
+	case "earliest", "latest", "error":
+	default:
+		r.resetPolicy = "earliest"
+	}
+	r.consumerProps["auto.offset.reset"] = "error"
+	if r.producerProps, err = t.cfg.clientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
+		return nil, err
+	}
+	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
+		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, index); err != nil {
+			return nil, err
+		}
+		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
+		if t.cfg.values.String("offset-syncs.topic.location") == "target" {
+			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
+		}
+	}
+
+	stored, err := r.storedOffsets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, tp := range assigned {
+		off, ok := stored[tp]
+		if !ok {
+			off = -1
+		}
+		p := newSourcePartition(tp, policy.FormatRemoteTopic(r.sourceAlias, tp.Topic), off)
+		r.parts = append(r.parts, p)
+		r.bySource[tp.Topic] = place(r.bySource[tp.Topic], p)
+		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
+	}
+	return r, nil
+}
+
+func place(s []*sourcePartition, p *sourcePartition) []*sourcePartition {
+	for int(p.tp.Partition) >= len(s) {
+		s = append(s, nil)
+	}
+	s[p.tp.Partition] = p
+	return s
+}
+
+func lookup(m map[string][]*sourcePartition, topic string, partition int32) *sourcePartition {
+	s := m[topic]
+	if partition < 0 || int(partition) >= len(s) {
+		return nil
+	}
+	return s[partition]
+}
+
+// storedOffsets reads the connector's committed offsets for this flow's source cluster.
+func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartition]int64, error) {
+	all, err := r.env.ReadOffsets(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read stored offsets: %w", err)
+	}
+	out := make(map[mirror.TopicPartition]int64, len(all))
+	for _, o := range all {
+		cluster, _ := o.Partition["cluster"].(string)
+		topic, _ := o.Partition["topic"].(string)
+		part, okP := jsonInt(o.Partition["partition"])
+		off, okO := jsonInt(o.Offset["offset"])
+		if cluster != r.sourceAlias || topic == "" || !okP || !okO {
+			continue
+		}
+		out[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = off
+	}
+	return out, nil
+}
+
+// replicate runs one pipeline — consumer, producer, committer — until ctx is done (nil), the pipeline breaks
+// (*pipelineError) or the task must fail (any other error). It always commits what was acknowledged.
+func (r *sourceRun) replicate(ctx context.Context) (err error) {
+	r.failure.Store(nil)
+	consumer, err := kafka.NewConsumer(r.consumerProps, r.log)
+	if err != nil {
+		return err
+	}
+	defer consumer.Close()
+
+	var syncs *offsetSyncer
+	if r.syncTopic != "" {
+		syncs, err = newOffsetSyncer(r.syncProps, r.syncTopic, r.offsetLagMax, r.log)
+		if err != nil {
+			return err
+		}
+		defer syncs.close()
+	}
+	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) })
+	if err != nil {
+		return err
+	}
+
+	starts := make([]kafka.Start, 0, len(r.parts))
+	for _, p := range r.parts {
+		acked := p.reset()
+		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
+		if acked < 0 {
+			switch r.resetPolicy {
+			case "latest":
+				start.Offset = kafka.OffsetEnd
+			case "error":
+				producer.Close()
+				return fmt.Errorf("%s topic %s partition %d has no stored offset and the consumer's auto.offset.reset is none: set an offset with PATCH /connectors/%s/offsets",
+					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
+			default:
+				start.Offset = kafka.OffsetBeginning
+			}
+		}
+		starts = append(starts, start)
+	}
+	if err := consumer.Assign(starts); err != nil {
+		producer.Close()
+		return err
+	}
+	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias)
+
+	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
+	committerDone := make(chan error, 1)
+	go func() { committerDone <- r.committer(commitCtx, syncs) }()
+
+	loopErr := r.pollLoop(ctx, consumer, producer, committerDone)
+
+	// Soft stop: let everything in flight reach the target (or fail), then commit it.
+	flushCtx, cancelFlush := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	if left := producer.Flush(flushCtx); left > 0 {
+		r.log.Warn("records still unacknowledged at stop; they will be replicated again", "records", left)
+	}
+	cancelFlush()
+	producer.Close()
+	stopCommitter()
+	commitErr := <-committerDone
+	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancelFinal()
+	if syncs != nil {
+		syncs.promote()
+		syncs.flush(finalCtx)
+	}
+	if err := r.commit(finalCtx); err != nil && commitErr == nil && !errors.Is(err, context.Canceled) {
+		commitErr = err
+	}
+	if loopErr != nil {
+		return loopErr
+	}
+	if f := r.failure.Load(); f != nil {
+		return *f
+	}
+	if errors.Is(commitErr, tasks.ErrFenced) {
+		return commitErr
+	}
+	if commitErr != nil && !errors.Is(commitErr, context.Canceled) {
+		return &pipelineError{err: commitErr}
+	}
+	return nil
+}
+
+// pollLoop moves records from the consumer to the producer until ctx is done or something breaks.
+func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, producer *kafka.Producer, committerDone <-chan error) error {
+	for ctx.Err() == nil {
+		if f := r.failure.Load(); f != nil {
+			return nil // replicate reports it once everything is flushed
+		}
+		if err := producer.Fatal(); err != nil {
+			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}
+		}
+		select {
+		case err := <-committerDone:
+			if err == nil {
+				err = errors.New("committer stopped")
+			}
+			return err
+		default:
+		}
+
+		rec, ok, err := consumer.Poll(r.pollTimeout)
+		if err != nil {
+			if err := r.consumeError(consumer, err); err != nil {
+				return err
+			}
+			continue
+		}
+		if !ok {
+			continue
+		}
+		p := lookup(r.bySource, rec.Topic(), rec.Partition())
+		if p == nil {
+			continue // not ours (cannot happen with assign, but never forward a stray record)
+		}
+		r.clearNotice("source")
+		off := rec.Offset()
+		p.next = off + 1
+		p.forwarded(off)
+		if err := r.forward(ctx, producer, rec, p); err != nil {
+			p.unforward()
+			if errors.Is(err, errAbandoned) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// forward hands one record to the producer, waiting while librdkafka's queue is full.
+func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec kafka.Record, p *sourcePartition) error {
+	offset, size := rec.Offset(), len(rec.Value())
+	for {
+		err := producer.Forward(rec, p.remote)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, kafka.ErrQueueFull) {
+			if kafka.IsRecordTooLarge(err) {
+				return fmt.Errorf("replicate %s topic %s partition %d offset %d (%d value bytes) to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
+					r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, size, r.targetAlias, *p.remote, err)
+			}
+			return fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+				r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
+		}
+		if r.failure.Load() != nil || ctx.Err() != nil {
+			return errAbandoned
+		}
+		// The queue drains as deliveries arrive on the producer's own goroutine.
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// delivered handles one delivery report of the replication producer.
+func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
+	p := lookup(r.byRemote, d.Topic, d.Partition)
+	if p == nil {
+		r.log.Error("delivery report for a partition this task does not replicate", "topic", d.Topic, "partition", d.Partition)
+		return
+	}
+	if d.Err != nil {
+		upstream := p.fail()
+		err := fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, d.Err)
+		if kafka.IsRetriable(d.Err) {
+			err = &pipelineError{err: err}
+		}
+		r.failure.CompareAndSwap(nil, &err)
+		return
+	}
+	upstream, ok := p.ack()
+	if ok && syncs != nil {
+		syncs.record(p.tp, upstream, d.Offset)
+	}
+}
+
+// consumeError decides what a consumer error means: nil to go on, or the error that ends the pipeline.
+func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
+	var pe *kafka.PartitionError
+	if errors.As(err, &pe) {
+		switch {
+		case kafka.IsOffsetOutOfRange(pe.Err):
+			return r.outOfRange(consumer, pe)
+		case kafka.IsUnknownTopic(pe.Err):
+			r.notice("topic:"+pe.Topic, fmt.Sprintf("source topic %s no longer exists on %s; its partitions leave this task at the connector's next topic refresh", pe.Topic, r.sourceAlias))
+			return nil
+		case kafka.IsAuthorization(pe.Err):
+			return fmt.Errorf("read %s topic %s: %w", r.sourceAlias, pe.Topic, pe.Err)
+		}
+		r.log.Warn("consumer error", "topic", pe.Topic, "partition", pe.Partition, "error", pe.Err)
+		return nil
+	}
+	if kafka.IsAuthorization(err) {
+		return fmt.Errorf("read from %s: %w", r.sourceAlias, err)
+	}
+	if kafka.IsRetriable(err) {
+		r.notice("source", fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err))
+		return nil
+	}
+	r.log.Warn("consumer error", "error", err)
+	return nil
+}
+
+// outOfRange handles a partition whose next offset is no longer in the source log. The records between are
+// lost to replication; the task says so in its status and the log, then continues where the consumer's
+// auto.offset.reset says (MM2's default: earliest), or fails when it is none.
+func (r *sourceRun) outOfRange(consumer *kafka.Consumer, pe *kafka.PartitionError) error {
+	p := lookup(r.bySource, pe.Topic, pe.Partition)
+	if p == nil {
+		return nil
+	}
+	want := pe.Offset
+	if want < 0 {
+		acked, _ := p.progress()
+		want = acked + 1
+	}
+	low, high, err := consumer.Watermarks(pe.Topic, pe.Partition, 10*time.Second)
+	if err != nil {
+		return &pipelineError{err: err}
+	}
+	var what string
+	switch {
+	case want < low:
+		what = fmt.Sprintf("records %d to %d of %s topic %s partition %d were deleted (retention) before they were replicated",
+			want, low-1, r.sourceAlias, pe.Topic, pe.Partition)
+	default:
+		what = fmt.Sprintf("%s topic %s partition %d now ends at offset %d, before the next offset to replicate (%d): the topic was re-created or truncated",
+			r.sourceAlias, pe.Topic, pe.Partition, high, want)
+	}
+	if r.resetPolicy == "error" {
+		return fmt.Errorf("%s; the consumer's auto.offset.reset is none, so the task stops: move the connector's offset with PATCH /connectors/%s/offsets to continue", what, r.t.id.Connector)
+	}
+	next := low
+	if r.resetPolicy == "latest" {
+		next = high
+	}
+	msg := fmt.Sprintf("DATA NOT REPLICATED: %s; continuing at offset %d (auto.offset.reset=%s)", what, next, r.resetPolicy)
+	r.log.Error(msg, "topic", pe.Topic, "partition", pe.Partition)
+	r.notice(fmt.Sprintf("gap:%s-%d:%d", pe.Topic, pe.Partition, want), msg)
+	if err := consumer.Seek(pe.Topic, pe.Partition, next); err != nil {
+		return &pipelineError{err: err}
+	}
+	return nil
+}
+
+// committer commits acknowledged offsets every sourceCommitInterval and promotes delayed offset syncs every
+// sourceSyncPromoteInterval, until ctx is done or a commit is fenced.
+func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
+	tick := time.NewTicker(sourceCommitInterval)
+	defer tick.Stop()
+	promote := time.NewTicker(sourceSyncPromoteInterval)
+	defer promote.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-promote.C:
+			if syncs != nil {
+				syncs.promote()
+			}
+		case <-tick.C:
+			if err := r.commit(ctx); err != nil {
+				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
+					return err
+				}
+				r.log.Warn("commit offsets failed, will retry", "error", err)
+			}
+		}
+	}
+}
+
+// commit stores every partition's acknowledged progress, records newly active topics, and publishes the
+// task's notices when they changed.
+func (r *sourceRun) commit(ctx context.Context) error {
+	var offsets []tasks.Offset
+	var topics []string
+	var advanced, newlyActive []*sourcePartition
+	var acks []int64
+	for _, p := range r.parts {
+		acked, delivered := p.progress()
+		if acked > p.committed {
+			offsets = append(offsets, tasks.Offset{
+				Partition: map[string]any{"cluster": r.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
+				Offset:    map[string]any{"offset": acked},
+			})
+			advanced = append(advanced, p)
+			acks = append(acks, acked)
+		}
+		if delivered && !p.tracked {
+			topics = append(topics, *p.remote)
+			newlyActive = append(newlyActive, p)
+		}
+	}
+	if len(offsets) > 0 {
+		if err := r.env.CommitOffsets(ctx, offsets); err != nil {
+			return err
+		}
+		for i, p := range advanced {
+			p.committed = acks[i]
+		}
+	}
+	if len(topics) > 0 {
+		slices.Sort(topics)
+		topics = slices.Compact(topics)
+		if err := r.env.RecordTopics(ctx, topics); err != nil {
+			return err
+		}
+		for _, p := range newlyActive {
+			p.tracked = true
+		}
+	}
+	if r.dirty.Swap(false) {
+		if err := r.env.Report(ctx, r.noticeText()); err != nil {
+			r.dirty.Store(true)
+			return err
+		}
+	}
+	return nil
+}
+
+// notice sets one of the task's status notices (by key); the committer publishes them.
+func (r *sourceRun) notice(key, text string) {
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	if r.notices[key] != text {
+		r.notices[key] = text
+		r.hasNotices.Store(true)
+		r.dirty.Store(true)
+	}
+}
+
+// clearNotice removes a notice, e.g. "source unreachable" once records flow again. It is on the hot path,
+// so it looks before it locks.
+func (r *sourceRun) clearNotice(key string) {
+	if !r.hasNotices.Load() {
+		return
+	}
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	if _, ok := r.notices[key]; ok {
+		delete(r.notices, key)
+		r.hasNotices.Store(len(r.notices) > 0)
+		r.dirty.Store(true)
+	}
+}
+
+func (r *sourceRun) noticeText() string {
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	keys := slices.Sorted(maps.Keys(r.notices))
+	lines := make([]string, 0, len(keys))
+	for _, k := range keys {
+		lines = append(lines, r.notices[k])
+	}
+	return strings.Join(lines, "\n")
+}
+
+// jsonInt reads an integer from a decoded JSON offset map (json.Number, float64 or an int type).
+func jsonInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case interface{ Int64() (int64, error) }:
+		i, err := n.Int64()
+		return i, err == nil
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case int64:
+		return n, true
+	case int32:
+		return int64(n), true
+	case int:
+		return int64(n), true
+	}
+	return 0, false
+}
