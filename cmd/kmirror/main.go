@@ -1,0 +1,191 @@
+// Command kmirror is MirrorMaker 2 as a service speaking the Kafka Connect REST API.
+//
+//	kmirror serve              run a worker (REST API + task runtime)
+//	kmirror migrate up|status  manage the database schema
+//	kmirror version            print the build
+//
+// Every flag can also be set through the environment: --database-url is KMIRROR_DATABASE_URL, and so on.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3"
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/kmirror/kmirror/server"
+	"github.com/kmirror/kmirror/store"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "kmirror:", err)
+		os.Exit(1)
+	}
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	databaseURL string
+	logLevel    string
+	logFormat   string
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.databaseURL, "database-url", "", "PostgreSQL URL, e.g. postgres://user:pass@host:5432/kmirror (KMIRROR_DATABASE_URL)")
+	fs.StringVar(&g.logLevel, "log-level", "INFO", "root log level: TRACE, DEBUG, INFO, WARN, ERROR (KMIRROR_LOG_LEVEL)")
+	fs.StringVar(&g.logFormat, "log-format", "text", "log format: text or json (KMIRROR_LOG_FORMAT)")
+}
+
+func (g *globals) loggers(stderr io.Writer) (*server.Loggers, error) {
+	var h slog.Handler
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug - 4} // the Loggers tree filters by level
+	switch g.logFormat {
+	case "text":
+		h = slog.NewTextHandler(stderr, opts)
+	case "json":
+		h = slog.NewJSONHandler(stderr, opts)
+	default:
+		return nil, fmt.Errorf("invalid --log-format %q: use text or json", g.logFormat)
+	}
+	return server.NewLoggers(h, g.logLevel)
+}
+
+var envOption = ff.WithEnvVarPrefix("KMIRROR")
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	serveCmd := newServeCommand(stderr)
+	migrateCmd := newMigrateCommand(stdout, stderr)
+	versionCmd := &ffcli.Command{
+		Name:       "version",
+		ShortUsage: "kmirror version",
+		ShortHelp:  "print the build",
+		Exec: func(context.Context, []string) error {
+			fmt.Fprintf(stdout, "kmirror %s (Kafka Connect REST API %s, commit %s, %s)\n",
+				server.Version, server.ConnectVersion, server.Commit(), runtime.Version())
+			return nil
+		},
+	}
+	root := &ffcli.Command{
+		Name:        "kmirror",
+		ShortUsage:  "kmirror <serve|migrate|health|version> [flags]",
+		ShortHelp:   "MirrorMaker 2 as a service",
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), versionCmd},
+		Exec: func(context.Context, []string) error {
+			return errors.New("missing command: use serve, migrate or version (see kmirror -h)")
+		},
+	}
+	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
+	root.FlagSet.SetOutput(stderr)
+	return root.ParseAndRun(ctx, args)
+}
+
+func newServeCommand(stderr io.Writer) *ffcli.Command {
+	fs := flag.NewFlagSet("kmirror serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g globals
+	g.register(fs)
+	listen := fs.String("listen", ":8083", "HTTP listen address of the REST API (KMIRROR_LISTEN)")
+	workerID := fs.String("worker-id", "", "this worker's id in statuses; default: host:port of --advertised-url (KMIRROR_WORKER_ID)")
+	advertised := fs.String("advertised-url", "", "URL other workers and clients use to reach this one; default http://<hostname>:<port> (KMIRROR_ADVERTISED_URL)")
+	dbTimeout := fs.Duration("database-timeout", 30*time.Second, "how long to wait for an unreachable database at start-up (KMIRROR_DATABASE_TIMEOUT)")
+	return &ffcli.Command{
+		Name:       "serve",
+		ShortUsage: "kmirror serve [flags]",
+		ShortHelp:  "run a kmirror worker: the Kafka Connect REST API and the replication runtime",
+		FlagSet:    fs,
+		Options:    []ff.Option{envOption},
+		Exec: func(ctx context.Context, _ []string) error {
+			loggers, err := g.loggers(stderr)
+			if err != nil {
+				return err
+			}
+			return server.Run(ctx, server.Config{
+				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
+				Loggers: loggers, DatabaseTimeout: *dbTimeout,
+			})
+		},
+	}
+}
+
+func newMigrateCommand(stdout, stderr io.Writer) *ffcli.Command {
+	fs := flag.NewFlagSet("kmirror migrate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var g globals
+	g.register(fs)
+	open := func(ctx context.Context) (*store.Store, error) {
+		loggers, err := g.loggers(stderr)
+		if err != nil {
+			return nil, err
+		}
+		return store.Open(ctx, g.databaseURL, loggers.Logger("kmirror.store"), store.OpenOptions{})
+	}
+	up := &ffcli.Command{
+		Name:       "up",
+		ShortUsage: "kmirror migrate up [flags]",
+		ShortHelp:  "apply every pending migration",
+		FlagSet:    fs,
+		Options:    []ff.Option{envOption},
+		Exec: func(ctx context.Context, _ []string) error {
+			s, err := open(ctx)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			n, err := s.Migrate(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "applied %d migration(s)\n", n)
+			return nil
+		},
+	}
+	status := &ffcli.Command{
+		Name:       "status",
+		ShortUsage: "kmirror migrate status [flags]",
+		ShortHelp:  "show the schema version and pending migrations",
+		FlagSet:    fs,
+		Options:    []ff.Option{envOption},
+		Exec: func(ctx context.Context, _ []string) error {
+			s, err := open(ctx)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			st, err := s.MigrationStatus(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "schema version %d of %d\n", st.Current, st.Latest)
+			for _, p := range st.Pending {
+				fmt.Fprintf(stdout, "pending: %s\n", p)
+			}
+			if st.Current > st.Latest {
+				return fmt.Errorf("%w: run a newer kmirror", store.ErrSchemaTooNew)
+			}
+			return nil
+		},
+	}
+	return &ffcli.Command{
+		Name:        "migrate",
+		ShortUsage:  "kmirror migrate <up|status> [flags]",
+		ShortHelp:   "manage the database schema",
+		Subcommands: []*ffcli.Command{up, status},
+		Exec: func(context.Context, []string) error {
+			return errors.New("missing subcommand: use migrate up or migrate status")
+		},
+	}
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// Config is everything `kmirror serve` needs.
+type Config struct {
+	Listen        string // HTTP listen address, e.g. ":8083"
+	DatabaseURL   string
+	WorkerID      string // defaults to the advertised host:port
+	AdvertisedURL string // how other workers and clients reach this one; defaults from Listen and the hostname
+	Loggers       *Loggers
+
+	// DatabaseTimeout bounds how long start-up waits for an unreachable database (30s when zero).
+	DatabaseTimeout time.Duration
+	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
+	Runtime tasks.Config
+	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
+	Ready func(addr string)
+}
+
+// Run starts kmirror — database, migrations, task runtime and REST API — and serves until ctx is done. It then
+// stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
+func Run(ctx context.Context, cfg Config) error {
+	log := cfg.Loggers.Logger("kmirror.server")
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
+	}
+	defer ln.Close()
+	if cfg.AdvertisedURL == "" {
+		cfg.AdvertisedURL = defaultAdvertisedURL(ln.Addr())
+	}
+	if cfg.WorkerID == "" {
+		u, err := url.Parse(cfg.AdvertisedURL)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("advertised URL %q is not a URL like http://host:8083", cfg.AdvertisedURL)
+		}
+		cfg.WorkerID = u.Host
+	}
+
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		return fmt.Errorf("migrate database: %w", err)
+	}
+	if applied > 0 {
+		log.Info("applied database migrations", "count", applied)
+	}
+	clusterID, err := st.ClusterID(ctx)
+	if err != nil {
+		return err
+	}
+
+	rtCfg := cfg.Runtime
+	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger)
+	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
+	rt := tasks.New(rtCfg)
+
+	router := chi.NewRouter()
+	router.Mount("/", api.New(api.Config{
+		Store: st,
+		Info: func(context.Context) (api.ServerInfo, error) {
+			return api.ServerInfo{Version: ConnectVersion, Commit: Commit(), ClusterID: clusterID}, nil
+		},
+		Health:  healthCheck(st, rt),
+		Loggers: cfg.Loggers,
+		Logger:  cfg.Loggers.Logger("kmirror.api"),
+	}))
+	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		log.Info("serving the Kafka Connect REST API", "address", ln.Addr().String(), "worker_id", cfg.WorkerID,
+			"advertised_url", cfg.AdvertisedURL, "version", Version)
+		if cfg.Ready != nil {
+			cfg.Ready(ln.Addr().String())
+		}
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serve HTTP: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdownCtx)
+	})
+	g.Go(func() error { return rt.Run(gctx) })
+	g.Go(func() error {
+		applyClusterLoggerLevels(gctx, st, cfg.Loggers, log)
+		return nil
+	})
+	err = g.Wait()
+	log.Info("stopped")
+	return err
+}
+
+func defaultAdvertisedURL(addr net.Addr) string {
+	host, port, _ := net.SplitHostPort(addr.String())
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		if h, err := os.Hostname(); err == nil && h != "" {
+			host = h
+		} else {
+			host = "localhost"
+		}
+	}
+	p, _ := strconv.Atoi(port)
+	return fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(p)))
+}
+
+// healthCheck answers GET /health in KIP-1017's terms: starting until the runtime has joined the cluster,
+// unhealthy when the database does not answer within Connect's 10 s, healthy otherwise.
+func healthCheck(st *store.Store, rt *tasks.Runtime) func(ctx context.Context) api.Health {
+	return func(ctx context.Context) api.Health {
+		if !rt.Ready() {
+			return api.Health{Code: http.StatusServiceUnavailable, Status: "starting",
+				Message: "Worker is still starting up."}
+		}
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if err := st.Ping(ctx); err != nil {
+			return api.Health{Code: http.StatusInternalServerError, Status: "unhealthy",
+				Message: "Worker was unable to handle this request and may be unable to handle other requests. Database: " + err.Error()}
+		}
+		return api.Health{Code: http.StatusOK, Status: "healthy",
+			Message: "Worker has completed startup and is ready to handle requests."}
+	}
+}
+
+// applyClusterLoggerLevels applies logger levels set with scope=cluster on any worker to this one.
+func applyClusterLoggerLevels(ctx context.Context, st *store.Store, loggers *Loggers, log *slog.Logger) {
+	ticker := time.NewTicker(3 * time.Second)
+	defer ticker.Stop()
+	var applied int64
+	for {
+		levels, err := st.LoggerLevels(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("read cluster logger levels", "error", err)
+		}
+		threshold := applied
+		for _, l := range levels {
+			if l.LastModified > threshold {
+				if _, err := loggers.SetAt(l.Logger, l.Level, l.LastModified); err != nil {
+					log.Warn("apply cluster logger level", "logger", l.Logger, "error", err)
+				}
+				applied = max(applied, l.LastModified)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+	}
+}
