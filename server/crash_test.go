@@ -114,7 +114,20 @@ func TestSourceSurvivesKill(t *testing.T) {
 	require.NoError(t, <-produced)
 
 	startProcess(t, bin, dbURL, addr)
-	got := awaitCount(t, prefixA, topics, len(all), 3*time.Minute)
+	// Re-sent records count twice, so wait for every distinct record rather than for a record count.
+	var got map[partitionKey][]kafkatest.Record
+	require.Eventually(t, func() bool {
+		got = readRemote(t, prefixA, topics)
+		distinct := 0
+		for _, rs := range got {
+			seen := map[string]bool{}
+			for _, r := range rs {
+				seen[string(r.Headers[0].Value)] = true
+			}
+			distinct += len(seen)
+		}
+		return distinct >= len(all)
+	}, 3*time.Minute, 500*time.Millisecond, "every record replicated after the restart")
 
 	dups := 0
 	for key, want := range groupByPartition(all) {

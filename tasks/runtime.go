@@ -57,6 +57,9 @@ func (r *Runtime) Run(ctx context.Context) error {
 	}
 	log := cfg.Logger.With("worker_id", cfg.WorkerID)
 	if err := cfg.Store.HeartbeatWorker(ctx, cfg.WorkerID, cfg.URL); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before it joined: nothing was started
+		}
 		return err
 	}
 
