@@ -69,6 +69,11 @@ type sourcePlanner struct {
 
 	noSourceAuthorizer bool // the source said it has no authorizer; logged once at info
 	noTargetAuthorizer bool // the same for the target
+
+	// problems are the remote topics the target refused to create or grow, by remote topic: their partitions
+	// cannot be replicated, so the connector's status says so until a later round succeeds.
+	problems map[string]string
+	reported string // the notice last shown in the connector's status
 }
 
 func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error) {

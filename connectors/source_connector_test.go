@@ -30,6 +30,7 @@ type plannerEnv struct {
 	mu      sync.Mutex
 	running bool
 	sets    [][]map[string]string
+	notice  string
 }
 
 func (e *plannerEnv) Running(context.Context) error {
@@ -48,6 +49,19 @@ func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]stri
 	}
 	e.sets = append(e.sets, set)
 	return nil
+}
+
+func (e *plannerEnv) Report(_ context.Context, notice string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.notice = notice
+	return nil
+}
+
+func (e *plannerEnv) currentNotice() string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.notice
 }
 
 func (e *plannerEnv) Logger() *slog.Logger { return e.log }
@@ -506,3 +520,19 @@ func TestSourceConnectorACLSyncWithoutAuthorizer(t *testing.T) {
 }
 
 var _ tasks.ConnectorEnv = (*plannerEnv)(nil)
+
+// A remote topic the target refuses to create is not a silent warning: the connector's status says which
+// topic cannot be replicated and why, until the problem is gone.
+func TestSourceConnectorReportsRemoteTopicItCannotCreate(t *testing.T) {
+	t.Parallel()
+	base := "kmsrc-" + plannerRandom()
+	config := plannerConfig(t, base+".*")
+	config["replication.factor"] = "3" // the harness clusters have one broker
+	topics := plannerTopics(t, base, func(s string) string { return "A." + s }, map[string]int{"a": 2}, nil)
+	p := startPlanner(t, config)
+	remote := "A." + topics["a"]
+	awaitPlanner(t, "a notice about the remote topic", func() bool {
+		n := p.env.currentNotice()
+		return strings.Contains(n, "remote topic "+remote+" could not be created on B") && strings.Contains(n, "replication factor")
+	})
+}

@@ -394,6 +394,9 @@ func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
 		r.log.Warn("consumer error", "topic", pe.Topic, "partition", pe.Partition, "error", pe.Err)
 		return nil
 	}
+	if kafka.IsOffsetOutOfRange(err) {
+		return r.outOfRange(consumer, nil)
+	}
 	if kafka.IsAuthorization(err) {
 		return fmt.Errorf("read from %s: %w", r.sourceAlias, err)
 	}
@@ -405,31 +408,49 @@ func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
 	return nil
 }
 
-// outOfRange handles a partition whose next offset is no longer in the source log. The records between are
-// lost to replication; the task says so in its status and the log, then continues where the consumer's
-// auto.offset.reset says (MM2's default: earliest), or fails when it is none.
-func (r *sourceRun) outOfRange(consumer *kafka.Consumer, pe *kafka.PartitionError) error {
-	p := lookup(r.bySource, pe.Topic, pe.Partition)
-	if p == nil {
-		return nil
+// outOfRange handles a fetch position that is no longer in the source log. librdkafka does not always say
+// which partition it was (the error can arrive as a client-wide event), so every assigned partition whose
+// next offset lies outside its log is handled. The records in between are lost to replication: the task says
+// so in its status and the log, then continues where the consumer's auto.offset.reset says (MM2's default:
+// earliest), or fails when it is none.
+func (r *sourceRun) outOfRange(consumer *kafka.Consumer, only *kafka.PartitionError) error {
+	for _, p := range r.parts {
+		if only != nil && (p.tp.Topic != only.Topic || p.tp.Partition != only.Partition) {
+			continue
+		}
+		want := p.next
+		if want < 0 {
+			acked, _ := p.progress()
+			if acked < 0 {
+				continue // started from the log's beginning or end: nothing can be missing
+			}
+			want = acked + 1
+		}
+		low, high, err := consumer.Watermarks(p.tp.Topic, p.tp.Partition, 10*time.Second)
+		if err != nil {
+			if kafka.IsUnknownTopic(err) {
+				continue
+			}
+			return &pipelineError{err: err}
+		}
+		if want >= low && want <= high {
+			continue
+		}
+		if err := r.skipGap(consumer, p, want, low, high); err != nil {
+			return err
+		}
 	}
-	want := pe.Offset
-	if want < 0 {
-		acked, _ := p.progress()
-		want = acked + 1
-	}
-	low, high, err := consumer.Watermarks(pe.Topic, pe.Partition, 10*time.Second)
-	if err != nil {
-		return &pipelineError{err: err}
-	}
+	return nil
+}
+
+func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, low, high int64) error {
 	var what string
-	switch {
-	case want < low:
+	if want < low {
 		what = fmt.Sprintf("records %d to %d of %s topic %s partition %d were deleted (retention) before they were replicated",
-			want, low-1, r.sourceAlias, pe.Topic, pe.Partition)
-	default:
+			want, low-1, r.sourceAlias, p.tp.Topic, p.tp.Partition)
+	} else {
 		what = fmt.Sprintf("%s topic %s partition %d now ends at offset %d, before the next offset to replicate (%d): the topic was re-created or truncated",
-			r.sourceAlias, pe.Topic, pe.Partition, high, want)
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, high, want)
 	}
 	if r.resetPolicy == "error" {
 		return fmt.Errorf("%s; the consumer's auto.offset.reset is none, so the task stops: move the connector's offset with PATCH /connectors/%s/offsets to continue", what, r.t.id.Connector)
@@ -439,11 +460,12 @@ func (r *sourceRun) outOfRange(consumer *kafka.Consumer, pe *kafka.PartitionErro
 		next = high
 	}
 	msg := fmt.Sprintf("DATA NOT REPLICATED: %s; continuing at offset %d (auto.offset.reset=%s)", what, next, r.resetPolicy)
-	r.log.Error(msg, "topic", pe.Topic, "partition", pe.Partition)
-	r.notice(fmt.Sprintf("gap:%s-%d:%d", pe.Topic, pe.Partition, want), msg)
-	if err := consumer.Seek(pe.Topic, pe.Partition, next); err != nil {
+	r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition)
+	r.notice(fmt.Sprintf("gap:%s-%d:%d", p.tp.Topic, p.tp.Partition, want), msg)
+	if err := consumer.Seek(p.tp.Topic, p.tp.Partition, next); err != nil {
 		return &pipelineError{err: err}
 	}
+	p.next = next
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"strconv"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -161,6 +162,9 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 		return err
 	}
 	r.growRemoteTopics(ctx, topics)
+	if err := r.reportProblems(ctx, topics); err != nil {
+		return err
+	}
 
 	order := stablePartitionOrder(r.order, topics)
 	if added, removed := partitionChanges(r.order, order); r.planned && (added > 0 || removed > 0) {
@@ -236,8 +240,45 @@ func (r *sourcePlanner) createRemoteTopics(ctx context.Context, topics map[strin
 			r.remoteTopics[nt.Name] = nt.Partitions
 		default:
 			r.log.Warn("could not create remote topic", "topic", nt.Name, "cluster", r.targetAlias, "error", err)
+			r.problem(nt.Name, fmt.Sprintf("remote topic %s could not be created on %s, so its records are not replicated: %v", nt.Name, r.targetAlias, err))
 		}
 	}
+	return nil
+}
+
+// problem records why a remote topic cannot take its source's records.
+func (r *sourcePlanner) problem(remote, text string) {
+	if r.problems == nil {
+		r.problems = map[string]string{}
+	}
+	r.problems[remote] = text
+}
+
+// reportProblems drops the problems of remote topics that now exist with enough partitions (or whose source
+// topic is gone) and shows the rest in the connector's status.
+func (r *sourcePlanner) reportProblems(ctx context.Context, topics map[string]int) error {
+	live := make(map[string]int, len(topics))
+	for t, n := range topics {
+		live[r.remoteName(t)] = n
+	}
+	for remote := range r.problems {
+		want, replicated := live[remote]
+		if have, ok := r.remoteTopics[remote]; !replicated || (ok && have >= want) {
+			delete(r.problems, remote)
+		}
+	}
+	var lines []string
+	for _, remote := range slices.Sorted(maps.Keys(r.problems)) {
+		lines = append(lines, r.problems[remote])
+	}
+	notice := strings.Join(lines, "\n")
+	if notice == r.reported {
+		return nil
+	}
+	if err := r.env.Report(ctx, notice); err != nil {
+		return err
+	}
+	r.reported = notice
 	return nil
 }
 
@@ -261,6 +302,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 			// Already grown by someone else: the metadata was older than the topic.
 		default:
 			r.log.Warn("could not grow remote topic", "topic", name, "partitions", want, "cluster", r.targetAlias, "error", err)
+			r.problem(name, fmt.Sprintf("remote topic %s on %s could not grow to %d partitions, so its new partitions are not replicated: %v", name, r.targetAlias, want, err))
 		}
 	}
 }

@@ -40,6 +40,9 @@ type ConnectorEnv interface {
 	// SetTaskConfigs publishes the connector's task set. Tasks whose config changed are restarted. ErrFenced
 	// means the instance lost its assignment and must stop.
 	SetTaskConfigs(ctx context.Context, configs []map[string]string) error
+	// Report keeps the connector RUNNING and shows notice as its status trace (empty clears it), for problems
+	// an operator must fix while the rest goes on, such as a remote topic the target refuses to create.
+	Report(ctx context.Context, notice string) error
 	Logger() *slog.Logger
 }
 

@@ -29,6 +29,10 @@ func (e *connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]
 	return nil
 }
 
+func (e *connectorEnv) Report(ctx context.Context, notice string) error {
+	return e.w.putStatus(ctx, e.work, store.StateRunning, notice)
+}
+
 func (e *connectorEnv) Logger() *slog.Logger { return e.log }
 
 // taskEnv is the TaskEnv of one task run.

@@ -273,3 +273,21 @@ func (a *Admin) ClusterID(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// DeleteRecordsBefore deletes the records of a partition below offset, as retention would (used by tests and
+// tools; kmirror never deletes source data).
+func (a *Admin) DeleteRecordsBefore(ctx context.Context, topic string, partition int32, offset int64) error {
+	ctx, cancel := a.ctx(ctx)
+	defer cancel()
+	res, err := a.a.DeleteRecords(ctx, []ckafka.TopicPartition{{Topic: &topic, Partition: partition, Offset: ckafka.Offset(offset)}},
+		ckafka.SetAdminRequestTimeout(a.Timeout))
+	if err != nil {
+		return fmt.Errorf("delete records of %s [%d] before %d: %w", topic, partition, offset, err)
+	}
+	for _, r := range res.DeleteRecordsResults {
+		if r.TopicPartition.Error != nil {
+			return fmt.Errorf("delete records of %s [%d] before %d: %w", topic, partition, offset, r.TopicPartition.Error)
+		}
+	}
+	return nil
+}

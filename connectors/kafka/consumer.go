@@ -54,9 +54,16 @@ func (c *Consumer) Assign(starts []Start) error {
 	return nil
 }
 
-// Seek moves one assigned partition to offset.
+// Seek moves one assigned partition to offset. A partition whose fetch stopped on an error (an offset out of
+// range with auto.offset.reset=error) refuses a seek, so it is assigned again at offset instead.
 func (c *Consumer) Seek(topic string, partition int32, offset int64) error {
-	err := c.c.Seek(ckafka.TopicPartition{Topic: &topic, Partition: partition, Offset: ckafka.Offset(offset)}, 0)
+	tp := ckafka.TopicPartition{Topic: &topic, Partition: partition, Offset: ckafka.Offset(offset)}
+	err := c.c.Seek(tp, 0)
+	if hasCode(err, ckafka.ErrState) {
+		if err = c.c.IncrementalUnassign([]ckafka.TopicPartition{tp}); err == nil {
+			err = c.c.IncrementalAssign([]ckafka.TopicPartition{tp})
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("seek %s [%d] to %d: %w", topic, partition, offset, err)
 	}

@@ -106,15 +106,22 @@ func Produce(t testing.TB, cluster string, records []Record) {
 	}
 }
 
-// ProduceTo is Produce for goroutines that cannot fail a test themselves.
-func ProduceTo(bootstrap string, records []Record) error {
+// ProduceTo is Produce for goroutines that cannot fail a test themselves. extra overrides producer properties
+// (librdkafka names).
+func ProduceTo(bootstrap string, records []Record, extra ...map[string]string) error {
 	var mu sync.Mutex
 	var failed []error
 	acked := make(chan struct{}, len(records))
-	p, err := kafka.NewProducer(map[string]string{
+	props := map[string]string{
 		"bootstrap.servers": bootstrap, "enable.idempotence": "true", "linger.ms": "5",
 		"queue.buffering.max.messages": "0", "queue.buffering.max.kbytes": "1048576",
-	}, slog.New(slog.DiscardHandler), func(d kafka.Delivery) {
+	}
+	for _, e := range extra {
+		for k, v := range e {
+			props[k] = v
+		}
+	}
+	p, err := kafka.NewProducer(props, slog.New(slog.DiscardHandler), func(d kafka.Delivery) {
 		if d.Err != nil {
 			mu.Lock()
 			failed = append(failed, d.Err)
