@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/kmirror/kmirror/connectors/configdef"
 )
 
 // Some of Connect's error messages print a java.util.HashMap with its toString ("{k1=v1, k2=v2}"), and a
@@ -112,7 +114,7 @@ func javaValueString(v any) string {
 	case int64:
 		return strconv.FormatInt(v, 10)
 	case float64:
-		return javaDoubleString(v)
+		return configdef.JavaDouble(v)
 	case *jsonObject:
 		return javaMapString(v.keys, hashMapGrownCapacity(len(v.keys)), func(k string) string { return javaValueString(v.values[k]) })
 	case []any:
@@ -124,40 +126,4 @@ func javaValueString(v any) string {
 	default:
 		return "?"
 	}
-}
-
-// javaDoubleString is Java's Double.toString: plain notation with at least one fractional digit between 10^-3
-// and 10^7, computerized scientific notation ("1.0E7", "1.5E-4") outside, shortest round-tripping digits.
-func javaDoubleString(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	case f == 0:
-		if math.Signbit(f) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	sign := ""
-	if f < 0 {
-		sign, f = "-", -f
-	}
-	if f >= 1e-3 && f < 1e7 {
-		s := strconv.FormatFloat(f, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return sign + s
-	}
-	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddde±XX
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return sign + mant + "E" + strconv.Itoa(e)
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/configdef"
 )
 
 // The expected strings were printed by Java 25 (java.util.HashMap.toString, Double.toString).
@@ -68,6 +70,6 @@ func TestJavaDoubleString(t *testing.T) {
 		100.0: "100.0", 1.5: "1.5", 0.001: "0.001", 0.0001: "1.0E-4", 1e7: "1.0E7", 9999999.0: "9999999.0",
 		1.0e20: "1.0E20", -2.5e-5: "-2.5E-5", tenth + fifth: "0.30000000000000004", 123456.789: "123456.789",
 	} {
-		require.Equal(t, want, javaDoubleString(f), "%v", f)
+		require.Equal(t, want, configdef.JavaDouble(f), "%v", f)
 	}
 }

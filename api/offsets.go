@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/kmirror/kmirror/connectors/configdef"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/store"
 )
@@ -196,7 +197,7 @@ func normalizeValue(v any) any {
 	f, err := n.Float64()
 	if math.IsInf(f, 0) {
 		// Jackson reads an out-of-range double as Infinity and the converter writes it back as a string.
-		return javaDoubleString(f)
+		return configdef.JavaDouble(f)
 	}
 	if err != nil {
 		return bigInteger(s)
