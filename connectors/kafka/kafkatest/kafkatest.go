@@ -188,13 +188,7 @@ func EndOffsets(t testing.TB, cluster, topic string, partitions int) int64 {
 // and returns them in the order each partition delivered them.
 func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout time.Duration) []Record {
 	t.Helper()
-	c, err := kafka.NewConsumer(map[string]string{
-		"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader", "enable.auto.commit": "false",
-		"enable.auto.offset.store": "false", "isolation.level": "read_uncommitted",
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("create consumer: %v", err)
-	}
+	c := reader(t, cluster)
 	defer c.Close()
 	starts := make([]kafka.Start, partitions)
 	for p := range partitions {
@@ -206,18 +200,9 @@ func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout 
 	var out []Record
 	deadline := time.Now().Add(timeout)
 	for len(out) < want && time.Now().Before(deadline) {
-		r, ok, err := c.Poll(100 * time.Millisecond)
-		if err != nil {
-			if kafka.IsRetriable(err) {
-				continue
-			}
-			t.Fatalf("consume %s: %v", topic, err)
+		if r, ok := next(t, c, topic); ok {
+			out = append(out, r)
 		}
-		if !ok {
-			continue
-		}
-		out = append(out, Record{Topic: r.Topic(), Partition: r.Partition(), Offset: r.Offset(), Key: r.Key(), Value: r.Value(),
-			Headers: r.Headers(), Timestamp: r.Timestamp()})
 	}
 	return out
 }
@@ -225,13 +210,7 @@ func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout 
 // ReadAll reads one partition from its beginning up to the end offset it has when ReadAll starts.
 func ReadAll(t testing.TB, cluster, topic string, partition int32) []Record {
 	t.Helper()
-	c, err := kafka.NewConsumer(map[string]string{
-		"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader", "enable.auto.commit": "false",
-		"enable.auto.offset.store": "false", "isolation.level": "read_uncommitted",
-	}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("create consumer: %v", err)
-	}
+	c := reader(t, cluster)
 	defer c.Close()
 	low, high, err := c.Watermarks(topic, partition, 30*time.Second)
 	if err != nil {
@@ -246,22 +225,45 @@ func ReadAll(t testing.TB, cluster, topic string, partition int32) []Record {
 	var out []Record
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		r, ok, err := c.Poll(100 * time.Millisecond)
-		if err != nil {
-			if kafka.IsRetriable(err) {
-				continue
-			}
-			t.Fatalf("consume %s: %v", topic, err)
-		}
+		r, ok := next(t, c, topic)
 		if !ok {
 			continue
 		}
-		out = append(out, Record{Topic: r.Topic(), Partition: r.Partition(), Offset: r.Offset(), Key: r.Key(), Value: r.Value(),
-			Headers: r.Headers(), Timestamp: r.Timestamp()})
-		if r.Offset() >= high-1 {
+		out = append(out, r)
+		if r.Offset >= high-1 {
 			return out
 		}
 	}
 	t.Fatalf("read %s [%d]: did not reach offset %d within a minute", topic, partition, high)
 	return nil
+}
+
+// reader returns an assign-only consumer of the cluster that reads uncommitted data, as MM2 does.
+func reader(t testing.TB, cluster string) *kafka.Consumer {
+	t.Helper()
+	c, err := kafka.NewConsumer(map[string]string{
+		"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader", "enable.auto.commit": "false",
+		"enable.auto.offset.store": "false", "isolation.level": "read_uncommitted",
+	}, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("create consumer: %v", err)
+	}
+	return c
+}
+
+// next polls once and returns the record, if one arrived; transient errors count as nothing arriving.
+func next(t testing.TB, c *kafka.Consumer, topic string) (Record, bool) {
+	t.Helper()
+	r, ok, err := c.Poll(100 * time.Millisecond)
+	if err != nil {
+		if kafka.IsRetriable(err) {
+			return Record{}, false
+		}
+		t.Fatalf("consume %s: %v", topic, err)
+	}
+	if !ok {
+		return Record{}, false
+	}
+	return Record{Topic: r.Topic(), Partition: r.Partition(), Offset: r.Offset(), Key: r.Key(), Value: r.Value(),
+		Headers: r.Headers(), Timestamp: r.Timestamp()}, true
 }
