@@ -8,8 +8,9 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=0.1.0-dev
+ARG COMMIT=
 RUN CGO_ENABLED=1 go build -trimpath \
-      -ldflags "-s -w -X github.com/kmirror/kmirror/server.Version=${VERSION}" \
+      -ldflags "-s -w -X github.com/kmirror/kmirror/server.Version=${VERSION} -X github.com/kmirror/kmirror/server.commit=${COMMIT}" \
       -o /out/kmirror ./cmd/kmirror
 
 FROM debian:bookworm-slim

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -32,7 +33,8 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "kmirror:", err)
+		// One line: the error chain of a failed connection spans several lines otherwise.
+		fmt.Fprintln(os.Stderr, "kmirror:", strings.Join(strings.Fields(err.Error()), " "))
 		os.Exit(1)
 	}
 }
@@ -84,8 +86,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ShortUsage:  "kmirror <serve|migrate|health|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
 		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), versionCmd},
-		Exec: func(context.Context, []string) error {
-			return errors.New("missing command: use serve, migrate or version (see kmirror -h)")
+		Exec: func(_ context.Context, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown command %q: use serve, migrate, health or version (see kmirror -h)", args[0])
+			}
+			return errors.New("missing command: use serve, migrate, health or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
@@ -184,7 +189,10 @@ func newMigrateCommand(stdout, stderr io.Writer) *ffcli.Command {
 		ShortUsage:  "kmirror migrate <up|status> [flags]",
 		ShortHelp:   "manage the database schema",
 		Subcommands: []*ffcli.Command{up, status},
-		Exec: func(context.Context, []string) error {
+		Exec: func(_ context.Context, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unknown subcommand %q: use migrate up or migrate status", args[0])
+			}
 			return errors.New("missing subcommand: use migrate up or migrate status")
 		},
 	}
