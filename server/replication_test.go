@@ -350,3 +350,46 @@ func TestSourceLifecycleWhileReplicating(t *testing.T) {
 	code, _ = k.do(http.MethodGet, "/connectors/"+name, nil)
 	require.Equal(t, http.StatusNotFound, code)
 }
+
+// TestSourceOffsetsMoveWhereItResumes: PATCH and DELETE /offsets on a stopped connector decide where its tasks
+// resume, in MM2's {cluster, topic, partition} -> {offset} shape.
+func TestSourceOffsetsMoveWhereItResumes(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	prefix := "off" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 1)
+	all := makeRecords(topics, 100, 0)
+	kafkatest.Produce(t, "A", all)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPost, "/connectors", map[string]any{
+		"name": name, "config": mirrorConfig(t, prefix+".*", nil), "initial_state": "STOPPED",
+	})
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "STOPPED", 30*time.Second)
+
+	// Resume after offset 59: the remote topic gets records 60..99 only.
+	code, body = k.do(http.MethodPatch, "/connectors/"+name+"/offsets", map[string]any{"offsets": []any{map[string]any{
+		"partition": map[string]any{"cluster": "A", "topic": topics[0].name, "partition": 0},
+		"offset":    map[string]any{"offset": 59},
+	}}})
+	require.Equal(t, http.StatusOK, code, "%v", body)
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	got := awaitCount(t, prefixA, topics, all[60:], time.Minute)
+	requireExactCopy(t, all[60:], got)
+
+	// DELETE resets them: the task starts over from the beginning (auto.offset.reset=earliest).
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/stop", nil)
+	require.Equal(t, http.StatusNoContent, code)
+	k.awaitStates(name, "STOPPED", 30*time.Second)
+	code, body = k.do(http.MethodDelete, "/connectors/"+name+"/offsets", nil)
+	require.Equal(t, http.StatusOK, code, "%v", body)
+	_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
+	require.Empty(t, offs.(map[string]any)["offsets"])
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	want := append(append([]kafkatest.Record{}, all[60:]...), all...)
+	got = awaitCount(t, prefixA, topics, want, time.Minute)
+	requireExactCopy(t, want, got)
+}
