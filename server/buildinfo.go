@@ -3,11 +3,13 @@ package server
 import (
 	"runtime/debug"
 	"sync"
+
+	"github.com/kmirror/kmirror/api"
 )
 
 // ConnectVersion is the Kafka Connect REST API level kmirror speaks, reported as "version" by GET / because
 // clients (kcctl) gate features on it and parse it as a Kafka version.
-const ConnectVersion = "4.1.1"
+const ConnectVersion = api.ConnectVersion
 
 // Version is kmirror's own release; set with -ldflags "-X github.com/kmirror/kmirror/server.Version=...".
 var Version = "0.1.0-dev"
