@@ -13,21 +13,24 @@ import (
 // maxInflightOffsetSyncs is MM2's cap on offset syncs awaiting acknowledgement (OffsetSyncWriter's semaphore).
 const maxInflightOffsetSyncs = 10
 
-// offsetSyncer emits a source task's offset syncs to the offset-syncs topic, following MM2's rules (the
-// decisions are mirror.OffsetSyncWriter's; this type owns the producer and the in-flight cap). A sync that
-// fails to send is logged and dropped, as in MM2: the next one supersedes it.
+// offsetSyncer sends a source task's offset syncs to the offset-syncs topic. Which syncs to send is decided per
+// partition (mirror.PartitionSyncs, on the delivery path, without a shared lock); this type queues them, keeps
+// MM2's in-flight cap, and owns the producer. A queued sync for a partition is replaced by a newer one in
+// place, as in MM2's pending map. A sync that fails to send is logged and dropped, as in MM2: the next one
+// supersedes it.
 type offsetSyncer struct {
-	writer   *mirror.OffsetSyncWriter
 	producer *kafka.Producer
 	topic    string
 	log      *slog.Logger
 
 	mu       sync.Mutex
+	pending  map[mirror.TopicPartition]mirror.OffsetSync
+	order    []mirror.TopicPartition // pending partitions, oldest first
 	inflight int
 }
 
-func newOffsetSyncer(props map[string]string, topic string, offsetLagMax int64, log *slog.Logger) (*offsetSyncer, error) {
-	s := &offsetSyncer{writer: mirror.NewOffsetSyncWriter(offsetLagMax), topic: topic, log: log}
+func newOffsetSyncer(props map[string]string, topic string, log *slog.Logger) (*offsetSyncer, error) {
+	s := &offsetSyncer{topic: topic, log: log, pending: map[mirror.TopicPartition]mirror.OffsetSync{}}
 	p, err := kafka.NewProducer(props, log, s.delivered)
 	if err != nil {
 		return nil, err
@@ -36,37 +39,38 @@ func newOffsetSyncer(props map[string]string, topic string, offsetLagMax int64, 
 	return s, nil
 }
 
-// record notes that upstream offset of tp was written at downstream offset on the target.
-func (s *offsetSyncer) record(tp mirror.TopicPartition, upstream, downstream int64) {
-	s.writer.Record(tp, upstream, downstream)
-	s.fire()
-}
-
-// promote turns delayed syncs into pending ones, so quiet partitions get an exact sync.
-func (s *offsetSyncer) promote() {
-	s.writer.PromoteDelayed()
+// send queues a sync and sends what the in-flight cap allows.
+func (s *offsetSyncer) send(sync mirror.OffsetSync) {
+	tp := sync.TopicPartition()
+	s.mu.Lock()
+	if _, queued := s.pending[tp]; !queued {
+		s.order = append(s.order, tp)
+	}
+	s.pending[tp] = sync
+	s.mu.Unlock()
 	s.fire()
 }
 
 func (s *offsetSyncer) fire() {
 	s.mu.Lock()
-	room := maxInflightOffsetSyncs - s.inflight
-	if room <= 0 {
-		s.mu.Unlock()
-		return
+	var batch []mirror.OffsetSync
+	for s.inflight < maxInflightOffsetSyncs && len(s.order) > 0 {
+		tp := s.order[0]
+		s.order = s.order[1:]
+		batch = append(batch, s.pending[tp])
+		delete(s.pending, tp)
+		s.inflight++
 	}
-	syncs := s.writer.TakePending(room)
-	s.inflight += len(syncs)
 	s.mu.Unlock()
-	for _, sync := range syncs {
-		if err := s.send(sync); err != nil {
+	for _, sync := range batch {
+		if err := s.produce(sync); err != nil {
 			s.log.Warn("offset sync not sent", "topic", sync.Topic, "partition", sync.Partition, "error", err)
 			s.release()
 		}
 	}
 }
 
-func (s *offsetSyncer) send(sync mirror.OffsetSync) error {
+func (s *offsetSyncer) produce(sync mirror.OffsetSync) error {
 	key, err := sync.Key()
 	if err != nil {
 		return err
@@ -92,12 +96,12 @@ func (s *offsetSyncer) release() {
 	s.mu.Unlock()
 }
 
-// flush waits until every pending and in-flight sync has been sent, or ctx ends.
+// flush waits until every queued and in-flight sync has been sent, or ctx ends.
 func (s *offsetSyncer) flush(ctx context.Context) {
 	for ctx.Err() == nil {
 		s.fire()
 		s.mu.Lock()
-		idle := s.inflight == 0 && s.writer.Pending() == 0
+		idle := s.inflight == 0 && len(s.order) == 0
 		s.mu.Unlock()
 		if idle {
 			return

@@ -16,9 +16,10 @@ type sourcePartition struct {
 
 	mu        sync.Mutex
 	inflight  offsetRing
-	acked     int64 // last source offset the target acknowledged; -1 before the first
-	delivered bool  // the target acknowledged at least one record in this run (for topic tracking)
-	broken    bool  // a delivery failed: acked must not move past the failed record until the pipeline restarts
+	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
+	acked     int64                  // last source offset the target acknowledged; -1 before the first
+	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
+	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
 
 	// Owned by the poll loop.
 	next int64 // the next source offset the consumer should return; -1 until known
@@ -30,6 +31,13 @@ type sourcePartition struct {
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64) *sourcePartition {
 	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1}
+}
+
+// withOffsetSyncs starts the partition's offset-sync state over, as MM2 does for every task start.
+func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
+	p.mu.Lock()
+	p.syncs = mirror.NewPartitionSyncs(p.tp, offsetLagMax)
+	p.mu.Unlock()
 }
 
 // forwarded records that the record at offset is on its way to the target.
@@ -46,17 +54,32 @@ func (p *sourcePartition) unforward() {
 	p.mu.Unlock()
 }
 
-// ack records a successful delivery and returns the source offset it was for. After a failed delivery the
-// partition stops advancing: a later record that did arrive must not let a restart skip the failed one.
-func (p *sourcePartition) ack() (int64, bool) {
+// ack records that the target acknowledged the oldest forwarded record at downstream, and returns the offset
+// sync to send now, if the offset-sync rules ask for one. After a failed delivery the partition stops
+// advancing: a later record that did arrive must not let a restart skip the failed one.
+func (p *sourcePartition) ack(downstream int64) (mirror.OffsetSync, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	off, ok := p.inflight.pop()
-	if ok && !p.broken {
-		p.acked = off
-		p.delivered = true
+	if !ok || p.broken {
+		return mirror.OffsetSync{}, false
 	}
-	return off, ok && !p.broken
+	p.acked = off
+	p.delivered = true
+	if p.syncs == nil {
+		return mirror.OffsetSync{}, false
+	}
+	return p.syncs.Record(off, downstream)
+}
+
+// delayedSync returns the partition's latest offset sync that was not sent yet, if any.
+func (p *sourcePartition) delayedSync() (mirror.OffsetSync, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.syncs == nil {
+		return mirror.OffsetSync{}, false
+	}
+	return p.syncs.TakeDelayed()
 }
 
 // fail records a failed delivery and returns the source offset it was for.

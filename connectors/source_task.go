@@ -210,11 +210,14 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 
 	var syncs *offsetSyncer
 	if r.syncTopic != "" {
-		syncs, err = newOffsetSyncer(r.syncProps, r.syncTopic, r.offsetLagMax, r.log)
+		syncs, err = newOffsetSyncer(r.syncProps, r.syncTopic, r.log)
 		if err != nil {
 			return err
 		}
 		defer syncs.close()
+		for _, p := range r.parts {
+			p.withOffsetSyncs(r.offsetLagMax)
+		}
 	}
 	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) })
 	if err != nil {
@@ -263,7 +266,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancelFinal()
 	if syncs != nil {
-		syncs.promote()
+		r.promoteSyncs(syncs)
 		syncs.flush(finalCtx)
 	}
 	if err := r.commit(finalCtx); err != nil && commitErr == nil && !errors.Is(err, context.Canceled) {
@@ -372,9 +375,8 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.failure.CompareAndSwap(nil, &err)
 		return
 	}
-	upstream, ok := p.ack()
-	if ok && syncs != nil {
-		syncs.record(p.tp, upstream, d.Offset)
+	if sync, now := p.ack(d.Offset); now {
+		syncs.send(sync)
 	}
 }
 
@@ -482,7 +484,7 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 			return nil
 		case <-promote.C:
 			if syncs != nil {
-				syncs.promote()
+				r.promoteSyncs(syncs)
 			}
 		case <-tick.C:
 			if err := r.commit(ctx); err != nil {
@@ -491,6 +493,16 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 				}
 				r.log.Warn("commit offsets failed, will retry", "error", err)
 			}
+		}
+	}
+}
+
+// promoteSyncs sends every partition's delayed offset sync, so that quiet partitions get an exact sync for
+// their last record (MM2 promotes delayed syncs on each offset flush).
+func (r *sourceRun) promoteSyncs(syncs *offsetSyncer) {
+	for _, p := range r.parts {
+		if sync, ok := p.delayedSync(); ok {
+			syncs.send(sync)
 		}
 	}
 }

@@ -96,6 +96,44 @@ func (w *OffsetSyncWriter) Forget(tp TopicPartition) {
 	w.delayed.remove(tp)
 }
 
+// PartitionSyncs applies the emission rules to one partition without any shared state, for a caller that
+// already serialises a partition's deliveries (a source task does, per partition) and wants the per-record
+// decision off any lock: Record says whether the sync must be sent now, and otherwise keeps it as the
+// partition's delayed sync until TakeDelayed. It behaves as OffsetSyncWriter does for that partition.
+type PartitionSyncs struct {
+	tp         TopicPartition
+	state      partitionState
+	delayed    OffsetSync
+	hasDelayed bool
+}
+
+// NewPartitionSyncs returns the emission state of tp for offset.lag.max = offsetLagMax.
+func NewPartitionSyncs(tp TopicPartition, offsetLagMax int64) *PartitionSyncs {
+	return &PartitionSyncs{tp: tp, state: *newPartitionState(offsetLagMax)}
+}
+
+// Record notes that the target acknowledged upstream offset upstream at downstream offset downstream. It
+// returns the sync to send now, or false when the sync is only kept as the delayed one.
+func (p *PartitionSyncs) Record(upstream, downstream int64) (OffsetSync, bool) {
+	offsetSync := OffsetSync{Topic: p.tp.Topic, Partition: p.tp.Partition, UpstreamOffset: upstream, DownstreamOffset: downstream}
+	if p.state.update(upstream, downstream) {
+		p.state.reset()
+		p.hasDelayed = false
+		return offsetSync, true
+	}
+	p.delayed, p.hasDelayed = offsetSync, true
+	return OffsetSync{}, false
+}
+
+// TakeDelayed returns and clears the delayed sync (OffsetSyncWriter.PromoteDelayed for this partition).
+func (p *PartitionSyncs) TakeDelayed() (OffsetSync, bool) {
+	if !p.hasDelayed {
+		return OffsetSync{}, false
+	}
+	p.hasDelayed = false
+	return p.delayed, true
+}
+
 // partitionState is MM2's OffsetSyncWriter.PartitionState, kept separate so its vectors can be ported
 // as they are written upstream.
 type partitionState struct {

@@ -257,3 +257,32 @@ func TestOffsetSyncWriterConcurrentUse(t *testing.T) {
 		require.Equal(t, int64(999), last[TopicPartition{"t", p}])
 	}
 }
+
+// PartitionSyncs must decide exactly as OffsetSyncWriter does for one partition.
+func TestPartitionSyncsAgreesWithWriter(t *testing.T) {
+	tp := TopicPartition{Topic: "t", Partition: 3}
+	w := NewOffsetSyncWriter(10)
+	p := NewPartitionSyncs(tp, 10)
+	steps := [][2]int64{{0, 0}, {1, 1}, {2, 2}, {5, 3}, {6, 4}, {7, 20}, {8, 21}, {9, 22}, {10, 2}, {11, 3}}
+	for i := int64(12); i < 60; i++ {
+		steps = append(steps, [2]int64{i, i})
+	}
+	for i, s := range steps {
+		w.Record(tp, s[0], s[1])
+		wantNow := w.TakePending(1)
+		got, now := p.Record(s[0], s[1])
+		require.Equal(t, len(wantNow) == 1, now, "step %d %v", i, s)
+		if now {
+			require.Equal(t, wantNow[0], got, "step %d", i)
+		}
+		if i%7 == 6 {
+			w.PromoteDelayed()
+			wantDelayed := w.TakePending(1)
+			gotDelayed, ok := p.TakeDelayed()
+			require.Equal(t, len(wantDelayed) == 1, ok, "promotion at step %d", i)
+			if ok {
+				require.Equal(t, wantDelayed[0], gotDelayed)
+			}
+		}
+	}
+}
