@@ -135,10 +135,14 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if r.producerProps, err = t.cfg.clientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
 		return nil, err
 	}
+	pipelineDefaults(r.consumerProps, r.producerProps)
 	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
 		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, index); err != nil {
 			return nil, err
 		}
+		// Offset syncs are read by checkpointing, minutes apart; batching them for 100 ms lets a newer sync
+		// replace a queued one (as in MM2's pending map) instead of costing the source cluster a request each.
+		setDefault(r.syncProps, "100", "linger.ms", "queue.buffering.max.ms")
 		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
 		if t.cfg.values.String("offset-syncs.topic.location") == "target" {
 			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
@@ -160,6 +164,28 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
 	}
 	return r, nil
+}
+
+// pipelineDefaults bounds a task's memory where the user said nothing: librdkafka would otherwise let a
+// producer queue grow to 1 GiB and each consumer prefetch 64 MiB. The producer gets Java's buffer.memory
+// default (32 MiB) with no message-count cap, so bytes alone bound it as in Java; the consumer prefetches
+// 16 MiB and, when that is full, retries after 10 ms rather than librdkafka's 1 s, which would stall the
+// pipeline whenever the target is a little slower than the source.
+func pipelineDefaults(consumer, producer map[string]string) {
+	setDefault(producer, "32768", "queue.buffering.max.kbytes")
+	setDefault(producer, "0", "queue.buffering.max.messages")
+	setDefault(consumer, "16384", "queued.max.messages.kbytes")
+	setDefault(consumer, "10", "fetch.queue.backoff.ms")
+}
+
+// setDefault sets props[names[0]] to value unless the user set it under any of its librdkafka names.
+func setDefault(props map[string]string, value string, names ...string) {
+	for _, n := range names {
+		if _, ok := props[n]; ok {
+			return
+		}
+	}
+	props[names[0]] = value
 }
 
 func place(s []*sourcePartition, p *sourcePartition) []*sourcePartition {
