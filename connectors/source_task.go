@@ -89,6 +89,8 @@ type sourceRun struct {
 
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 
+	forwardedTotal, ackedTotal atomic.Int64 // records handed to the producer / acknowledged, for progress logs
+
 	noticeMu   sync.Mutex
 	notices    map[string]string
 	hasNotices atomic.Bool // lets the hot path skip the lock when there is nothing to clear
@@ -273,6 +275,11 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		return err
 	}
 	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias)
+	if r.log.Enabled(ctx, slog.LevelDebug) {
+		for _, s := range starts {
+			r.log.Debug("partition starts", "topic", s.Topic, "partition", s.Partition, "offset", s.Offset)
+		}
+	}
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
 	committerDone := make(chan error, 1)
@@ -349,6 +356,7 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		off := rec.Offset()
 		p.next = off + 1
 		p.forwarded(off)
+		r.forwardedTotal.Add(1)
 		if err := r.forward(ctx, producer, rec, p); err != nil {
 			p.unforward()
 			if errors.Is(err, errAbandoned) {
@@ -401,6 +409,7 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.failure.CompareAndSwap(nil, &err)
 		return
 	}
+	r.ackedTotal.Add(1)
 	if sync, now := p.ack(d.Offset); now {
 		syncs.send(sync)
 	}
@@ -429,6 +438,7 @@ func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
 		return fmt.Errorf("read from %s: %w", r.sourceAlias, err)
 	}
 	if kafka.IsRetriable(err) {
+		r.log.Warn("source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
 		r.notice("source", fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err))
 		return nil
 	}
@@ -512,6 +522,7 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 			if syncs != nil {
 				r.promoteSyncs(syncs)
 			}
+			r.log.Debug("progress", "forwarded", r.forwardedTotal.Load(), "acknowledged", r.ackedTotal.Load())
 		case <-tick.C:
 			if err := r.commit(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {

@@ -33,10 +33,14 @@ func createSourceTopics(t *testing.T, prefix string, partitions ...int) []source
 	return out
 }
 
+// recordsBase is the timestamp of the first test record. It must be recent: the brokers' time-based retention
+// (7 days) deletes records whose timestamps are older, a few minutes after they are written.
+var recordsBase = time.Now().Add(-time.Hour).Truncate(time.Second)
+
 // makeRecords builds n records spread over the topics' partitions: keyed, with headers (a duplicate key and a
 // null value among them), every tenth a tombstone, every seventh keyless, timestamps from a fixed base.
 func makeRecords(topics []sourceTopic, n, from int) []kafkatest.Record {
-	base := time.UnixMilli(1_700_000_000_000)
+	base := recordsBase
 	out := make([]kafkatest.Record, 0, n)
 	for i := from; i < from+n; i++ {
 		tp := topics[i%len(topics)]
@@ -96,10 +100,15 @@ func groupByPartition(rs []kafkatest.Record) map[partitionKey][]kafkatest.Record
 // readRemote reads every partition of every remote topic on B up to its current end.
 func readRemote(t *testing.T, remote func(string) string, topics []sourceTopic) map[partitionKey][]kafkatest.Record {
 	t.Helper()
+	want := map[string]int{}
+	for _, tp := range topics {
+		want[remote(tp.name)] = tp.partitions
+	}
+	got := kafkatest.ReadPartitions(t, "B", want, 0)
 	out := map[partitionKey][]kafkatest.Record{}
 	for _, tp := range topics {
 		for p := range tp.partitions {
-			out[partitionKey{tp.name, int32(p)}] = kafkatest.ReadAll(t, "B", remote(tp.name), int32(p))
+			out[partitionKey{tp.name, int32(p)}] = got[kafkatest.Partition{Topic: remote(tp.name), Partition: int32(p)}]
 		}
 	}
 	return out
@@ -138,17 +147,33 @@ func awaitCount(t *testing.T, remote func(string) string, topics []sourceTopic, 
 	want := groupByPartition(sent)
 	deadline := time.Now().Add(within)
 	for {
-		got := readRemote(t, remote, topics)
-		complete := true
-		for k, rs := range want {
-			if len(got[k]) < len(rs) {
-				complete = false
+		// End offsets are cheap to watch; read the records only once there are enough of them.
+		ends := map[partitionKey]int64{}
+		for _, tp := range topics {
+			for p, end := range kafkatest.PartitionEnds(t, "B", remote(tp.name), tp.partitions) {
+				ends[partitionKey{tp.name, int32(p)}] = end
 			}
 		}
-		if complete {
-			return got
+		enough := true
+		for k, rs := range want {
+			if ends[k] < int64(len(rs)) {
+				enough = false
+			}
+		}
+		if enough {
+			got := readRemote(t, remote, topics)
+			complete := true
+			for k, rs := range want {
+				if len(got[k]) < len(rs) {
+					complete = false
+				}
+			}
+			if complete {
+				return got
+			}
 		}
 		if time.Now().After(deadline) {
+			got := readRemote(t, remote, topics)
 			t.Fatalf("not every record replicated within %s: have %d of %d", within, countRecords(got), len(sent))
 		}
 		time.Sleep(200 * time.Millisecond)

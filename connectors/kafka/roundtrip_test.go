@@ -23,7 +23,8 @@ func TestRoundTrip(t *testing.T) {
 			kafkatest.CreateTopic(t, cluster, topic, partitions, nil)
 
 			const n = 10000
-			base := time.UnixMilli(1_700_000_000_000)
+			// Recent: the brokers' 7-day retention would soon delete records with older timestamps.
+			base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 			var sent []kafkatest.Record
 			for i := range n {
 				r := kafkatest.Record{

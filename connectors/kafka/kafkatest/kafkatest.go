@@ -164,24 +164,31 @@ func ProduceTo(bootstrap string, records []Record, extra ...map[string]string) e
 // topic): a cheap way to watch records arrive.
 func EndOffsets(t testing.TB, cluster, topic string, partitions int) int64 {
 	t.Helper()
-	c, err := kafka.NewConsumer(map[string]string{"bootstrap.servers": Bootstrap(t, cluster), "group.id": "kafkatest-reader"},
-		slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatalf("create consumer: %v", err)
-	}
-	defer c.Close()
 	var sum int64
+	for _, end := range PartitionEnds(t, cluster, topic, partitions) {
+		sum += end
+	}
+	return sum
+}
+
+// PartitionEnds returns the end offset of each of the topic's first partitions partitions; a partition that
+// does not exist yet, or whose leader just moved, counts as 0.
+func PartitionEnds(t testing.TB, cluster, topic string, partitions int) []int64 {
+	t.Helper()
+	c := reader(t, cluster)
+	defer c.Close()
+	ends := make([]int64, partitions)
 	for p := range partitions {
 		_, high, err := c.Watermarks(topic, int32(p), 10*time.Second)
 		if err != nil {
 			if kafka.IsUnknownTopic(err) || kafka.IsRetriable(err) {
-				continue // not there yet, or a leader just moved: it counts as nothing arrived
+				continue
 			}
 			t.Fatalf("watermarks of %s [%d]: %v", topic, p, err)
 		}
-		sum += high
+		ends[p] = high
 	}
-	return sum
+	return ends
 }
 
 // Consume reads every partition of topic from the beginning until want records have arrived (or timeout),
@@ -210,35 +217,66 @@ func Consume(t testing.TB, cluster, topic string, partitions, want int, timeout 
 // ReadAll reads one partition from its beginning up to the end offset it has when ReadAll starts.
 func ReadAll(t testing.TB, cluster, topic string, partition int32) []Record {
 	t.Helper()
+	return ReadPartitions(t, cluster, map[string]int{topic: int(partition) + 1}, partition)[Partition{topic, partition}]
+}
+
+// Partition names a topic-partition in ReadPartitions' result.
+type Partition struct {
+	Topic     string
+	Partition int32
+}
+
+// ReadPartitions reads partitions [from, n) of each topic (topic -> n) with one consumer, each from its log
+// start up to the end offset it has when ReadPartitions starts. A topic that does not exist yet reads as empty.
+func ReadPartitions(t testing.TB, cluster string, topics map[string]int, from int32) map[Partition][]Record {
+	t.Helper()
 	c := reader(t, cluster)
 	defer c.Close()
-	low, high, err := c.Watermarks(topic, partition, 30*time.Second)
-	if kafka.IsUnknownTopic(err) {
-		return nil // not created yet: nothing to read
+	ends := map[Partition]int64{}
+	var starts []kafka.Start
+	for topic, n := range topics {
+		for p := from; p < int32(n); p++ {
+			low, high, err := c.Watermarks(topic, p, 30*time.Second)
+			if kafka.IsUnknownTopic(err) {
+				continue // not created yet: nothing to read
+			}
+			if err != nil {
+				t.Fatalf("read watermarks of %s [%d]: %v", topic, p, err)
+			}
+			if high > low {
+				ends[Partition{topic, p}] = high
+				starts = append(starts, kafka.Start{Topic: topic, Partition: p, Offset: low})
+			}
+		}
 	}
-	if err != nil {
-		t.Fatalf("read watermarks of %s [%d]: %v", topic, partition, err)
+	out := map[Partition][]Record{}
+	if len(starts) == 0 {
+		return out
 	}
-	if high <= low {
-		return nil
-	}
-	if err := c.Assign([]kafka.Start{{Topic: topic, Partition: partition, Offset: low}}); err != nil {
+	if err := c.Assign(starts); err != nil {
 		t.Fatalf("assign: %v", err)
 	}
-	var out []Record
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		r, ok := next(t, c, topic)
+	done := 0
+	deadline := time.Now().Add(2 * time.Minute)
+	for done < len(ends) && time.Now().Before(deadline) {
+		r, ok := next(t, c, "")
 		if !ok {
 			continue
 		}
-		out = append(out, r)
-		if r.Offset >= high-1 {
-			return out
+		key := Partition{r.Topic, r.Partition}
+		end := ends[key]
+		if r.Offset >= end {
+			continue // arrived after the end offsets were taken
+		}
+		out[key] = append(out[key], r)
+		if r.Offset == end-1 {
+			done++
 		}
 	}
-	t.Fatalf("read %s [%d]: did not reach offset %d within a minute", topic, partition, high)
-	return nil
+	if done < len(ends) {
+		t.Fatalf("read %d partitions of %v on %s: only %d reached their end offset within 2 minutes", len(ends), topics, cluster, done)
+	}
+	return out
 }
 
 // reader returns an assign-only consumer of the cluster that reads uncommitted data, as MM2 does.
