@@ -1,0 +1,20 @@
+# Benchmarks are programs that print figures, not tests: see docs/benchmarks.md.
+#
+#   make bench                          the full comparison (about 22 minutes on 2 cores)
+#   make bench-quick                    about 4 minutes, for a first look
+#   make bench BENCH_FLAGS='-scenarios tasks -tasks 4 -systems pipe,kmirror'
+#
+# Both start the harness in $(BENCH_HARNESS) unless it already runs there, and stop it afterwards if they
+# started it. Results (markdown, JSON, logs, configs) go to a new /tmp/kmirror-bench-<time> directory.
+
+BENCH_HARNESS ?= /tmp/kmbench
+BENCH_FLAGS ?=
+
+.PHONY: bench bench-quick
+
+bench:
+	go run ./bench -harness-dir $(BENCH_HARNESS) $(BENCH_FLAGS)
+
+bench-quick:
+	go run ./bench -harness-dir $(BENCH_HARNESS) -records 200000 -small-records 100000 -repeat 1 -tasks 1,4 \
+		-latency 5s -many-topics 10 $(BENCH_FLAGS)

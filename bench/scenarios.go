@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
+)
+
+const sampleEvery = 200 * time.Millisecond
+
+func (b *bench) sourceTopic(records int64) string {
+	return fmt.Sprintf("src-%dp-%db-%s-%d", b.cfg.partitions, b.cfg.size, b.cfg.compression, records)
+}
+
+// scenarioTasks: tasks.max 1, 4, 8 over the source topic's partitions.
+func (b *bench) scenarioTasks(ctx context.Context) error {
+	src := b.sourceTopic(b.cfg.records)
+	if err := b.ensureLoaded(ctx, map[string]int{src: b.cfg.partitions}, b.cfg.records); err != nil {
+		return err
+	}
+	for _, t := range b.cfg.tasksList {
+		variant := fmt.Sprintf("tasks.max=%d", t)
+		for rep := range b.cfg.repeat {
+			for _, s := range b.systems() {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				b.throughputRun(ctx, s, "tasks", variant, fmt.Sprintf("t%d", t), src, t, b.cfg.linger, b.cfg.batchSize, rep)
+			}
+		}
+	}
+	return nil
+}
+
+// scenarioSmall: small batches (linger.ms 0, 5 KiB batches).
+func (b *bench) scenarioSmall(ctx context.Context) error {
+	src := b.sourceTopic(b.cfg.smallRecords)
+	if err := b.ensureLoaded(ctx, map[string]int{src: b.cfg.partitions}, b.cfg.smallRecords); err != nil {
+		return err
+	}
+	variant := fmt.Sprintf("small batches: linger.ms=%d batch.size=%d, tasks.max=%d", b.cfg.smallLinger, b.cfg.smallBatch, b.cfg.tasks)
+	for rep := range b.cfg.repeat {
+		for _, s := range b.systems() {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			b.throughputRun(ctx, s, "small", variant, "sb", src, b.cfg.tasks, b.cfg.smallLinger, b.cfg.smallBatch, rep)
+		}
+	}
+	return nil
+}
+
+// throughputRun replicates the source topic src with system s, then (unless disabled) measures end-to-end
+// latency at a fixed offered load on a topic of the run's own.
+func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, code, src string, tasks, linger, batch, rep int) {
+	alias := b.alias(s, code)
+	r := &result{Scenario: scenario, Variant: variant, System: s.name(), Alias: alias, TasksMax: tasks,
+		Partitions: b.cfg.partitions, Linger: linger, BatchSize: batch, Rep: rep}
+	withLatency := b.cfg.latencyFor > 0
+	defer func() { b.finish(r) }()
+	defer b.cleanup(context.WithoutCancel(ctx), alias)
+
+	topics := map[string]int{src: b.cfg.partitions}
+	filter := []string{src}
+	lat := "lat-" + alias
+	if withLatency {
+		if err := b.createTopics(ctx, b.adminA, map[string]int{lat: b.cfg.partitions}); err != nil {
+			r.Error = err.Error()
+			return
+		}
+		topics[lat] = b.cfg.partitions
+		filter = append(filter, lat)
+	}
+	ends, err := b.adminA.EndOffsets(ctx, map[string]int{src: b.cfg.partitions})
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
+	f := flow{alias: alias, filter: filter, topics: topics, tasks: tasks, prod: b.prodSettings(linger, batch), refresh: b.cfg.refresh}
+	b.waitQuiet(ctx)
+	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
+	inst, err := s.start(ctx, b, f, alias)
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
+	w := b.newWatcher(inst, f, ends)
+	profDone := b.maybeProfile(w, inst, r, alias)
+	err = w.waitDone(ctx, sampleEvery, b.cfg.maxRun)
+	w.fill(r, b.cfg.size)
+	b.saveSamples(alias, w.samples)
+	if err == nil && withLatency {
+		err = b.latency(ctx, r, lat, f.remote(lat), b.cfg.partitions)
+	}
+	if err != nil {
+		r.Error = err.Error()
+	}
+	b.stopInstance(inst, r, alias, profDone)
+	if s.name() == "pipe" && b.cfg.stats {
+		until := time.Now()
+		if w.doneT >= 0 {
+			until = inst.t0.Add(time.Duration(w.doneT * float64(time.Second)))
+		}
+		r.StatsSummary = summarizeStats(filepath.Join(b.out, "stats", alias+".jsonl"), until)
+	}
+}
+
+// maybeProfile starts a CPU profile of a kmirror run when the first records arrive (with -pprof).
+func (b *bench) maybeProfile(w *watcher, inst *instance, r *result, alias string) chan struct{} {
+	done := make(chan struct{})
+	if inst.pprofAddr == "" {
+		close(done)
+		return done
+	}
+	path := filepath.Join(b.out, "profiles", alias+".cpu.pprof")
+	w.onFirst = func() {
+		go func() {
+			defer close(done)
+			q := fmt.Sprintf("/debug/pprof/profile?seconds=%d", int(b.cfg.profileFor.Seconds()))
+			if err := b.saveProfile(inst.pprofAddr, q, path); err != nil {
+				logf("cpu profile: %v", err)
+				return
+			}
+			r.CPUProfile = path
+		}()
+	}
+	return done
+}
+
+// stopInstance records the peak RSS (and a heap profile), then stops the system.
+func (b *bench) stopInstance(inst *instance, r *result, alias string, profDone chan struct{}) {
+	if inst.pprofAddr != "" {
+		select {
+		case <-profDone:
+		case <-time.After(b.cfg.profileFor + 10*time.Second):
+		}
+		path := filepath.Join(b.out, "profiles", alias+".heap.pprof")
+		if err := b.saveProfile(inst.pprofAddr, "/debug/pprof/heap", path); err == nil {
+			r.HeapProfile = path
+		}
+		_ = b.saveProfile(inst.pprofAddr, "/debug/pprof/heap?debug=1", filepath.Join(b.out, "profiles", alias+".heap.txt"))
+	}
+	r.PeakRSSMB = peakRSSMB(inst.pid)
+	if inst.tasks != nil {
+		r.TasksRunning = inst.tasks()
+	}
+	// The process's memory picture at the end of the run, for the record.
+	var proc []byte
+	for _, f := range []string{"status", "smaps_rollup"} {
+		if bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", inst.pid, f)); err == nil {
+			proc = append(append(proc, "# /proc/PID/"+f+"\n"...), bs...)
+		}
+	}
+	_ = os.WriteFile(filepath.Join(b.out, "logs", alias+".proc.txt"), proc, 0o644)
+	if err := inst.stop(); err != nil {
+		logf("stop %s: %v", r.System, err)
+	}
+}
+
+func (b *bench) saveSamples(alias string, s []sample) {
+	js, _ := json.Marshal(s)
+	_ = os.WriteFile(filepath.Join(b.out, "logs", alias+".samples.json"), js, 0o644)
+}
+
+func (b *bench) finish(r *result) {
+	b.results = append(b.results, r)
+	status := "ok"
+	if r.Error != "" {
+		status = "ERROR: " + r.Error
+		b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
+	}
+	logf("%s / %s / %s: %.0f records/s, %.1f MB/s, %.2f CPU s/GB, peak RSS %.0f MB, latency p50 %.1f ms p99 %.1f ms, done in %.1f s (first record at %.1f s) — %s",
+		r.Scenario, r.Variant, r.System, r.RecordsPerS, r.MBPerS, r.CPUPerGB, r.PeakRSSMB, r.LatP50Ms, r.LatP99Ms, r.TotalS, r.StartupS, status)
+}
+
+// scenarioPartitions: 1,000 partitions over 100 topics; first a 10-partition baseline run of each system, so
+// that the memory of 1,000 partitions is the difference.
+func (b *bench) scenarioPartitions(ctx context.Context) error {
+	many := map[string]int{}
+	for i := range b.cfg.manyTopics {
+		many[fmt.Sprintf("many-%03d", i)] = b.cfg.manyPartitions
+	}
+	few := map[string]int{"few-000": b.cfg.manyPartitions}
+	nMany := b.cfg.manyTopics * b.cfg.manyPartitions
+	if err := b.ensureLoaded(ctx, many, int64(nMany*b.cfg.manyRecords)); err != nil {
+		return err
+	}
+	if err := b.ensureLoaded(ctx, few, int64(b.cfg.manyPartitions*b.cfg.manyRecords)); err != nil {
+		return err
+	}
+	for _, s := range b.systems() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		base := b.fillRun(ctx, s, fmt.Sprintf("%d partitions (baseline)", b.cfg.manyPartitions), "pb", few, []string{"few-.*"})
+		r := b.fillRun(ctx, s, fmt.Sprintf("%d partitions over %d topics", nMany, b.cfg.manyTopics), "pm", many, []string{"many-.*"})
+		if base.Error == "" && r.Error == "" {
+			r.BaselineRSS = base.PeakRSSMB
+			r.RSSPer1000 = (r.PeakRSSMB - base.PeakRSSMB) * 1000 / float64(nMany-b.cfg.manyPartitions)
+		}
+	}
+	return nil
+}
+
+// fillRun replicates topics and measures the time until every partition is replicated.
+func (b *bench) fillRun(ctx context.Context, s system, variant, code string, topics map[string]int, filter []string) *result {
+	alias := b.alias(s, code)
+	n := 0
+	for _, p := range topics {
+		n += p
+	}
+	r := &result{Scenario: "partitions", Variant: variant, System: s.name(), Alias: alias, TasksMax: b.cfg.tasks,
+		Partitions: n, Linger: b.cfg.linger, BatchSize: b.cfg.batchSize}
+	defer func() { b.finish(r) }()
+	defer b.cleanup(context.WithoutCancel(ctx), alias)
+	ends, err := b.adminA.EndOffsets(ctx, topics)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	f := flow{alias: alias, filter: filter, topics: topics, tasks: b.cfg.tasks, prod: b.prodSettings(b.cfg.linger, b.cfg.batchSize), refresh: b.cfg.refresh}
+	b.waitQuiet(ctx)
+	logf("partitions / %s / %s: starting (alias %s)", variant, s.name(), alias)
+	inst, err := s.start(ctx, b, f, alias)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	w := b.newWatcher(inst, f, ends)
+	err = w.waitDone(ctx, 250*time.Millisecond, b.cfg.maxRun)
+	w.fill(r, b.cfg.size)
+	b.saveSamples(alias, w.samples)
+	if err != nil {
+		r.Error = err.Error()
+	}
+	b.stopInstance(inst, r, alias, closedChan())
+	return r
+}
+
+func closedChan() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}
+
+// scenarioNewTopic: a topic created while the connector runs; the time from its creation until all its
+// records are on the target. The pipe has no topic discovery, so it does not take part.
+func (b *bench) scenarioNewTopic(ctx context.Context) error {
+	for _, s := range b.systems() {
+		if s.name() == "pipe" || ctx.Err() != nil {
+			continue
+		}
+		b.newTopicRun(ctx, s)
+	}
+	return ctx.Err()
+}
+
+func (b *bench) newTopicRun(ctx context.Context, s system) {
+	alias := b.alias(s, "nt")
+	variant := fmt.Sprintf("topic created mid-run (refresh.topics.interval.seconds=%d)", b.cfg.refresh)
+	r := &result{Scenario: "newtopic", Variant: variant, System: s.name(), Alias: alias, TasksMax: b.cfg.tasks,
+		Partitions: b.cfg.partitions, Linger: b.cfg.linger, BatchSize: b.cfg.batchSize}
+	defer func() { b.finish(r) }()
+	defer b.cleanup(context.WithoutCancel(ctx), alias)
+	base := map[string]int{"nt-" + alias + "-base": 1}
+	if err := b.createTopics(ctx, b.adminA, base); err != nil {
+		r.Error = err.Error()
+		return
+	}
+	if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(base), Records: 1000,
+		Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
+		r.Error = err.Error()
+		return
+	}
+	ends, err := b.adminA.EndOffsets(ctx, base)
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
+	f := flow{alias: alias, filter: []string{"nt-" + alias + "-.*"}, topics: base, tasks: b.cfg.tasks,
+		prod: b.prodSettings(b.cfg.linger, b.cfg.batchSize), refresh: b.cfg.refresh}
+	b.waitQuiet(ctx)
+	logf("newtopic / %s: starting (alias %s)", s.name(), alias)
+	inst, err := s.start(ctx, b, f, alias)
+	if err != nil {
+		r.Error = err.Error()
+		return
+	}
+	defer b.stopInstance(inst, r, alias, closedChan())
+	w := b.newWatcher(inst, f, ends)
+	if err := w.waitDone(ctx, sampleEvery, b.cfg.maxRun); err != nil {
+		r.Error = "existing topic: " + err.Error()
+		return
+	}
+	r.StartupS, r.TotalS = w.firstT, w.doneT
+	// One topic after the other, b.cfg.repeat times, each once the system has settled.
+	var firsts, dones []float64
+	for k := range b.cfg.repeat {
+		time.Sleep(3 * time.Second)
+		newT := map[string]int{fmt.Sprintf("nt-%s-new%d", alias, k): b.cfg.partitions}
+		if err := b.createTopics(ctx, b.adminA, newT); err != nil {
+			r.Error = err.Error()
+			return
+		}
+		created := time.Now()
+		records := int64(b.cfg.partitions * 1000)
+		if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(newT), Records: records,
+			Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
+			r.Error = err.Error()
+			return
+		}
+		ends2, err := b.adminA.EndOffsets(ctx, newT)
+		if err != nil {
+			r.Error = err.Error()
+			return
+		}
+		in2 := *inst
+		in2.t0 = created
+		w2 := b.newWatcher(&in2, f, ends2)
+		err = w2.waitDone(ctx, 100*time.Millisecond, 3*time.Minute)
+		b.saveSamples(fmt.Sprintf("%s-new%d", alias, k), w2.samples)
+		r.Records += records
+		if err != nil {
+			r.Error = "new topic: " + err.Error()
+			return
+		}
+		firsts, dones = append(firsts, w2.firstT), append(dones, w2.doneT)
+	}
+	r.NewFirstS, r.NewDoneS = median(firsts), median(dones)
+	r.NewDoneAll = dones
+	r.Runs = len(dones)
+	r.Done = true
+}
