@@ -19,11 +19,12 @@ const (
 // Registry creates MM2 connectors and tasks for the runtime.
 type Registry struct {
 	logger func(name string) *slog.Logger
+	syncs  *producerPool
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger.
 func NewRegistry(logger func(name string) *slog.Logger) *Registry {
-	return &Registry{logger: logger}
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors"))}
 }
 
 var _ tasks.Registry = (*Registry)(nil)
@@ -69,7 +70,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs}, nil
 	}
 	return nil, fmt.Errorf("task class %s is not implemented yet", class)
 }

@@ -19,7 +19,8 @@ const maxInflightOffsetSyncs = 10
 // place, as in MM2's pending map. A sync that fails to send is logged and dropped, as in MM2: the next one
 // supersedes it.
 type offsetSyncer struct {
-	producer *kafka.Producer
+	producer *kafka.Producer // shared with the worker's other tasks of the connector (producerPool)
+	giveBack func()          // returns the shared producer to the pool
 	topic    string
 	log      *slog.Logger
 
@@ -29,14 +30,12 @@ type offsetSyncer struct {
 	inflight int
 }
 
-func newOffsetSyncer(props map[string]string, topic string, log *slog.Logger) (*offsetSyncer, error) {
-	s := &offsetSyncer{topic: topic, log: log, pending: map[mirror.TopicPartition]mirror.OffsetSync{}}
-	p, err := kafka.NewProducer(props, log, s.delivered)
+func newOffsetSyncer(pool *producerPool, props map[string]string, topic string, log *slog.Logger) (*offsetSyncer, error) {
+	p, release, err := pool.acquire(props)
 	if err != nil {
 		return nil, err
 	}
-	s.producer = p
-	return s, nil
+	return &offsetSyncer{producer: p, giveBack: release, topic: topic, log: log, pending: map[mirror.TopicPartition]mirror.OffsetSync{}}, nil
 }
 
 // send queues a sync and sends what the in-flight cap allows.
@@ -79,7 +78,7 @@ func (s *offsetSyncer) produce(sync mirror.OffsetSync) error {
 	if err != nil {
 		return err
 	}
-	return s.producer.Produce(s.topic, 0, key, value, nil, time.Time{}, nil)
+	return s.producer.Produce(s.topic, 0, key, value, nil, time.Time{}, s)
 }
 
 func (s *offsetSyncer) delivered(d kafka.Delivery) {
@@ -96,7 +95,7 @@ func (s *offsetSyncer) release() {
 	s.mu.Unlock()
 }
 
-// flush waits until every queued and in-flight sync has been sent, or ctx ends.
+// flush waits until every queued and in-flight sync of this task has been sent, or ctx ends.
 func (s *offsetSyncer) flush(ctx context.Context) {
 	for ctx.Err() == nil {
 		s.fire()
@@ -106,8 +105,12 @@ func (s *offsetSyncer) flush(ctx context.Context) {
 		if idle {
 			return
 		}
-		s.producer.Flush(ctx)
+		select {
+		case <-ctx.Done():
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
-func (s *offsetSyncer) close() { s.producer.Close() }
+// close gives the shared producer back; the last task to let go of it closes it.
+func (s *offsetSyncer) close() { s.giveBack() }

@@ -30,9 +30,10 @@ const sourceSyncPromoteInterval = 10 * time.Second
 // sourceTask is MirrorSourceTask: it replicates its assigned source partitions to the same partitions of the
 // remote topics, committing each partition's progress only over records the target acknowledged.
 type sourceTask struct {
-	id  tasks.TaskID
-	cfg connectorConfig
-	log *slog.Logger
+	id    tasks.TaskID
+	cfg   connectorConfig
+	log   *slog.Logger
+	syncs *producerPool // the worker's shared offset-sync producers
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -89,8 +90,6 @@ type sourceRun struct {
 
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 
-	forwardedTotal, ackedTotal atomic.Int64 // records handed to the producer / acknowledged, for progress logs
-
 	noticeMu   sync.Mutex
 	notices    map[string]string
 	hasNotices atomic.Bool // lets the hot path skip the lock when there is nothing to clear
@@ -139,7 +138,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	}
 	pipelineDefaults(r.consumerProps, r.producerProps)
 	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
-		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, index); err != nil {
+		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
+		// client.id, so the tasks' properties are identical.
+		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, -1); err != nil {
 			return nil, err
 		}
 		// Offset syncs are read by checkpointing, minutes apart; batching them for 100 ms lets a newer sync
@@ -238,7 +239,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 
 	var syncs *offsetSyncer
 	if r.syncTopic != "" {
-		syncs, err = newOffsetSyncer(r.syncProps, r.syncTopic, r.log)
+		syncs, err = newOffsetSyncer(r.t.syncs, r.syncProps, r.syncTopic, r.log)
 		if err != nil {
 			return err
 		}
@@ -356,7 +357,6 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		off := rec.Offset()
 		p.next = off + 1
 		p.forwarded(off)
-		r.forwardedTotal.Add(1)
 		if err := r.forward(ctx, producer, rec, p); err != nil {
 			p.unforward()
 			if errors.Is(err, errAbandoned) {
@@ -409,7 +409,6 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.failure.CompareAndSwap(nil, &err)
 		return
 	}
-	r.ackedTotal.Add(1)
 	if sync, now := p.ack(d.Offset); now {
 		syncs.send(sync)
 	}
@@ -522,7 +521,6 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 			if syncs != nil {
 				r.promoteSyncs(syncs)
 			}
-			r.log.Debug("progress", "forwarded", r.forwardedTotal.Load(), "acknowledged", r.ackedTotal.Load())
 		case <-tick.C:
 			if err := r.commit(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
