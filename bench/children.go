@@ -14,6 +14,7 @@ import (
 	_ "net/http/pprof" // the serve subcommand's profiling endpoint
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -53,6 +54,10 @@ func pipeMain(args []string) error {
 	defer stop()
 	if cfg.Pprof != "" {
 		go servePprof(cfg.Pprof)
+	}
+	// kmirror serve's garbage-collection pace (cmd/kmirror), so that both Go processes are paced alike.
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(400)
 	}
 	pc := kafkabench.PipeConfig{Consumer: cfg.Consumer, Producer: cfg.Producer, Target: cfg.Target, Topics: cfg.Topics,
 		Remote: cfg.Remote, Workers: cfg.Workers}

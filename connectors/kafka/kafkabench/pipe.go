@@ -88,7 +88,9 @@ func pipeWorker(ctx context.Context, cfg PipeConfig, w int, parts []TP, remote m
 		return fmt.Errorf("consumer: %w", err)
 	}
 	defer c.Close()
-	pcm := ckafka.ConfigMap{"go.delivery.report.fields": "none"}
+	// The same Go-side settings as kmirror's producers (connectors/kafka.NewProducer): the pipe is the limit
+	// for kmirror's client library, not for its defaults.
+	pcm := ckafka.ConfigMap{"go.delivery.report.fields": "none", "go.events.channel.size": 10000, "go.produce.channel.size": 0}
 	for k, v := range cfg.Producer {
 		pcm[k] = goValue(k, v)
 	}
