@@ -27,13 +27,13 @@
 // state, configs); when any of them changes the run is stopped softly (its context is cancelled; it drains,
 // flushes and commits) and a new run starts:
 //
-//	                 assigned (epoch e)
-//	                        │
-//	    ┌──── target STOPPED ┼ target PAUSED ─────┐
-//	    ▼                    ▼                     ▼
-//	 STOPPED            RUNNING ──error──▶ FAILED   PAUSED
-//	 (task set          (Run)              (stays failed across pause/resume
-//	  emptied)                              until a restart gives a new epoch)
+//	                assigned (epoch e)
+//	                       │
+//	   ┌──── target STOPPED ┼ target PAUSED ─────┐
+//	   ▼                    ▼                     ▼
+//	STOPPED            RUNNING ──error──▶ FAILED   PAUSED
+//	(task set          (Run)              (stays failed across pause/resume
+//	 emptied)                              until a restart gives a new epoch)
 //
 // Before a task's first run its status is UNASSIGNED (written with the task set). On a clean shutdown every
 // unit is reported UNASSIGNED and the worker leaves the cluster. Statuses, task configs and offset commits are
