@@ -26,6 +26,7 @@ type bench struct {
 	repo       string
 	self       string
 	kmirrorBin string
+	warmedUp   bool // warmUp ran
 	args       []string
 	started    time.Time
 

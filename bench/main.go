@@ -76,6 +76,7 @@ type config struct {
 	tasksList      []int
 	tasks          int
 	repeat         int
+	warmup         int
 	smallLinger    int
 	smallBatch     int
 	smallRecords   int64
@@ -151,6 +152,7 @@ func parseConfig(args []string) (*config, error) {
 	sys := fs.String("systems", "pipe,kmirror,mm2", "systems to run: pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
+	fs.IntVar(&c.warmup, "warmup", 1, "unmeasured runs before the first throughput run, so that the brokers' JIT is warm (reported as scenario warmup in the JSON only)")
 	fs.IntVar(&c.tasks, "scenario-tasks", 8, "tasks.max of the small, partitions and newtopic scenarios")
 	fs.IntVar(&c.smallLinger, "small-linger", 0, "linger.ms of the small-batches scenario")
 	fs.IntVar(&c.smallBatch, "small-batch", 5120, "batch.size of the small-batches scenario")

@@ -23,6 +23,7 @@ func (b *bench) scenarioTasks(ctx context.Context) error {
 	if err := b.ensureLoaded(ctx, map[string]int{src: b.cfg.partitions}, b.cfg.records); err != nil {
 		return err
 	}
+	b.warmUp(ctx, src)
 	for _, t := range b.cfg.tasksList {
 		variant := fmt.Sprintf("tasks.max=%d", t)
 		for rep := range b.cfg.repeat {
@@ -37,12 +38,30 @@ func (b *bench) scenarioTasks(ctx context.Context) error {
 	return nil
 }
 
+// warmUp replicates src with the first system, unmeasured, before the first measured run. Without it the
+// first round of runs met brokers whose JVMs had not compiled their fetch and produce paths yet: every system's
+// first run was 30-60% slower than its next ones, and the median of three carried that.
+func (b *bench) warmUp(ctx context.Context, src string) {
+	systems := b.systems()
+	if b.warmedUp || len(systems) == 0 {
+		return
+	}
+	b.warmedUp = true
+	for i := range b.cfg.warmup {
+		if ctx.Err() != nil {
+			return
+		}
+		b.throughputRun(ctx, systems[0], "warmup", "warm-up", "w", src, b.cfg.tasks, b.cfg.linger, b.cfg.batchSize, i)
+	}
+}
+
 // scenarioSmall: small batches (linger.ms 0, 5 KiB batches).
 func (b *bench) scenarioSmall(ctx context.Context) error {
 	src := b.sourceTopic(b.cfg.smallRecords)
 	if err := b.ensureLoaded(ctx, map[string]int{src: b.cfg.partitions}, b.cfg.smallRecords); err != nil {
 		return err
 	}
+	b.warmUp(ctx, src)
 	variant := fmt.Sprintf("small batches: linger.ms=%d batch.size=%d, tasks.max=%d", b.cfg.smallLinger, b.cfg.smallBatch, b.cfg.tasks)
 	for rep := range b.cfg.repeat {
 		for _, s := range b.systems() {
