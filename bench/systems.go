@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 )
 
@@ -116,12 +117,9 @@ func (b *bench) pipeProps(f flow) (consumer, producer map[string]string, err err
 	if err != nil {
 		return nil, nil, err
 	}
-	// What kmirror's source task adds to the translated properties when the user did not set them
-	// (pipelineDefaults in connectors/source_task.go): the pipe must run with the same client settings.
-	setDefault(p.Props, "32768", "queue.buffering.max.kbytes")
-	setDefault(p.Props, "0", "queue.buffering.max.messages")
-	setDefault(c.Props, "16384", "queued.max.messages.kbytes")
-	setDefault(c.Props, "10", "fetch.queue.backoff.ms")
+	// What kmirror's source task adds to the translated properties when the user did not set them: the pipe
+	// must run with the same client settings.
+	connectors.PipelineDefaults(c.Props, p.Props, f.tasks)
 	c.Props["group.id"] = "kmirror-bench-pipe"
 	c.Props["client.id"] = "kmirror-bench-pipe"
 	p.Props["client.id"] = "kmirror-bench-pipe"
@@ -439,14 +437,4 @@ func envList(list string) []string {
 		env = append(env, k+"="+v)
 	}
 	return env
-}
-
-// setDefault sets props[names[0]] to value unless props has it under any of its librdkafka names.
-func setDefault(props map[string]string, value string, names ...string) {
-	for _, n := range names {
-		if _, ok := props[n]; ok {
-			return
-		}
-	}
-	props[names[0]] = value
 }
