@@ -169,26 +169,31 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	return r, nil
 }
 
-// Memory budgets of one connector's replication pipelines on a worker, divided among its tasks.
+// Memory budgets of one connector's replication pipelines, divided among its tasks.max tasks, and the bounds of
+// each task's share.
 const (
 	producerQueueBudgetKiB = 64 << 10 // librdkafka producer queues (Java: buffer.memory per producer)
 	prefetchBudgetKiB      = 32 << 10 // consumer prefetch queues
+	producerQueueMinKiB    = 8 << 10
+	producerQueueMaxKiB    = 32 << 10 // Java's buffer.memory default
+	prefetchMinKiB         = 4 << 10
+	prefetchMaxKiB         = 16 << 10
 )
 
 // PipelineDefaults bounds a task's memory where the user said nothing: librdkafka would otherwise let a
 // producer queue grow to 1 GiB and each consumer prefetch 64 MiB. A connector's tasks share a budget of 64
 // MiB of producer queue and 32 MiB of prefetch, so that RSS does not grow with tasks.max: each task gets its
 // share, at most Java's buffer.memory default (32 MiB) and 16 MiB of prefetch (one or two tasks), at least
-// 8 MiB and 4 MiB (eight tasks and more; the benchmark measured no throughput lost there, and 35% less RSS
+// 8 MiB and 4 MiB (eight tasks and more; the benchmark measured no throughput lost there, and 30% less RSS
 // than with 32 and 16 MiB per task). The producer queue has no message-count cap, so bytes alone bound it as
 // in Java. When the prefetch queue is full the consumer retries after 10 ms rather than librdkafka's 1 s,
 // which would stall the pipeline whenever the target is a little slower than the source. The benchmark's bare
 // pipe calls this too, so that both run with the same client settings.
 func PipelineDefaults(consumer, producer map[string]string, tasks int) {
 	tasks = max(tasks, 1)
-	setDefault(producer, strconv.Itoa(min(max(producerQueueBudgetKiB/tasks, 8<<10), 32<<10)), "queue.buffering.max.kbytes")
+	setDefault(producer, strconv.Itoa(min(max(producerQueueBudgetKiB/tasks, producerQueueMinKiB), producerQueueMaxKiB)), "queue.buffering.max.kbytes")
 	setDefault(producer, "0", "queue.buffering.max.messages")
-	setDefault(consumer, strconv.Itoa(min(max(prefetchBudgetKiB/tasks, 4<<10), 16<<10)), "queued.max.messages.kbytes")
+	setDefault(consumer, strconv.Itoa(min(max(prefetchBudgetKiB/tasks, prefetchMinKiB), prefetchMaxKiB)), "queued.max.messages.kbytes")
 	setDefault(consumer, "10", "fetch.queue.backoff.ms")
 }
 
