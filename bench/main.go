@@ -128,7 +128,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.repo, "repo", ".", "kmirror repository (for scripts/harness and building cmd/kmirror)")
 	fs.StringVar(&c.kmirrorBin, "kmirror-bin", "", "a kmirror binary to use instead of building ./cmd/kmirror")
 
-	fs.Int64Var(&c.records, "records", 1_000_000, "records in the source topic of the throughput scenarios")
+	fs.Int64Var(&c.records, "records", 5_000_000, "records in the source topic of the throughput scenarios (MM2 needs runs of tens of seconds before its JIT has compiled the hot paths)")
 	fs.IntVar(&c.size, "size", 1024, "record value size in bytes")
 	fs.IntVar(&c.partitions, "partitions", 8, "partitions of the source topic")
 	fs.StringVar(&c.compression, "compression", "none", "compression.type of the loader and of every replication producer: none, gzip, snappy, lz4, zstd")
