@@ -1,6 +1,6 @@
 # Benchmarks are programs that print figures, not tests: see docs/benchmarks.md.
 #
-#   make bench                          the full comparison (about 20 minutes on 2 cores)
+#   make bench                          the full comparison (about 26 minutes on 2 cores)
 #   make bench-quick                    about 4 minutes, for a first look
 #   make bench BENCH_FLAGS='-scenarios tasks -tasks 4 -systems pipe,kmirror'
 #
