@@ -64,6 +64,11 @@
 // time out a queued record. MM2's consumers never commit: they get a
 // synthetic group.id built from their client.id and auto-commit off.
 //
+// The replication producer must keep each partition's delivery reports in
+// produce order, because a source task matches them to source offsets by
+// position: enable.idempotence=false with more than one request in flight is
+// rejected, whatever retries says (see checkDeliveryOrder).
+//
 // ssl.* settings are only translated for SSL and SASL_SSL, sasl.* only for
 // SASL_PLAINTEXT and SASL_SSL; otherwise they are dropped, as Java ignores
 // them, and a key store that would never be opened cannot fail the config.

@@ -68,6 +68,7 @@ func translate(role Role, javaProps map[string]string) (Config, []*KeyError) {
 	t.applyDefaults()
 	t.applyForced()
 	t.checkLibRules()
+	t.checkDeliveryOrder()
 
 	sort.Slice(t.errs, func(i, j int) bool {
 		if t.errs[i].Key != t.errs[j].Key {
