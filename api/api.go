@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -64,27 +65,29 @@ type LoggerLevel struct {
 }
 
 // server holds what the handlers share; it is built once per New. Its only mutable state is the plugin
-// lookup cache.
+// lookup cache and the rate limiter of failure logs.
 type server struct {
-	store   *store.Store
-	info    func(ctx context.Context) (ServerInfo, error)
-	health  func(ctx context.Context) Health
-	loggers Loggers
-	log     *slog.Logger
-	plugins *catalog
-	router  chi.Router
+	store    *store.Store
+	info     func(ctx context.Context) (ServerInfo, error)
+	health   func(ctx context.Context) Health
+	loggers  Loggers
+	log      *slog.Logger
+	failures *lograte.Limiter
+	plugins  *catalog
+	router   chi.Router
 }
 
 // New returns the Connect REST API as an http.Handler meant to be served at the root of a listener. It only
 // writes desired state to the store; the runtime reacts to the store's notifications.
 func New(cfg Config) http.Handler {
 	s := &server{
-		store:   cfg.Store,
-		info:    cfg.Info,
-		health:  cfg.Health,
-		loggers: cfg.Loggers,
-		log:     cfg.Logger,
-		plugins: &catalog{},
+		store:    cfg.Store,
+		info:     cfg.Info,
+		health:   cfg.Health,
+		loggers:  cfg.Loggers,
+		log:      cfg.Logger,
+		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
+		plugins:  &catalog{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -124,7 +127,19 @@ const (
 
 func (s *server) defaultHealth(ctx context.Context) Health {
 	if err := s.store.Ping(ctx); err != nil {
-		return Health{Code: http.StatusInternalServerError, Status: "unhealthy", Message: unhealthyMessage + " " + err.Error()}
+		s.failures.Log(ctx, s.log, slog.LevelWarn, "health: "+err.Error(), "health check failed", "error", err)
+		return UnhealthyDatabase(err)
 	}
 	return Health{Code: http.StatusOK, Status: "healthy", Message: healthyMessage}
+}
+
+// UnhealthyDatabase is the Health of a worker whose database check failed with err: Connect's unhealthy text
+// and a short cause. err's own text stays out, since /health is often public to load balancers and pgx's
+// connection errors name the database's host, port, user and name; callers log it instead.
+func UnhealthyDatabase(err error) Health {
+	cause := "Database check failed."
+	if store.IsUnavailable(err) {
+		cause = "Database unreachable."
+	}
+	return Health{Code: http.StatusInternalServerError, Status: "unhealthy", Message: unhealthyMessage + " " + cause}
 }

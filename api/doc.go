@@ -50,6 +50,13 @@
 //     ALL is refused as an invalid level), and treat any capitalisation of "root" as the root logger. They
 //     answer 404 when the server provides no Loggers, as Connect does with admin.listeners set but empty.
 //   - Status objects carry no "version" field (KIP-891): the store does not record the running version.
+//   - Internal failures do not show their text. Connect answers 500 with the exception's message; kmirror's
+//     messages come from the store, and during a database outage they carry the database's host, port, user and
+//     name. While the database cannot be reached (store.IsUnavailable), requests that need it get 503 with
+//     Retry-After: 5 and "kmirror cannot reach its database; try again shortly"; any other internal failure gets
+//     500 "Internal server error while handling <method> <path>; see the worker's log". The error goes to the
+//     log, identical ones at most once per 10 s with the number of repeats. /health keeps Connect's unhealthy
+//     text and adds only the cause ("Database unreachable.").
 //
 // Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
 // errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).

@@ -31,7 +31,8 @@ func TestServerInfo(t *testing.T) {
 			return api.ServerInfo{}, errors.New("cluster id unavailable")
 		}
 	})
-	requireError(t, f.do("GET", "/", ""), http.StatusInternalServerError, "cluster id unavailable")
+	// The error's text goes to the log, not to the client (see TestInternalErrorsStayInTheLog).
+	requireError(t, f.do("GET", "/", ""), http.StatusInternalServerError, "Internal server error while handling GET /; see the worker's log")
 }
 
 func TestHealth(t *testing.T) {
