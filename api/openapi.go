@@ -19,11 +19,40 @@ func openAPIDocument() obj {
 			"title":   "kmirror",
 			"version": ConnectVersion,
 			"description": "MirrorMaker 2 as a service speaking the Kafka Connect REST API. Every error response is " +
-				"{\"error_code\": <status>, \"message\": <text>} with Connect's texts; /health answers with WorkerStatus instead.",
+				"{\"error_code\": <status>, \"message\": <text>} with Connect's texts; /health answers with WorkerStatus instead. " +
+				"While the database cannot be reached, operations that need it answer 503 with Retry-After.",
 		},
-		"paths":      openAPIPaths(),
-		"components": obj{"schemas": openAPISchemas()},
+		"paths":      withSharedResponses(openAPIPaths()),
+		"components": obj{"schemas": openAPISchemas(), "responses": openAPISharedResponses()},
 	}
+}
+
+// openAPISharedResponses are the failures any operation can meet, whatever it does.
+func openAPISharedResponses() obj {
+	return obj{
+		"InternalError": errorResponse("An internal failure; the message names the request, the worker's log has the details"),
+		"Unavailable": obj{
+			"description": "kmirror cannot reach its database (operations that need it)",
+			"headers":     obj{"Retry-After": obj{"description": "Seconds to wait before retrying", "schema": obj{"type": "integer"}}},
+			"content":     obj{"application/json": obj{"schema": ref("ErrorMessage")}},
+		},
+	}
+}
+
+// withSharedResponses adds the shared 500 and 503 to every operation that does not describe those codes
+// itself (/health does: its bodies are WorkerStatus).
+func withSharedResponses(paths obj) obj {
+	for _, ops := range paths {
+		for _, op := range ops.(obj) {
+			responses := op.(obj)["responses"].(obj)
+			for code, name := range map[string]string{"500": "InternalError", "503": "Unavailable"} {
+				if _, ok := responses[code]; !ok {
+					responses[code] = obj{"$ref": "#/components/responses/" + name}
+				}
+			}
+		}
+	}
+	return paths
 }
 
 func openAPIPaths() obj {

@@ -72,18 +72,20 @@ func TestOpenAPIMatchesRouter(t *testing.T) {
 	require.Equal(t, routed, exported, "Routes lists the router's routes")
 }
 
-// TestOpenAPIReferencesResolve checks that every $ref names a schema of the document.
+// TestOpenAPIReferencesResolve checks that every $ref names a schema or a shared response of the document.
 func TestOpenAPIReferencesResolve(t *testing.T) {
 	t.Parallel()
 	doc := openAPIDocument()
-	schemas := doc["components"].(obj)["schemas"].(obj)
+	components := doc["components"].(obj)
 	var walk func(v any)
 	walk = func(v any) {
 		switch v := v.(type) {
 		case obj:
 			if r, ok := v["$ref"].(string); ok {
-				name := strings.TrimPrefix(r, "#/components/schemas/")
-				require.Contains(t, schemas, name, r)
+				parts := strings.Split(strings.TrimPrefix(r, "#/components/"), "/")
+				require.Len(t, parts, 2, r)
+				require.Contains(t, components, parts[0], r)
+				require.Contains(t, components[parts[0]].(obj), parts[1], r)
 			}
 			for _, e := range v {
 				walk(e)
@@ -95,4 +97,19 @@ func TestOpenAPIReferencesResolve(t *testing.T) {
 		}
 	}
 	walk(doc)
+}
+
+// TestOpenAPIDescribesUnavailability: every operation but /health's documents the database outage's 503.
+func TestOpenAPIDescribesUnavailability(t *testing.T) {
+	t.Parallel()
+	for path, ops := range openAPIDocument()["paths"].(obj) {
+		for method, op := range ops.(obj) {
+			got := op.(obj)["responses"].(obj)["503"]
+			if path == "/health" {
+				require.Equal(t, "Still starting", got.(obj)["description"])
+				continue
+			}
+			require.Equal(t, obj{"$ref": "#/components/responses/Unavailable"}, got, "%s %s", method, path)
+		}
+	}
 }
