@@ -145,8 +145,9 @@ func healthCheck(st *store.Store, rt *tasks.Runtime) func(ctx context.Context) a
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		if err := st.Ping(ctx); err != nil {
-			return api.Health{Code: http.StatusInternalServerError, Status: "unhealthy",
-				Message: "Worker was unable to handle this request and may be unable to handle other requests. Database: " + err.Error()}
+			// Only the cause, not err: pgx's text names the database's host, port, user and name, and /health
+			// is what load balancers and dashboards poll. The runtime logs the database's failures.
+			return api.UnhealthyDatabase(err)
 		}
 		return api.Health{Code: http.StatusOK, Status: "healthy",
 			Message: "Worker has completed startup and is ready to handle requests."}
