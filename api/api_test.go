@@ -149,11 +149,13 @@ func (f *fixture) connector(name string) store.Connector {
 
 const worker = "10.0.0.5:8083"
 
-// assignAll makes the test worker own every unit, as the leader would; every unit gets a new epoch.
+// assignAll makes the test worker own every unit, as the leader would, and claims each as its run would; it
+// returns the run epochs of the claims.
 func (f *fixture) assignAll() map[store.Unit]int64 {
 	f.t.Helper()
 	ctx := context.Background()
-	require.NoError(f.t, f.store.HeartbeatWorker(ctx, worker, "http://"+worker))
+	session, err := f.store.RegisterWorker(ctx, worker, "http://"+worker)
+	require.NoError(f.t, err)
 	epoch, ok, err := f.store.AcquireLeadership(ctx, worker, time.Minute)
 	require.NoError(f.t, err)
 	require.True(f.t, ok)
@@ -168,7 +170,9 @@ func (f *fixture) assignAll() map[store.Unit]int64 {
 	require.NoError(f.t, err)
 	epochs := map[store.Unit]int64{}
 	for _, w := range work {
-		epochs[w.Unit] = w.Epoch
+		c, err := f.store.ClaimUnit(ctx, w, session)
+		require.NoError(f.t, err)
+		epochs[w.Unit] = c.Epoch
 	}
 	return epochs
 }
@@ -181,7 +185,8 @@ func (f *fixture) setTasks(name string, n int) {
 	for i := range n {
 		cfgs = append(cfgs, map[string]string{"task.class": "org.apache.kafka.connect.mirror.MirrorSourceTask", "task.index": string(rune('0' + i))})
 	}
-	_, err := f.store.ReplaceTaskConfigs(context.Background(), name, epochs[store.Unit{Connector: name, Task: store.ConnectorUnit}], cfgs)
+	unit := store.Unit{Connector: name, Task: store.ConnectorUnit}
+	_, err := f.store.ReplaceTaskConfigs(context.Background(), store.Claim{Unit: unit, Epoch: epochs[unit]}, cfgs)
 	require.NoError(f.t, err)
 }
 

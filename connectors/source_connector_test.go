@@ -519,6 +519,9 @@ func TestSourceConnectorACLSyncWithoutAuthorizer(t *testing.T) {
 	require.Zero(t, p.logs.count(slog.LevelError, ""))
 }
 
+// StopContext never ends: the tests stop planners softly.
+func (e *plannerEnv) StopContext() context.Context { return context.Background() }
+
 var _ tasks.ConnectorEnv = (*plannerEnv)(nil)
 
 // A remote topic the target refuses to create is not a silent warning: the connector's status says which

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,7 +108,8 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	g.Go(func() error {
 		<-gctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		// The HTTP server drains within the same budget as the tasks, which stop meanwhile.
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(cfg.Runtime.StopTimeout, tasks.DefaultStopTimeout))
 		defer cancel()
 		return srv.Shutdown(shutdownCtx)
 	})

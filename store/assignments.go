@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -49,7 +50,7 @@ func (s *Store) LoadPlan(ctx context.Context) (Plan, error) {
 		if err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, "SELECT connector_name, task_id, worker_id, epoch FROM assignments ORDER BY 1, 2")
+		rows, err = tx.Query(ctx, "SELECT connector_name, task_id, worker_id, epoch FROM assignments WHERE worker_id <> '' ORDER BY 1, 2")
 		if err != nil {
 			return err
 		}
@@ -76,7 +77,9 @@ type Reassignment struct {
 }
 
 // ApplyReassignments writes the leader's changes and deletes the restart requests it handled, if leaderEpoch is
-// still the lease epoch held by leaderID; ErrFenced otherwise. Units that no longer exist are skipped.
+// still the lease epoch held by leaderID; ErrFenced otherwise. Units that no longer exist are skipped. A unit
+// moved to another worker keeps its holder: the new owner starts when the old run has released it (a
+// hand-over). A unit without owner whose run still holds it keeps its row (worker '') until the release.
 func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderEpoch int64, changes []Reassignment, handledRestarts []int64) error {
 	if len(changes) == 0 && len(handledRestarts) == 0 {
 		return nil
@@ -93,7 +96,13 @@ func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderE
 		}
 		for _, ch := range changes {
 			if ch.WorkerID == "" {
-				if _, err := tx.Exec(ctx, "DELETE FROM assignments WHERE connector_name = $1 AND task_id = $2", ch.Connector, ch.Task); err != nil {
+				if _, err := tx.Exec(ctx, `
+					DELETE FROM assignments a WHERE connector_name = $1 AND task_id = $2 AND NOT `+heldBy("a"),
+					ch.Connector, ch.Task); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(ctx, "UPDATE assignments SET worker_id = '' WHERE connector_name = $1 AND task_id = $2",
+					ch.Connector, ch.Task); err != nil {
 					return err
 				}
 				continue
@@ -135,19 +144,108 @@ func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderE
 	return nil
 }
 
-// ActivateEpoch records that the worker is starting the run of unit under epoch; from then on commits of older
-// runs are fenced. ErrFenced if the unit is no longer assigned to the worker under that epoch.
-func (s *Store) ActivateEpoch(ctx context.Context, u Unit, workerID string, epoch int64) error {
-	tag, err := s.pool.Exec(ctx, `
-		UPDATE assignments SET active_epoch = $4
-		WHERE connector_name = $1 AND task_id = $2 AND worker_id = $3 AND epoch = $4`, u.Connector, u.Task, workerID, epoch)
+// heldBy is the SQL condition "the assignment row alias is held by a run of a live session".
+func heldBy(alias string) string {
+	return "(" + alias + ".run_epoch IS NOT NULL AND EXISTS (SELECT 1 FROM workers w WHERE w.session = " + alias + ".run_session))"
+}
+
+// Claim is a run's hold on its unit: its fencing token is Epoch.
+type Claim struct {
+	Unit
+	Epoch int64 // the run's epoch: every offset, status and task-config write of the run carries it
+}
+
+// ClaimUnit makes the calling run the holder of the unit, if the unit is assigned to the worker under epoch
+// and no run of a live session holds it; it returns ErrFenced when the assignment moved or ended, and
+// ErrUnitBusy while the previous holder has not released it (the caller retries). A task run of generation
+// also waits until no run of an older task generation of the connector holds a unit.
+func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, error) {
+	var c Claim
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var worker string
+		var epoch int64
+		var held bool
+		// A hold by this very session is a run of this worker that was abandoned or could not release: the
+		// worker runs one run of a unit at a time, so it is over.
+		err := tx.QueryRow(ctx, `
+			SELECT a.worker_id, a.epoch, `+heldBy("a")+` AND a.run_session <> $3 FROM assignments a
+			WHERE a.connector_name = $1 AND a.task_id = $2 FOR UPDATE`, w.Connector, w.Task, session).Scan(&worker, &epoch, &held)
+		if err == pgx.ErrNoRows || (err == nil && (worker != w.WorkerID || epoch != w.Epoch)) {
+			return ErrFenced
+		}
+		if err != nil {
+			return err
+		}
+		if held {
+			return ErrUnitBusy
+		}
+		if w.Task != ConnectorUnit {
+			var older bool
+			err := tx.QueryRow(ctx, `
+				SELECT EXISTS (SELECT 1 FROM assignments a WHERE a.connector_name = $1 AND a.task_id >= 0
+					AND a.task_id <> $3 AND a.run_generation < $2 AND `+heldBy("a")+`)`, w.Connector, w.Generation, w.Task).Scan(&older)
+			if err != nil {
+				return err
+			}
+			if older {
+				return ErrUnitBusy
+			}
+		}
+		c.Unit = w.Unit
+		return tx.QueryRow(ctx, `
+			UPDATE assignments SET run_epoch = nextval('assignment_epoch'), run_session = $3, run_generation = $4
+			WHERE connector_name = $1 AND task_id = $2 RETURNING run_epoch`,
+			w.Connector, w.Task, session, w.Generation).Scan(&c.Epoch)
+	})
 	if err != nil {
-		return fmt.Errorf("activate %s/%d: %w", u.Connector, u.Task, err)
+		return Claim{}, fmt.Errorf("claim %s/%d: %w", w.Connector, w.Task, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("activate %s/%d: %w", u.Connector, u.Task, ErrFenced)
+	return c, nil
+}
+
+// ReleaseUnit ends the claim, after writing final (if not nil) as the unit's last status of this run. A unit
+// that lost its owner while the run drained (worker '') loses its row with the release. Releasing a claim
+// that is no longer held (the run was abandoned or its session declared dead) changes nothing.
+func (s *Store) ReleaseUnit(ctx context.Context, c Claim, final *Status) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if final != nil {
+			st := *final
+			st.Unit, st.Epoch = c.Unit, c.Epoch
+			if err := putStatus(ctx, tx, st); err != nil && !errors.Is(err, ErrFenced) && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
+		deleted, err := tx.Exec(ctx, "DELETE FROM assignments WHERE connector_name = $1 AND task_id = $2 AND run_epoch = $3 AND worker_id = ''",
+			c.Connector, c.Task, c.Epoch)
+		if err != nil {
+			return err
+		}
+		released, err := tx.Exec(ctx, "UPDATE assignments SET run_epoch = NULL, run_session = NULL, run_generation = NULL WHERE connector_name = $1 AND task_id = $2 AND run_epoch = $3",
+			c.Connector, c.Task, c.Epoch)
+		if err != nil || deleted.RowsAffected()+released.RowsAffected() == 0 {
+			return err
+		}
+		// The next owner (or a task of a newer generation) waits for this.
+		return notify(ctx, tx, "released")
+	})
+	if err != nil {
+		return fmt.Errorf("release %s/%d: %w", c.Connector, c.Task, err)
 	}
 	return nil
+}
+
+// holdClaim locks the unit's assignment row for the rest of the transaction and checks that the claim still
+// holds it, so that a concurrent claim or release waits for this transaction or fences it. removed tells that
+// the unit left the task set while its run drains: it may still commit offsets, but has no status any more.
+func holdClaim(ctx context.Context, tx pgx.Tx, c Claim) (removed bool, err error) {
+	var held bool
+	var worker string
+	err = tx.QueryRow(ctx, `SELECT `+heldBy("a")+`, a.worker_id FROM assignments a
+		WHERE a.connector_name = $1 AND a.task_id = $2 AND a.run_epoch = $3 FOR SHARE`, c.Connector, c.Task, c.Epoch).Scan(&held, &worker)
+	if err == pgx.ErrNoRows || (err == nil && !held) {
+		return false, ErrFenced
+	}
+	return worker == "", err
 }
 
 // Work is one unit assigned to a worker, with everything needed to run it.
@@ -157,12 +255,13 @@ type Work struct {
 	ConnectorVersion int64
 	ConnectorConfig  map[string]string
 	TaskConfig       map[string]string // nil for a connector instance
+	Generation       int64             // the task set generation of TaskConfig (0 for a connector instance)
 }
 
 // WorkerWork returns every unit assigned to the worker.
 func (s *Store) WorkerWork(ctx context.Context, workerID string) ([]Work, error) {
 	rows, err := s.pool.Query(ctx, `
-		SELECT a.connector_name, a.task_id, a.worker_id, a.epoch, c.target_state, c.version, c.config, t.config
+		SELECT a.connector_name, a.task_id, a.worker_id, a.epoch, c.target_state, c.version, c.config, t.config, coalesce(t.generation, 0)
 		FROM assignments a
 		JOIN connectors c ON c.name = a.connector_name
 		LEFT JOIN task_configs t ON t.connector_name = a.connector_name AND t.task_id = a.task_id
@@ -173,7 +272,7 @@ func (s *Store) WorkerWork(ctx context.Context, workerID string) ([]Work, error)
 	}
 	ws, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Work, error) {
 		var w Work
-		err := r.Scan(&w.Connector, &w.Task, &w.WorkerID, &w.Epoch, &w.TargetState, &w.ConnectorVersion, &w.ConnectorConfig, &w.TaskConfig)
+		err := r.Scan(&w.Connector, &w.Task, &w.WorkerID, &w.Epoch, &w.TargetState, &w.ConnectorVersion, &w.ConnectorConfig, &w.TaskConfig, &w.Generation)
 		return w, err
 	})
 	if err != nil {
@@ -182,8 +281,38 @@ func (s *Store) WorkerWork(ctx context.Context, workerID string) ([]Work, error)
 	return ws, nil
 }
 
-// SameWork tells whether two Work values would run identically.
+// SameWork tells whether two Work values would run identically. A new task generation with the same task
+// config is the same work: the run carries on (ReplaceTaskConfigs moves its claim to the new generation).
 func SameWork(a, b Work) bool {
 	return a.Assignment == b.Assignment && a.TargetState == b.TargetState && a.ConnectorVersion == b.ConnectorVersion &&
 		maps.Equal(a.TaskConfig, b.TaskConfig)
+}
+
+// UnitPlacement is where a unit is assigned and which worker's run holds it, for GET /workers.
+type UnitPlacement struct {
+	Unit
+	WorkerID string // the owner ("" while a removed unit drains)
+	Epoch    int64
+	Holder   string // the worker whose run holds the unit ("" when released)
+	RunEpoch int64
+}
+
+// Placements lists every assignment with its holder.
+func (s *Store) Placements(ctx context.Context) ([]UnitPlacement, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT a.connector_name, a.task_id, a.worker_id, a.epoch, coalesce(w.id, ''), coalesce(a.run_epoch, 0)
+		FROM assignments a LEFT JOIN workers w ON w.session = a.run_session
+		ORDER BY 1, 2`)
+	if err != nil {
+		return nil, fmt.Errorf("list assignments: %w", err)
+	}
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (UnitPlacement, error) {
+		var p UnitPlacement
+		err := r.Scan(&p.Connector, &p.Task, &p.WorkerID, &p.Epoch, &p.Holder, &p.RunEpoch)
+		return p, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list assignments: %w", err)
+	}
+	return ps, nil
 }

@@ -13,21 +13,24 @@ import (
 type Offset struct {
 	Partition map[string]any
 	Offset    map[string]any
+	// SourceID identifies the incarnation of the source partition the offset belongs to (a source topic's id),
+	// "" when unknown. It is kept beside the offset, not in it, so the offsets API shows Connect's shape.
+	SourceID string
 }
 
 // Offsets returns the connector's stored source offsets, ordered by partition. Numbers come back as
 // json.Number so that 64-bit offsets keep every digit.
 func (s *Store) Offsets(ctx context.Context, connector string) ([]Offset, error) {
-	rows, err := s.pool.Query(ctx, `SELECT partition::text, "offset"::text FROM source_offsets WHERE connector_name = $1 ORDER BY partition_key`, connector)
+	rows, err := s.pool.Query(ctx, `SELECT partition::text, "offset"::text, coalesce(source_id, '') FROM source_offsets WHERE connector_name = $1 ORDER BY partition_key`, connector)
 	if err != nil {
 		return nil, fmt.Errorf("read offsets of %q: %w", connector, err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Offset, error) {
 		var p, o string
-		if err := r.Scan(&p, &o); err != nil {
+		var off Offset
+		if err := r.Scan(&p, &o, &off.SourceID); err != nil {
 			return Offset{}, err
 		}
-		var off Offset
 		if err := decodeJSON(p, &off.Partition); err != nil {
 			return Offset{}, err
 		}
@@ -45,29 +48,36 @@ func decodeJSON(s string, v any) error {
 	return d.Decode(v)
 }
 
-// CommitOffsets stores offsets for the run of a task under assignment epoch, in one transaction. ErrFenced once
-// a newer run of the task is active. A run that is only being stopped (its task restarted on the same worker
-// and not started again yet, or removed from the task set) may still commit: its offsets cover records the
-// target acknowledged, so they can only save duplicates, never lose data.
-func (s *Store) CommitOffsets(ctx context.Context, connector string, task int, epoch int64, offsets []Offset) error {
+// CommitOffsets stores offsets for the run holding claim, in one transaction; ErrFenced once the run no longer
+// holds its unit. An offset never moves backwards here: a commit below the stored offset of the same source
+// incarnation is ignored (only the offsets API, or a new SourceID, moves an offset back).
+func (s *Store) CommitOffsets(ctx context.Context, c Claim, offsets []Offset) error {
 	keys, parts, offs, err := encodeOffsets(offsets)
 	if err != nil {
-		return fmt.Errorf("commit offsets of %s-%d: %w", connector, task, err)
+		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
+	}
+	ids := make([]string, len(offsets))
+	for i, o := range offsets {
+		ids[i] = o.SourceID
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var active *int64
-		err := tx.QueryRow(ctx, "SELECT active_epoch FROM assignments WHERE connector_name = $1 AND task_id = $2 FOR SHARE",
-			connector, task).Scan(&active)
-		if err != nil && err != pgx.ErrNoRows {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
-		if err == nil && active != nil && *active != epoch {
-			return ErrFenced
-		}
-		return upsertOffsets(ctx, tx, connector, keys, parts, offs)
+		_, err := tx.Exec(ctx, `
+			INSERT INTO source_offsets (connector_name, partition_key, partition, "offset", source_id, updated_at)
+			SELECT $1, k, p::jsonb, o::jsonb, nullif(i, ''), now() FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, p, o, i)
+			ON CONFLICT (connector_name, partition_key) DO UPDATE
+			SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", source_id = EXCLUDED.source_id, updated_at = now()
+			WHERE source_offsets.source_id IS DISTINCT FROM EXCLUDED.source_id
+			   OR jsonb_typeof(source_offsets."offset"->'offset') IS DISTINCT FROM 'number'
+			   OR jsonb_typeof(EXCLUDED."offset"->'offset') IS DISTINCT FROM 'number'
+			   OR (source_offsets."offset"->>'offset')::numeric <= (EXCLUDED."offset"->>'offset')::numeric`,
+			c.Connector, keys, parts, offs, ids)
+		return err
 	})
 	if err != nil {
-		return fmt.Errorf("commit offsets of %s-%d: %w", connector, task, err)
+		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
 	}
 	return nil
 }
@@ -125,6 +135,8 @@ func (s *Store) AlterOffsets(ctx context.Context, connector string, offsets []Of
 	return nil
 }
 
+// upsertOffsets writes offsets set through the offsets API: they apply to whatever source incarnation the
+// task finds (source_id NULL).
 func upsertOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts, offs []string) error {
 	if len(keys) == 0 {
 		return nil
@@ -133,7 +145,7 @@ func upsertOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts
 		INSERT INTO source_offsets (connector_name, partition_key, partition, "offset", updated_at)
 		SELECT $1, k, p::jsonb, o::jsonb, now() FROM unnest($2::text[], $3::text[], $4::text[]) AS u(k, p, o)
 		ON CONFLICT (connector_name, partition_key) DO UPDATE
-		SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", updated_at = now()`,
+		SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", source_id = NULL, updated_at = now()`,
 		connector, keys, parts, offs)
 	return err
 }

@@ -29,27 +29,33 @@ type Status struct {
 	UpdatedAt time.Time
 }
 
-// PutStatus records the state reported by the current owner of the unit. A report under a stale epoch gives
-// ErrFenced; a report for a deleted connector or task gives ErrNotFound.
+// PutStatus records the state reported by the run that holds the unit (st.Epoch is the run's claim epoch).
+// ErrFenced when that run no longer holds it; ErrNotFound for a deleted connector or task.
 func (s *Store) PutStatus(ctx context.Context, st Status) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := holdEpoch(ctx, tx, st.Connector, st.Task, st.Epoch); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO statuses (connector_name, task_id, state, worker_id, trace, epoch) VALUES ($1, $2, $3, $4, $5, $6)
-			ON CONFLICT (connector_name, task_id) DO UPDATE
-			SET state = EXCLUDED.state, worker_id = EXCLUDED.worker_id, trace = EXCLUDED.trace, epoch = EXCLUDED.epoch, updated_at = now()`,
-			st.Connector, st.Task, st.State, st.WorkerID, st.Trace, st.Epoch)
-		if isForeignKeyViolation(err) {
-			return ErrNotFound
-		}
-		return err
-	})
+	err := s.inTx(ctx, func(tx pgx.Tx) error { return putStatus(ctx, tx, st) })
 	if err != nil {
 		return fmt.Errorf("put status of %s/%d: %w", st.Connector, st.Task, err)
 	}
 	return nil
+}
+
+func putStatus(ctx context.Context, tx pgx.Tx, st Status) error {
+	removed, err := holdClaim(ctx, tx, Claim{Unit: st.Unit, Epoch: st.Epoch})
+	if err != nil {
+		return err
+	}
+	if removed {
+		return ErrNotFound
+	}
+	_, err = tx.Exec(ctx, `
+		INSERT INTO statuses (connector_name, task_id, state, worker_id, trace, epoch) VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (connector_name, task_id) DO UPDATE
+		SET state = EXCLUDED.state, worker_id = EXCLUDED.worker_id, trace = EXCLUDED.trace, epoch = EXCLUDED.epoch, updated_at = now()`,
+		st.Connector, st.Task, st.State, st.WorkerID, st.Trace, st.Epoch)
+	if isForeignKeyViolation(err) {
+		return ErrNotFound
+	}
+	return err
 }
 
 const statusColumns = "connector_name, task_id, state, worker_id, trace, epoch, updated_at"

@@ -145,27 +145,40 @@ func assignAll(t *testing.T, s *store.Store, w string) {
 	require.NoError(t, s.ApplyReassignments(ctx, w, epoch, changes, nil))
 }
 
+// workOf returns the worker's work for one unit.
+func workOf(t *testing.T, s *store.Store, worker string, u store.Unit) store.Work {
+	t.Helper()
+	work, err := s.WorkerWork(context.Background(), worker)
+	require.NoError(t, err)
+	for _, w := range work {
+		if w.Unit == u {
+			return w
+		}
+	}
+	t.Fatalf("worker %s has no work %v (has %v)", worker, u, work)
+	return store.Work{}
+}
+
 func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	require.NoError(t, s.HeartbeatWorker(ctx, "w1", "http://w1"))
-	_, err := s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
 	require.NoError(t, err)
 	assignAll(t, s, "w1")
 
-	work, err := s.WorkerWork(ctx, "w1")
+	connUnit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
+	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", connUnit), w1)
 	require.NoError(t, err)
-	require.Len(t, work, 1)
-	connEpoch := work[0].Epoch
 
-	_, err = s.ReplaceTaskConfigs(ctx, "c", connEpoch+100, []map[string]string{{"a": "1"}})
-	require.ErrorIs(t, err, store.ErrFenced)
-
-	changed, err := s.ReplaceTaskConfigs(ctx, "c", connEpoch, []map[string]string{{"a": "1"}, {"a": "2"}})
+	_, err = s.ReplaceTaskConfigs(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, []map[string]string{{"a": "1"}})
+	require.ErrorIs(t, err, store.ErrFenced, "only the holder of the connector unit publishes tasks")
+	changed, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
 	require.NoError(t, err)
 	require.True(t, changed)
-	changed, err = s.ReplaceTaskConfigs(ctx, "c", connEpoch, []map[string]string{{"a": "1"}, {"a": "2"}})
+	changed, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
 	require.NoError(t, err)
 	require.False(t, changed, "an identical task set is not rewritten")
 
@@ -177,52 +190,129 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	require.Equal(t, store.StateUnassigned, st.State)
 
 	assignAll(t, s, "w1")
-	work, err = s.WorkerWork(ctx, "w1")
-	require.NoError(t, err)
-	require.Len(t, work, 3)
-	connEpoch = work[0].Epoch
-	task0 := work[1]
+	task0 := workOf(t, s, "w1", store.Unit{Connector: "c", Task: 0})
 	require.Equal(t, map[string]string{"a": "1"}, task0.TaskConfig)
+	run0, err := s.ClaimUnit(ctx, task0, w1)
+	require.NoError(t, err)
 
-	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateRunning, WorkerID: "w1", Epoch: task0.Epoch}))
-	err = s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateFailed, WorkerID: "w1", Epoch: task0.Epoch - 1})
-	require.ErrorIs(t, err, store.ErrFenced, "a stale owner cannot overwrite the status")
+	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateRunning, WorkerID: "w1", Epoch: run0.Epoch}))
+	err = s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateFailed, WorkerID: "w1", Epoch: run0.Epoch - 1})
+	require.ErrorIs(t, err, store.ErrFenced, "a run that does not hold the unit cannot overwrite the status")
 	st, err = s.TaskStatus(ctx, "c", 0)
 	require.NoError(t, err)
 	require.Equal(t, store.StateRunning, st.State)
 
-	off := []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": int64(1) << 60}}}
-	require.NoError(t, s.ActivateEpoch(ctx, task0.Unit, "w1", task0.Epoch))
-	require.ErrorIs(t, s.ActivateEpoch(ctx, task0.Unit, "w2", task0.Epoch), store.ErrFenced, "only the owner activates")
-	require.NoError(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off))
-	require.ErrorIs(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch+7, off), store.ErrFenced)
+	part := map[string]any{"cluster": "A", "topic": "t", "partition": 0}
+	at := func(n int64, id string) []store.Offset {
+		return []store.Offset{{Partition: part, Offset: map[string]any{"offset": n}, SourceID: id}}
+	}
+	stored := func() (string, string) {
+		got, err := s.Offsets(ctx, "c")
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		return got[0].Offset["offset"].(interface{ String() string }).String(), got[0].SourceID
+	}
+	require.NoError(t, s.CommitOffsets(ctx, run0, at(1<<60, "id1")))
+	off, id := stored()
+	require.Equal(t, "1152921504606846976", off, "64-bit offsets keep every digit")
+	require.Equal(t, "id1", id)
+	require.ErrorIs(t, s.CommitOffsets(ctx, store.Claim{Unit: task0.Unit, Epoch: run0.Epoch + 7}, at(1, "id1")), store.ErrFenced)
+	require.NoError(t, s.CommitOffsets(ctx, run0, at(5, "id1")))
+	off, _ = stored()
+	require.Equal(t, "1152921504606846976", off, "a commit never moves an offset backwards")
+	require.NoError(t, s.CommitOffsets(ctx, run0, at(5, "id2")))
+	off, id = stored()
+	require.Equal(t, "5", off, "a new source incarnation (re-created topic) starts over")
+	require.Equal(t, "id2", id)
 
-	// A restart gives the task a new epoch. The old run may still commit while it stops; once the new run is
-	// active, the old run is fenced.
+	// A restart gives the task a new epoch on the same worker. The old run holds the unit (and may commit)
+	// until it releases; this worker's next run may take over the hold of its own session.
 	assignAll(t, s, "w1")
-	work, err = s.WorkerWork(ctx, "w1")
-	require.NoError(t, err)
-	connEpoch = work[0].Epoch
-	restarted := work[1]
+	restarted := workOf(t, s, "w1", task0.Unit)
 	require.Greater(t, restarted.Epoch, task0.Epoch)
-	require.NoError(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off), "the stopping run commits what it has")
-	require.NoError(t, s.ActivateEpoch(ctx, restarted.Unit, "w1", restarted.Epoch))
-	require.ErrorIs(t, s.CommitOffsets(ctx, "c", 0, task0.Epoch, off), store.ErrFenced, "replaced runs cannot commit")
-	require.NoError(t, s.CommitOffsets(ctx, "c", 0, restarted.Epoch, off))
-	task0 = restarted
-	got, err := s.Offsets(ctx, "c")
+	require.NoError(t, s.CommitOffsets(ctx, run0, at(6, "id2")), "the stopping run commits what it has")
+	run1, err := s.ClaimUnit(ctx, restarted, w1)
 	require.NoError(t, err)
-	require.Len(t, got, 1)
-	require.Equal(t, "1152921504606846976", got[0].Offset["offset"].(interface{ String() string }).String(), "64-bit offsets keep every digit")
+	require.ErrorIs(t, s.CommitOffsets(ctx, run0, at(7, "id2")), store.ErrFenced, "replaced runs cannot commit")
+	require.NoError(t, s.CommitOffsets(ctx, run1, at(7, "id2")))
 
-	err = s.AlterOffsets(ctx, "c", off, false)
+	err = s.AlterOffsets(ctx, "c", at(1, ""), false)
 	require.ErrorIs(t, err, store.ErrNotStopped)
 
-	// Shrinking the task set removes the statuses and assignments of the removed tasks.
-	_, err = s.ReplaceTaskConfigs(ctx, "c", connEpoch, []map[string]string{{"a": "1"}})
+	// Shrinking the task set removes the statuses of the removed tasks; a removed task that still runs keeps
+	// its assignment (and may commit) until it releases.
+	task1 := workOf(t, s, "w1", store.Unit{Connector: "c", Task: 1})
+	run1b, err := s.ClaimUnit(ctx, task1, w1)
+	require.NoError(t, err)
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}})
 	require.NoError(t, err)
 	_, err = s.TaskStatus(ctx, "c", 1)
 	require.ErrorIs(t, err, store.ErrNotFound)
+	require.NoError(t, s.CommitOffsets(ctx, run1b, []store.Offset{{Partition: map[string]any{"p": 1}, Offset: map[string]any{"offset": 1}}}))
+	require.ErrorIs(t, s.PutStatus(ctx, store.Status{Unit: task1.Unit, State: store.StateRunning, WorkerID: "w1", Epoch: run1b.Epoch}), store.ErrNotFound,
+		"a removed task gets no status back")
+	require.NoError(t, s.ReleaseUnit(ctx, run1b, &store.Status{State: store.StateUnassigned, WorkerID: "w1"}))
+	_, err = s.TaskStatus(ctx, "c", 1)
+	require.ErrorIs(t, err, store.ErrNotFound, "the release of a removed task leaves no status")
+	ps, err := s.Placements(ctx)
+	require.NoError(t, err)
+	for _, p := range ps {
+		require.NotEqual(t, 1, p.Task, "the released removed task has no assignment any more")
+	}
+}
+
+// A unit moved between live workers is handed over: the new owner claims it only after the old run released
+// it, or once the old session was declared dead.
+func TestClaimHandOver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	w2, err := s.RegisterWorker(ctx, "w2", "http://w2")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	u := store.Unit{Connector: "c", Task: store.ConnectorUnit}
+	move := func(to string) {
+		epoch, ok, err := s.AcquireLeadership(ctx, "w1", time.Minute)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, s.ApplyReassignments(ctx, "w1", epoch, []store.Reassignment{{Unit: u, WorkerID: to}}, nil))
+	}
+	move("w1")
+	old, err := s.ClaimUnit(ctx, workOf(t, s, "w1", u), w1)
+	require.NoError(t, err)
+
+	move("w2")
+	onW2 := workOf(t, s, "w2", u)
+	_, err = s.ClaimUnit(ctx, onW2, w2)
+	require.ErrorIs(t, err, store.ErrUnitBusy, "the old run still holds the unit")
+	_, err = s.ClaimUnit(ctx, store.Work{Assignment: store.Assignment{Unit: u, WorkerID: "w1", Epoch: old.Epoch}}, w1)
+	require.ErrorIs(t, err, store.ErrFenced, "the old worker cannot claim again under its old assignment")
+	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: u, State: store.StateRunning, WorkerID: "w1", Epoch: old.Epoch}),
+		"the draining run may still report")
+	require.NoError(t, s.ReleaseUnit(ctx, old, &store.Status{State: store.StateUnassigned, WorkerID: "w1"}))
+	next, err := s.ClaimUnit(ctx, onW2, w2)
+	require.NoError(t, err)
+	st, _, err := s.ConnectorStatus(ctx, "c")
+	require.NoError(t, err)
+	require.Equal(t, store.StateUnassigned, st.State)
+
+	// w2 dies: after its session is deleted, w1 may claim even though w2 never released.
+	move("w1")
+	onW1 := workOf(t, s, "w1", u)
+	_, err = s.ClaimUnit(ctx, onW1, w1)
+	require.ErrorIs(t, err, store.ErrUnitBusy)
+	require.NoError(t, s.HeartbeatWorker(ctx, "w2", w2))
+	_, dropped, err := s.DropDeadWorkers(ctx, 0, "w1")
+	require.NoError(t, err)
+	require.Len(t, dropped, 1)
+	require.ErrorIs(t, s.HeartbeatWorker(ctx, "w2", w2), store.ErrFenced, "a dead session cannot heartbeat")
+	_, err = s.ClaimUnit(ctx, onW1, w1)
+	require.NoError(t, err)
+	require.ErrorIs(t, s.PutStatus(ctx, store.Status{Unit: u, State: store.StateRunning, WorkerID: "w2", Epoch: next.Epoch}), store.ErrFenced,
+		"the dead worker's run is fenced")
 }
 
 func TestAlterOffsetsWhenStopped(t *testing.T) {

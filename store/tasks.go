@@ -34,12 +34,17 @@ func scanTaskConfig(r pgx.CollectableRow) (TaskConfig, error) {
 	return tc, err
 }
 
-// ReplaceTaskConfigs installs configs as the connector's task set on behalf of the connector instance running
-// under assignment epoch. If the set is unchanged nothing is written and changed is false. New tasks get status
-// UNASSIGNED; the statuses and assignments of tasks that no longer exist are removed. A stale epoch gives ErrFenced.
-func (s *Store) ReplaceTaskConfigs(ctx context.Context, connector string, epoch int64, configs []map[string]string) (changed bool, err error) {
+// ReplaceTaskConfigs installs configs as the connector's task set on behalf of the connector instance run
+// holding claim. If the set is unchanged nothing is written and changed is false. Otherwise the task generation
+// grows: tasks whose config is unchanged carry on (their runs move to the new generation), the others restart,
+// and their successors start only once every run of an older generation has released its unit (ClaimUnit). New
+// tasks get status UNASSIGNED; the statuses of tasks that no longer exist are removed, and their assignments
+// too, except while a run still holds one (it drains, commits, and the release removes it). A claim that no
+// longer holds the connector unit gives ErrFenced.
+func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[string]string) (changed bool, err error) {
+	connector := c.Connector
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if err := holdEpoch(ctx, tx, connector, -1, epoch); err != nil {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, "SELECT connector_name, task_id, config FROM task_configs WHERE connector_name = $1 ORDER BY task_id", connector)
@@ -54,19 +59,37 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, connector string, epoch 
 			return nil
 		}
 		changed = true
+		var gen int64
+		if err := tx.QueryRow(ctx, "UPDATE connectors SET task_generation = task_generation + 1 WHERE name = $1 RETURNING task_generation",
+			connector).Scan(&gen); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "DELETE FROM task_configs WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM assignments WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
+		if _, err := tx.Exec(ctx, "DELETE FROM assignments a WHERE connector_name = $1 AND task_id >= $2 AND NOT "+heldBy("a"), connector, len(configs)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "UPDATE assignments SET worker_id = '' WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM statuses WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
 			return err
 		}
 		for i, cfg := range configs {
+			if i < len(current) && maps.Equal(current[i].Config, cfg) {
+				if _, err := tx.Exec(ctx, "UPDATE task_configs SET generation = $3 WHERE connector_name = $1 AND task_id = $2", connector, i, gen); err != nil {
+					return err
+				}
+				if _, err := tx.Exec(ctx, "UPDATE assignments SET run_generation = $3 WHERE connector_name = $1 AND task_id = $2 AND run_epoch IS NOT NULL",
+					connector, i, gen); err != nil {
+					return err
+				}
+				continue
+			}
 			if _, err := tx.Exec(ctx, `
-				INSERT INTO task_configs (connector_name, task_id, config) VALUES ($1, $2, $3)
-				ON CONFLICT (connector_name, task_id) DO UPDATE SET config = EXCLUDED.config`, connector, i, cfg); err != nil {
+				INSERT INTO task_configs (connector_name, task_id, config, generation) VALUES ($1, $2, $3, $4)
+				ON CONFLICT (connector_name, task_id) DO UPDATE SET config = EXCLUDED.config, generation = EXCLUDED.generation`, connector, i, cfg, gen); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `
@@ -93,15 +116,4 @@ func sameTaskSet(current []TaskConfig, next []map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// holdEpoch locks the unit's assignment row for the rest of the transaction and checks that its epoch is still
-// epoch, so a concurrent reassignment waits for this transaction or fences it.
-func holdEpoch(ctx context.Context, tx pgx.Tx, connector string, task int, epoch int64) error {
-	var current int64
-	err := tx.QueryRow(ctx, "SELECT epoch FROM assignments WHERE connector_name = $1 AND task_id = $2 FOR SHARE", connector, task).Scan(&current)
-	if err == pgx.ErrNoRows || (err == nil && current != epoch) {
-		return ErrFenced
-	}
-	return err
 }

@@ -12,55 +12,117 @@ import (
 type Worker struct {
 	ID          string
 	URL         string
+	Session     int64 // changes every time the worker (re)joins
+	StartedAt   time.Time
 	HeartbeatAt time.Time
+	// HeartbeatAge is how long ago the last heartbeat was, by the database's clock.
+	HeartbeatAge time.Duration
 }
 
-// HeartbeatWorker registers the worker or refreshes its heartbeat.
-func (s *Store) HeartbeatWorker(ctx context.Context, id, url string) error {
-	_, err := s.pool.Exec(ctx, `
-		INSERT INTO workers (id, url) VALUES ($1, $2)
-		ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, heartbeat_at = now()`, id, url)
+// RegisterWorker joins the cluster as worker id with a new session, replacing any earlier session of the same
+// id: runs of that session can no longer claim, commit or report (their holder session is gone).
+func (s *Store) RegisterWorker(ctx context.Context, id, url string) (session int64, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		err := tx.QueryRow(ctx, `
+			INSERT INTO workers (id, url) VALUES ($1, $2)
+			ON CONFLICT (id) DO UPDATE SET url = EXCLUDED.url, session = nextval('worker_session'),
+				started_at = now(), heartbeat_at = now()
+			RETURNING session`, id, url).Scan(&session)
+		if err != nil {
+			return err
+		}
+		return notify(ctx, tx, "workers")
+	})
+	if err != nil {
+		return 0, fmt.Errorf("register worker %q: %w", id, err)
+	}
+	return session, nil
+}
+
+// HeartbeatWorker refreshes the worker's heartbeat. ErrFenced when the session is no longer registered: the
+// leader declared the worker dead and its units may run elsewhere already.
+func (s *Store) HeartbeatWorker(ctx context.Context, id string, session int64) error {
+	tag, err := s.pool.Exec(ctx, "UPDATE workers SET heartbeat_at = now() WHERE id = $1 AND session = $2", id, session)
 	if err != nil {
 		return fmt.Errorf("heartbeat worker %q: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("heartbeat worker %q: %w", id, ErrFenced)
 	}
 	return nil
 }
 
-// RemoveWorker deletes the worker on a clean shutdown and hands its assignments back to the leader.
-func (s *Store) RemoveWorker(ctx context.Context, id string) error {
+// RemoveWorker deletes the worker's session on a clean shutdown and hands its assignments back to the leader.
+// Its runs have released their units by then.
+func (s *Store) RemoveWorker(ctx context.Context, id string, session int64) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "DELETE FROM workers WHERE id = $1", id); err != nil {
+		tag, err := tx.Exec(ctx, "DELETE FROM workers WHERE id = $1 AND session = $2", id, session)
+		if err != nil {
 			return fmt.Errorf("remove worker %q: %w", id, err)
 		}
-		if _, err := tx.Exec(ctx, "DELETE FROM assignments WHERE worker_id = $1", id); err != nil {
+		if tag.RowsAffected() == 0 {
+			return nil // declared dead already; its assignments were moved then
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM assignments WHERE worker_id = $1 AND (run_epoch IS NULL OR run_session = $2)", id, session); err != nil {
 			return fmt.Errorf("remove assignments of worker %q: %w", id, err)
 		}
 		return notify(ctx, tx, "workers")
 	})
 }
 
-// LiveWorkers returns the workers whose heartbeat is younger than ttl, sorted by id, after deleting the others.
-func (s *Store) LiveWorkers(ctx context.Context, ttl time.Duration) ([]Worker, error) {
-	var ws []Worker
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "DELETE FROM workers WHERE heartbeat_at < now() - $1::interval", ttl.String()); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, "SELECT id, url, heartbeat_at FROM workers ORDER BY id")
+// Workers returns every registered worker, sorted by id, with its heartbeat age by the database's clock.
+func (s *Store) Workers(ctx context.Context) ([]Worker, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT id, url, session, started_at, heartbeat_at, extract(epoch FROM now() - heartbeat_at)
+		FROM workers ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	ws, err := pgx.CollectRows(rows, scanWorker)
+	if err != nil {
+		return nil, fmt.Errorf("list workers: %w", err)
+	}
+	return ws, nil
+}
+
+func scanWorker(r pgx.CollectableRow) (Worker, error) {
+	var w Worker
+	var age float64
+	err := r.Scan(&w.ID, &w.URL, &w.Session, &w.StartedAt, &w.HeartbeatAt, &age)
+	w.HeartbeatAge = time.Duration(age * float64(time.Second))
+	return w, err
+}
+
+// DropDeadWorkers deletes the workers whose last heartbeat is older than ttl (never keep), and returns the
+// workers that remain. The units held by the dropped workers' sessions become claimable by their new owners.
+func (s *Store) DropDeadWorkers(ctx context.Context, ttl time.Duration, keep string) (live, dropped []Worker, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `
+			DELETE FROM workers WHERE heartbeat_at < now() - $1::interval AND id <> $2
+			RETURNING id, url, session, started_at, heartbeat_at, extract(epoch FROM now() - heartbeat_at)`, ttl.String(), keep)
 		if err != nil {
 			return err
 		}
-		ws, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Worker, error) {
-			var w Worker
-			err := r.Scan(&w.ID, &w.URL, &w.HeartbeatAt)
-			return w, err
-		})
-		return err
+		if dropped, err = pgx.CollectRows(rows, scanWorker); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, "SELECT id, url, session, started_at, heartbeat_at, extract(epoch FROM now() - heartbeat_at) FROM workers ORDER BY id")
+		if err != nil {
+			return err
+		}
+		live, err = pgx.CollectRows(rows, scanWorker)
+		if err != nil {
+			return err
+		}
+		if len(dropped) > 0 {
+			return notify(ctx, tx, "workers")
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list live workers: %w", err)
+		return nil, nil, fmt.Errorf("drop dead workers: %w", err)
 	}
-	return ws, nil
+	return live, dropped, nil
 }
 
 // AcquireLeadership makes worker id the leader until ttl from now, if the lease is free, expired or already its

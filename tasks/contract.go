@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -28,7 +29,7 @@ func (id TaskID) String() string { return fmt.Sprintf("%s-%d", id.Connector, id.
 
 // Connector is a running connector instance. Run lasts until ctx is done (then it returns nil) or the connector
 // fails (then it returns the error that becomes its FAILED trace). It publishes its task set with
-// env.SetTaskConfigs whenever the set changes.
+// env.SetTaskConfigs whenever the set changes. Like a Task, it must return once env.StopContext() is done.
 type Connector interface {
 	Run(ctx context.Context, env ConnectorEnv) error
 }
@@ -43,12 +44,16 @@ type ConnectorEnv interface {
 	// Report keeps the connector RUNNING and shows notice as its status trace (empty clears it), for problems
 	// an operator must fix while the rest goes on, such as a remote topic the target refuses to create.
 	Report(ctx context.Context, notice string) error
+	// StopContext is done when the stop budget of this run is spent: from then on the run must return at once.
+	StopContext() context.Context
 	Logger() *slog.Logger
 }
 
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.
-// Transient errors are the task's to retry.
+// Transient errors are the task's to retry. The soft stop (ctx done) has a budget: when env.StopContext() is
+// done the task drops what it has not delivered, commits what was acknowledged, and returns at once. Writes to
+// external systems are allowed only while env.Lease() is valid (see tasks/doc.go, "Fencing").
 type Task interface {
 	Run(ctx context.Context, env TaskEnv) error
 }
@@ -68,7 +73,25 @@ type TaskEnv interface {
 	// it for what an operator must know while replication goes on: data lost to retention before it could be
 	// replicated, a cluster that is unreachable.
 	Report(ctx context.Context, notice string) error
+	// Lease says whether the task may write to Kafka now.
+	Lease() Lease
+	// StopContext is done when the stop budget of this run is spent (see Task).
+	StopContext() context.Context
 	Logger() *slog.Logger
+}
+
+// Lease is a run's permission to write to external systems. The runtime starts no other run of the unit until
+// the lease has ended and Settle has passed since, so a run that hands a record to its client only while Valid
+// and makes the client deliver or drop it within Settle can never write after its successor started.
+type Lease interface {
+	// Valid tells whether the run may hand new records to its clients now. It turns false when the worker's
+	// heartbeats have not been confirmed for a while (it may turn true again) and for good once Revoked.
+	Valid() bool
+	// Revoked is closed when the run has lost its unit for good: it must stop writing at once and drop what
+	// it has queued.
+	Revoked() <-chan struct{}
+	// Settle bounds how long a record handed to a client may take to be written or dropped.
+	Settle() time.Duration
 }
 
 // Offset is a source offset in Connect's shape: a partition map and an offset map.

@@ -6,37 +6,91 @@
 //
 // Every connector is one unit (its connector instance, task id -1) plus one unit per task of its current task
 // set. A connector instance plans: it publishes its task set (SetTaskConfigs), which the store keeps as the
-// connector's task_configs. Tasks do the replication.
+// connector's task_configs with a generation that grows with every change. Tasks do the replication.
 //
-// # Leader election
+// # Membership and leases
 //
-// One process at a time holds the leader lease (a single row with an expiry). Every process campaigns on each
-// heartbeat tick: the holder renews, anyone takes an expired or released lease, and the lease epoch grows each
-// time it changes hands. The leader's writes are fenced by that epoch, so a leader that stalled past its lease
-// changes nothing. A clean shutdown releases the lease at once.
+// A worker joins with a new session (RegisterWorker) and heartbeats every HeartbeatInterval; a heartbeat
+// renews only that session. Each heartbeat the database confirms extends the session's lease to
 //
-// # Assignment
+//	sent + WorkerTTL - Settle        (Settle = WorkerTTL / 3)
 //
-// In each round the leader drops dead workers (no heartbeat within WorkerTTL), places every unit without a live
-// owner on the least loaded worker, evens the load to within one unit, and turns restart requests into in-place
-// reassignments. Every (re)assignment takes a new epoch from a sequence.
+// where sent is this worker's monotonic time when it sent the heartbeat. The leader declares a worker dead
+// only when its last heartbeat is older than WorkerTTL by the database's clock, which stamped it later than
+// sent, so a worker's lease ends at least Settle before anybody may take its units. When a heartbeat finds the
+// session gone (the worker stalled past its TTL and was declared dead), the worker revokes the session's lease
+// at once, stops every run of it, and joins again with a new session.
 //
-// # Unit lifecycle
+// # Leader election and assignment
 //
-// Each worker runs exactly the units assigned to it. A run is bound to one version of its work (epoch, target
-// state, configs); when any of them changes the run is stopped softly (its context is cancelled; it drains,
-// flushes and commits) and a new run starts:
+// One process at a time holds the leader lease (a single row with an expiry); the lease epoch grows each time
+// it changes hands and fences the leader's writes. In each round the leader places every unit without a live
+// owner, spreads each connector's units evenly over the workers and then the total load, and turns restart
+// requests into in-place reassignments. Every (re)assignment takes a new epoch. It declares workers dead (and
+// so frees their units) only once it has trusted its view of heartbeats for one WorkerTTL: after it took over,
+// and after any round it could not complete, every heartbeat may look old while the workers are alive.
 //
-//	                assigned (epoch e)
-//	                       │
-//	   ┌──── target STOPPED ┼ target PAUSED ─────┐
-//	   ▼                    ▼                     ▼
-//	STOPPED            RUNNING ──error──▶ FAILED   PAUSED
-//	(task set          (Run)              (stays failed across pause/resume
-//	 emptied)                              until a restart gives a new epoch)
+// # Ownership and fencing: the one rule
 //
-// Before a task's first run its status is UNASSIGNED (written with the task set). On a clean shutdown every
-// unit is reported UNASSIGNED and the worker leaves the cluster. Statuses, task configs and offset commits are
-// written under the unit's epoch: a unit that lost its assignment is fenced (ErrFenced) and stops without a
-// FAILED status, so a status never shows a state that the runtime did not reach.
+// A unit runs on one worker at a time, as one run at a time. Before a run starts it claims the unit
+// (ClaimUnit): the claim succeeds only if the unit is assigned to this worker under the run's assignment epoch
+// and no run of a live session holds it, and it gives the run a run epoch from the same sequence. Every write
+// of the run carries that run epoch and is refused (ErrFenced) once the run no longer holds the unit:
+//
+//	write                         allowed while                              refused when
+//	offsets (CommitOffsets)       the run holds the unit                     released, abandoned, session dead
+//	status (PutStatus)            the run holds the unit and it still        as above; a removed task has no
+//	                              belongs to the task set                    status (ErrNotFound)
+//	task set (ReplaceTaskConfigs) the connector run holds the connector unit as above
+//	records to Kafka              Lease().Valid()                            lease expired or revoked
+//
+// Offsets never move backwards through CommitOffsets: a commit below the stored offset of the same source
+// incarnation (SourceID) is ignored; only the offsets API (the connector STOPPED) or a new incarnation moves
+// one back.
+//
+// The run releases the unit after its final commit (ReleaseUnit, with its last status). So a move between
+// live workers is a hand-over: the leader points the assignment at the new worker; the old worker sees the
+// unit leave, stops the run (drain, flush, commit, UNASSIGNED, release); only then can the new worker's run
+// claim it and read the offsets the old one committed. A task of a new task generation also waits until no
+// run of an older generation of its connector holds a unit, because partitions move between tasks when the
+// task set changes; tasks whose config did not change carry on into the new generation.
+//
+// # Unit lifecycle on a worker
+//
+// Each unit has a supervisor (slot). The reconcile loop (NOTIFY, plus a slow poll) only tells supervisors
+// what their unit should run; it never waits for a unit, so one slow unit cannot hold up the others.
+//
+//	           intent (work, session)
+//	                   │
+//	                   ▼
+//	   ┌──────── claim ────────┐ ErrUnitBusy: wait for the release
+//	   │ target STOPPED/PAUSED │ ErrFenced: the assignment moved on; idle until the next intent
+//	   ▼          ▼            ▼
+//	STOPPED     RUNNING ──error──▶ FAILED (stays failed across pause/resume until a restart gives a new epoch)
+//	   │          │                  │
+//	   └──────────┴── new intent, unit left, or shutdown: stop ──┘
+//	                   │
+//	   soft stop (ctx cancelled): drain, flush, commit; return within StopTimeout
+//	   hard stop (StopContext done, lease revoked): drop what is queued, commit what was acknowledged, return
+//	   abandoned (still running one Settle later): its claim is released for it, which fences its writes; its
+//	   lease was revoked a Settle ago, so nothing it handed to Kafka can still be written
+//	                   │
+//	   release (with UNASSIGNED if the unit left this worker) ──▶ the next run may claim
+//
+// # Failure cases
+//
+//   - kill -9 of a worker: its session stops heartbeating; after WorkerTTL the leader deletes it and places its
+//     units elsewhere; their claims are free because the holder session is gone. Duplicates: what the dead runs
+//     had acknowledged but not committed (the commit interval) and what was in flight.
+//   - SIGSTOP past the TTL, then SIGCONT: as kill -9 for the others. For the stalled worker, its lease ended
+//     Settle before its units moved; tasks cap their producers' delivery timeout below Settle, so its queued
+//     records expire instead of being written after the new owners started; its next heartbeat finds the
+//     session gone, revokes the lease and stops the runs; their commits and statuses are fenced.
+//   - PostgreSQL down: heartbeats fail, leases run out after WorkerTTL - Settle and tasks pause their writes;
+//     nobody is declared dead, because the leader trusts heartbeats again only one TTL after it could work.
+//   - SIGTERM: the worker gives up leadership, stops every run within StopTimeout while still heartbeating,
+//     then leaves the cluster (RemoveWorker) and the leader hands its units to the others at once.
+//
+// In exactly-once mode (not yet implemented) the bound on a stale run's writes becomes zero through the
+// target's transactional fencing.
 package tasks

@@ -7,19 +7,33 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
+// runEnv is what every run of a unit shares with the runtime: the claim that fences its writes, its lease,
+// and the context that ends its stop budget.
+type runEnv struct {
+	w       *worker
+	work    store.Work
+	claim   store.Claim
+	lease   *runLease
+	stopCtx context.Context
+	log     *slog.Logger
+}
+
+func (e *runEnv) Running(ctx context.Context) error {
+	return e.w.putStatus(ctx, e.claim, store.StateRunning, "")
+}
+
+func (e *runEnv) Report(ctx context.Context, notice string) error {
+	return e.w.putStatus(ctx, e.claim, store.StateRunning, notice)
+}
+
+func (e *runEnv) StopContext() context.Context { return e.stopCtx }
+func (e *runEnv) Logger() *slog.Logger         { return e.log }
+
 // connectorEnv is the ConnectorEnv of one connector instance run.
-type connectorEnv struct {
-	w    *worker
-	work store.Work
-	log  *slog.Logger
-}
+type connectorEnv struct{ *runEnv }
 
-func (e *connectorEnv) Running(ctx context.Context) error {
-	return e.w.putStatus(ctx, e.work, store.StateRunning, "")
-}
-
-func (e *connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]string) error {
-	changed, err := e.w.store.ReplaceTaskConfigs(ctx, e.work.Connector, e.work.Epoch, configs)
+func (e connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]string) error {
+	changed, err := e.w.store.ReplaceTaskConfigs(ctx, e.claim, configs)
 	if err != nil {
 		return err
 	}
@@ -29,37 +43,19 @@ func (e *connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]
 	return nil
 }
 
-func (e *connectorEnv) Report(ctx context.Context, notice string) error {
-	return e.w.putStatus(ctx, e.work, store.StateRunning, notice)
-}
-
-func (e *connectorEnv) Logger() *slog.Logger { return e.log }
-
 // taskEnv is the TaskEnv of one task run.
-type taskEnv struct {
-	w    *worker
-	work store.Work
-	log  *slog.Logger
-}
+type taskEnv struct{ *runEnv }
 
-func (e *taskEnv) Running(ctx context.Context) error {
-	return e.w.putStatus(ctx, e.work, store.StateRunning, "")
-}
-
-func (e *taskEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
+func (e taskEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
 	return e.w.store.Offsets(ctx, e.work.Connector)
 }
 
-func (e *taskEnv) CommitOffsets(ctx context.Context, offsets []Offset) error {
-	return e.w.store.CommitOffsets(ctx, e.work.Connector, e.work.Task, e.work.Epoch, offsets)
+func (e taskEnv) CommitOffsets(ctx context.Context, offsets []Offset) error {
+	return e.w.store.CommitOffsets(ctx, e.claim, offsets)
 }
 
-func (e *taskEnv) RecordTopics(ctx context.Context, topics []string) error {
+func (e taskEnv) RecordTopics(ctx context.Context, topics []string) error {
 	return e.w.store.RecordTopics(ctx, e.work.Connector, topics)
 }
 
-func (e *taskEnv) Report(ctx context.Context, notice string) error {
-	return e.w.putStatus(ctx, e.work, store.StateRunning, notice)
-}
-
-func (e *taskEnv) Logger() *slog.Logger { return e.log }
+func (e taskEnv) Lease() Lease { return e.lease }

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -14,9 +15,15 @@ type leader struct {
 	id        string
 	store     *store.Store
 	log       *slog.Logger
+	limit     *lograte.Limiter
 	leaseTTL  time.Duration
 	workerTTL time.Duration
 	isLeader  bool
+	// trusted is when the leader's view of heartbeats became trustworthy: when it took over, and again after
+	// every round it could not complete. Until one worker TTL has passed since then, it declares no worker
+	// dead: after a database outage or a stall of the leader itself every heartbeat looks old, though the
+	// workers are alive and about to heartbeat again.
+	trusted time.Time
 }
 
 // run campaigns on every tick and wake-up until ctx is done, then releases the lease so another worker can
@@ -44,14 +51,17 @@ func (l *leader) round(ctx context.Context) {
 	epoch, ok, err := l.store.AcquireLeadership(ctx, l.id, l.leaseTTL)
 	if err != nil {
 		if ctx.Err() == nil {
-			l.log.Warn("campaign for leadership failed", "error", err)
+			l.limit.Log(ctx, l.log, slog.LevelWarn, "campaign", "campaign for leadership failed", "error", err)
 		}
+		l.trusted = time.Now()
 		return
 	}
+	l.limit.Resolved(ctx, l.log, "campaign", "campaigning for leadership works again")
 	if ok != l.isLeader {
 		l.isLeader = ok
 		if ok {
 			l.log.Info("became leader", "lease_epoch", epoch)
+			l.trusted = time.Now()
 		} else {
 			l.log.Info("lost leadership")
 		}
@@ -64,15 +74,32 @@ func (l *leader) round(ctx context.Context) {
 			l.log.Info("leadership moved during assignment", "lease_epoch", epoch)
 			return
 		}
-		l.log.Warn("assignment round failed", "error", err)
+		l.trusted = time.Now()
+		l.limit.Log(ctx, l.log, slog.LevelWarn, "assign", "assignment round failed", "error", err)
+		return
 	}
+	l.limit.Resolved(ctx, l.log, "assign", "assignment rounds work again")
 }
 
 // assign runs one leader round: read the plan, compute the changes, write them fenced by the lease epoch.
 func (l *leader) assign(ctx context.Context, epoch int64) error {
-	workers, err := l.store.LiveWorkers(ctx, l.workerTTL)
-	if err != nil {
-		return err
+	var workers []store.Worker
+	if time.Since(l.trusted) >= l.workerTTL {
+		live, dropped, err := l.store.DropDeadWorkers(ctx, l.workerTTL, l.id)
+		if err != nil {
+			return err
+		}
+		for _, d := range dropped {
+			l.log.Warn("declared a worker dead: no heartbeat within the worker TTL; its units move", "dead_worker", d.ID,
+				"heartbeat_age", d.HeartbeatAge.Round(time.Millisecond), "worker_ttl", l.workerTTL)
+		}
+		workers = live
+	} else {
+		all, err := l.store.Workers(ctx)
+		if err != nil {
+			return err
+		}
+		workers = all
 	}
 	plan, err := l.store.LoadPlan(ctx)
 	if err != nil {

@@ -4,15 +4,25 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
 
-// Config configures a Runtime. Zero durations take the defaults in parentheses.
+// Defaults of Config's durations.
+const (
+	DefaultHeartbeatInterval = 3 * time.Second
+	DefaultWorkerTTL         = 15 * time.Second
+	DefaultStopTimeout       = 30 * time.Second
+	DefaultPollInterval      = 5 * time.Second
+)
+
+// Config configures a Runtime. Zero durations take the defaults.
 type Config struct {
 	WorkerID string // this process's id in statuses (worker_id)
 	URL      string // this process's advertised REST URL
@@ -20,11 +30,46 @@ type Config struct {
 	Registry Registry
 	Logger   *slog.Logger
 
-	PollInterval      time.Duration // safety-net reconcile when no notification arrives (5s)
-	HeartbeatInterval time.Duration // worker heartbeat and leader lease renewal (2s)
-	WorkerTTL         time.Duration // a worker silent this long is dead and loses its work (10s)
-	LeaseTTL          time.Duration // leader lease duration (10s)
-	StopTimeout       time.Duration // how long a unit may take to drain and commit when stopped (30s)
+	PollInterval      time.Duration // safety-net reconcile when no notification arrives
+	HeartbeatInterval time.Duration // worker heartbeat and leader lease renewal
+	WorkerTTL         time.Duration // a worker silent this long is dead and loses its work
+	LeaseTTL          time.Duration // leader lease duration (default: WorkerTTL)
+	StopTimeout       time.Duration // the soft-stop budget: how long a run may take to drain, flush and commit
+}
+
+// Settle is the settle window of a worker TTL: how long a record a run handed to Kafka may take to be written
+// or dropped (tasks cap their producers' delivery timeout below it). A third of the TTL leaves the other two
+// thirds as the lease a heartbeat grants, so that two heartbeats may fail before runs pause.
+func Settle(workerTTL time.Duration) time.Duration { return workerTTL / 3 }
+
+// withDefaults fills in zero durations.
+func (c Config) withDefaults() Config {
+	c.PollInterval = cmp.Or(c.PollInterval, DefaultPollInterval)
+	c.HeartbeatInterval = cmp.Or(c.HeartbeatInterval, DefaultHeartbeatInterval)
+	c.WorkerTTL = cmp.Or(c.WorkerTTL, DefaultWorkerTTL)
+	c.LeaseTTL = cmp.Or(c.LeaseTTL, c.WorkerTTL)
+	c.StopTimeout = cmp.Or(c.StopTimeout, DefaultStopTimeout)
+	return c
+}
+
+// Validate checks the durations against each other; the errors name the serve flags.
+func (c Config) Validate() error {
+	c = c.withDefaults()
+	var errs []error
+	if c.HeartbeatInterval <= 0 || c.WorkerTTL <= 0 || c.LeaseTTL <= 0 || c.StopTimeout <= 0 || c.PollInterval <= 0 {
+		errs = append(errs, errors.New("--heartbeat-interval, --worker-ttl, --leader-lease-ttl and --stop-timeout must be positive"))
+	}
+	if c.HeartbeatInterval > c.WorkerTTL/4 {
+		errs = append(errs, fmt.Errorf("--heartbeat-interval %s is too long for --worker-ttl %s: at most a quarter of it (%s), so that a worker survives two lost heartbeats",
+			c.HeartbeatInterval, c.WorkerTTL, c.WorkerTTL/4))
+	}
+	if c.HeartbeatInterval > c.LeaseTTL/3 {
+		errs = append(errs, fmt.Errorf("--heartbeat-interval %s is too long for --leader-lease-ttl %s: at most a third of it", c.HeartbeatInterval, c.LeaseTTL))
+	}
+	if Settle(c.WorkerTTL) < 500*time.Millisecond {
+		errs = append(errs, fmt.Errorf("--worker-ttl %s is too short: at least 1.5s, so that records in flight can settle before a stalled worker's work moves", c.WorkerTTL))
+	}
+	return errors.Join(errs...)
 }
 
 // Runtime runs this process's share of the cluster's work: it heartbeats as a worker, campaigns for leadership
@@ -35,69 +80,57 @@ type Runtime struct {
 }
 
 // New returns a Runtime; Run starts it.
-func New(cfg Config) *Runtime {
-	cfg.PollInterval = cmp.Or(cfg.PollInterval, 5*time.Second)
-	cfg.HeartbeatInterval = cmp.Or(cfg.HeartbeatInterval, 2*time.Second)
-	cfg.WorkerTTL = cmp.Or(cfg.WorkerTTL, 10*time.Second)
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, 10*time.Second)
-	cfg.StopTimeout = cmp.Or(cfg.StopTimeout, 30*time.Second)
-	return &Runtime{cfg: cfg}
-}
+func New(cfg Config) *Runtime { return &Runtime{cfg: cfg.withDefaults()} }
 
 // Ready tells whether the runtime has joined the cluster and reconciled its work at least once.
 func (r *Runtime) Ready() bool { return r.ready.Load() }
 
-// Run joins the cluster and runs until ctx is done. It then stops every unit softly (each drains, flushes and
-// commits within StopTimeout), reports them UNASSIGNED, leaves the cluster and releases leadership, and returns
-// once everything it started has stopped.
+// Run joins the cluster and runs until ctx is done. It then gives up leadership, stops every unit within the
+// stop budget (each drains, flushes, commits and reports UNASSIGNED) while still heartbeating, leaves the
+// cluster, and returns once everything it started has stopped.
 func (r *Runtime) Run(ctx context.Context) error {
 	cfg := r.cfg
 	if cfg.WorkerID == "" || cfg.Store == nil || cfg.Registry == nil || cfg.Logger == nil {
 		return errors.New("tasks: Config needs WorkerID, Store, Registry and Logger")
 	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
 	log := cfg.Logger.With("worker_id", cfg.WorkerID)
-	if err := cfg.Store.HeartbeatWorker(ctx, cfg.WorkerID, cfg.URL); err != nil {
+	limit := lograte.New(30 * time.Second)
+	settle := Settle(cfg.WorkerTTL)
+	w := newWorker(cfg.WorkerID, cfg.Store, cfg.Registry, log, limit, cfg.StopTimeout, settle)
+	hb := &heartbeater{cfg: cfg, w: w, log: log, limit: limit, settle: settle}
+	if err := hb.join(ctx); err != nil {
 		if ctx.Err() != nil {
 			return nil // stopped before it joined: nothing was started
 		}
 		return err
 	}
 
-	listenCtx, stopListening := context.WithCancel(ctx)
-	defer stopListening()
+	// The heartbeat outlives ctx: it must go on while the units drain, or the worker would be declared dead
+	// (and its units moved) in the middle of a long drain.
+	bg, stopBackground := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopBackground()
 	notes := make(chan struct{}, 1)
 	leaderWake := make(chan struct{}, 1)
 	workerWake := make(chan struct{}, 1)
 
 	var wg sync.WaitGroup
-	wg.Go(func() { cfg.Store.ListenLoop(listenCtx, notes) })
-	wg.Go(func() { fanOut(listenCtx, notes, leaderWake, workerWake) })
-	wg.Go(func() { heartbeat(ctx, cfg, log) })
+	wg.Go(func() { cfg.Store.ListenLoop(bg, notes) })
+	wg.Go(func() { fanOut(bg, notes, leaderWake, workerWake) })
+	wg.Go(func() { hb.run(bg, workerWake) })
+	var leaderDone sync.WaitGroup
+	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, limit: limit, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL}
+	leaderDone.Go(func() { l.run(ctx, leaderWake, cfg.HeartbeatInterval) })
 
-	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL}
-	wg.Go(func() { l.run(ctx, leaderWake, cfg.HeartbeatInterval) })
-
-	w := newWorker(cfg.WorkerID, cfg.Store, cfg.Registry, log, cfg.StopTimeout)
 	w.run(ctx, workerWake, cfg.PollInterval, func() { r.ready.Store(true) })
 	r.ready.Store(false)
-	stopListening()
+	leaderDone.Wait()
+	hb.leave()
+	stopBackground()
 	wg.Wait()
 	return nil
-}
-
-func heartbeat(ctx context.Context, cfg Config, log *slog.Logger) {
-	ticker := time.NewTicker(cfg.HeartbeatInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-			if err := cfg.Store.HeartbeatWorker(ctx, cfg.WorkerID, cfg.URL); err != nil && ctx.Err() == nil {
-				log.Warn("worker heartbeat failed", "error", err)
-			}
-		}
-	}
 }
 
 // fanOut forwards each notification to every subscriber without blocking; subscribers coalesce bursts.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -100,7 +101,7 @@ func (c *cluster) startWorker(id string) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	rt := tasks.New(tasks.Config{
 		WorkerID: id, URL: "http://" + id, Store: c.store, Registry: c.reg,
-		Logger:       slog.New(slog.DiscardHandler),
+		Logger:       testLogger(),
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
 		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
 	})
@@ -256,4 +257,11 @@ func TestWorkSpreadsAndFailsOver(t *testing.T) {
 	offsets, err := c.store.Offsets(ctx, "s")
 	require.NoError(t, err)
 	require.Len(t, offsets, 5)
+}
+
+func testLogger() *slog.Logger {
+	if os.Getenv("KMIRROR_TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return slog.New(slog.DiscardHandler)
 }

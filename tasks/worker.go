@@ -6,68 +6,79 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
 
-// worker runs the units of work assigned to this process and reports their statuses.
+// worker runs the units of work assigned to this process and reports their statuses. Each unit has a
+// supervisor of its own (slot), so that a unit that is slow to stop never holds up the others; the
+// reconcile loop only tells supervisors what their unit should be doing.
 type worker struct {
 	id          string
 	store       *store.Store
 	registry    Registry
 	log         *slog.Logger
-	stopTimeout time.Duration
+	limit       *lograte.Limiter
+	stopTimeout time.Duration // the soft-stop budget of a run
+	settle      time.Duration // how long a revoked run's records may take to settle (Lease.Settle)
 
-	units map[store.Unit]*unitRun // touched only by the reconcile loop
+	session atomic.Pointer[session] // the current session; replaced when the worker re-joins
+
+	slots    map[store.Unit]*slot // touched only by the reconcile loop
+	stopping map[store.Unit]*slot // supervisors of units that left, until they have stopped
 
 	mu     sync.Mutex
 	failed map[store.Unit]store.Work // the run identity under which a unit failed; it stays failed until restarted
 }
 
-// unitRun is one run of a unit: a goroutine bound to one version of its Work.
-type unitRun struct {
-	work   store.Work
-	cancel context.CancelFunc
-	done   chan struct{}
+// session is one membership of the worker in the cluster.
+type session struct {
+	id    int64
+	lease *sessionLease
 }
 
-func newWorker(id string, st *store.Store, reg Registry, log *slog.Logger, stopTimeout time.Duration) *worker {
+func newWorker(id string, st *store.Store, reg Registry, log *slog.Logger, limit *lograte.Limiter, stopTimeout, settle time.Duration) *worker {
 	return &worker{
-		id: id, store: st, registry: reg, log: log, stopTimeout: stopTimeout,
-		units:  make(map[store.Unit]*unitRun),
-		failed: make(map[store.Unit]store.Work),
+		id: id, store: st, registry: reg, log: log, limit: limit, stopTimeout: stopTimeout, settle: settle,
+		slots:    make(map[store.Unit]*slot),
+		stopping: make(map[store.Unit]*slot),
+		failed:   make(map[store.Unit]store.Work),
 	}
 }
 
-// run reconciles on every wake-up and poll tick until ctx is done, then stops every unit.
+// run reconciles on every wake-up and poll tick until ctx is done, then stops every unit within the stop
+// budget.
 func (w *worker) run(ctx context.Context, wake <-chan struct{}, poll time.Duration, reconciled func()) {
 	ticker := time.NewTicker(poll)
 	defer ticker.Stop()
-	for {
+	for ctx.Err() == nil {
 		if err := w.reconcile(ctx); err != nil {
 			if ctx.Err() != nil {
 				break
 			}
-			w.log.Warn("worker reconcile failed", "error", err)
-		} else if reconciled != nil {
-			reconciled()
+			w.limit.Log(ctx, w.log, slog.LevelWarn, "reconcile", "worker reconcile failed", "error", err)
+		} else {
+			w.limit.Resolved(ctx, w.log, "reconcile", "worker reconcile works again")
+			if reconciled != nil {
+				reconciled()
+			}
 		}
 		select {
 		case <-ctx.Done():
 		case <-wake:
 		case <-ticker.C:
 		}
-		if ctx.Err() != nil {
-			break
-		}
 	}
 	w.shutdown()
 }
 
-// reconcile makes the running units match the assignments: it stops runs whose work changed or went away and
-// starts runs for new or changed work.
+// reconcile tells every supervisor what its unit should run now, starts supervisors for new units and stops
+// those of units that left. It never waits for a unit.
 func (w *worker) reconcile(ctx context.Context) error {
+	sess := w.session.Load()
 	works, err := w.store.WorkerWork(ctx, w.id)
 	if err != nil {
 		return err
@@ -76,19 +87,33 @@ func (w *worker) reconcile(ctx context.Context) error {
 	for _, wk := range works {
 		desired[wk.Unit] = wk
 	}
-	var stopping []*unitRun
-	for u, run := range w.units {
-		if wk, ok := desired[u]; !ok || !store.SameWork(run.work, wk) {
-			run.cancel()
-			stopping = append(stopping, run)
-			delete(w.units, u)
+	for u, s := range w.stopping {
+		select {
+		case <-s.done:
+			delete(w.stopping, u)
+		default:
 		}
 	}
-	w.await(stopping)
-	for u, wk := range desired {
-		if _, ok := w.units[u]; !ok {
-			w.start(ctx, wk)
+	for u, s := range w.slots {
+		if _, ok := desired[u]; !ok {
+			s.leave()
+			w.stopping[u] = s
+			delete(w.slots, u)
 		}
+	}
+	for u, wk := range desired {
+		want := intent{work: wk, session: sess}
+		if s, ok := w.slots[u]; ok {
+			s.want(want)
+			continue
+		}
+		s := newSlot(u)
+		var prev <-chan struct{}
+		if old, ok := w.stopping[u]; ok {
+			prev = old.done // the unit came back before its last run stopped: never two runs at once
+		}
+		w.slots[u] = s
+		go w.supervise(s, want, prev)
 	}
 	w.mu.Lock()
 	for u := range w.failed {
@@ -100,126 +125,18 @@ func (w *worker) reconcile(ctx context.Context) error {
 	return nil
 }
 
-// await waits for stopping runs to finish their soft stop (drain, flush, commit); a run that overstays
-// stopTimeout is abandoned — its assignment is already gone or changed, so its commits are fenced.
-func (w *worker) await(runs []*unitRun) {
-	if len(runs) == 0 {
-		return
-	}
-	deadline := time.NewTimer(w.stopTimeout)
-	defer deadline.Stop()
-	for _, run := range runs {
-		select {
-		case <-run.done:
-		case <-deadline.C:
-			w.log.Error("unit did not stop in time; abandoning it", "connector", run.work.Connector, "task", run.work.Task,
-				"timeout", w.stopTimeout)
-			return
-		}
-	}
-}
-
-func (w *worker) start(parent context.Context, wk store.Work) {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(parent))
-	run := &unitRun{work: wk, cancel: cancel, done: make(chan struct{})}
-	w.units[wk.Unit] = run
-	go func() {
-		defer close(run.done)
-		w.runUnit(ctx, wk)
-	}()
-}
-
-// shutdown stops every unit, reports them UNASSIGNED (as Connect does on a clean shutdown) and leaves the
-// cluster so the leader can hand the work to others at once.
+// shutdown stops every unit (each reports UNASSIGNED, as Connect does on a clean shutdown) and waits until all
+// have stopped.
 func (w *worker) shutdown() {
-	var runs []*unitRun
-	for _, run := range w.units {
-		run.cancel()
-		runs = append(runs, run)
+	for u, s := range w.slots {
+		s.leave()
+		w.stopping[u] = s
 	}
-	w.await(runs)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for _, run := range runs {
-		if err := w.putStatus(ctx, run.work, store.StateUnassigned, ""); err != nil && !quiet(err) {
-			w.log.Warn("report unit unassigned", "connector", run.work.Connector, "task", run.work.Task, "error", err)
-		}
+	w.slots = make(map[store.Unit]*slot)
+	for _, s := range w.stopping {
+		<-s.done
 	}
-	w.units = make(map[store.Unit]*unitRun)
-	if err := w.store.RemoveWorker(ctx, w.id); err != nil {
-		w.log.Warn("leave cluster", "error", err)
-	}
-}
-
-// runUnit is the life of one run: what it does depends on the unit kind and the connector's target state.
-func (w *worker) runUnit(ctx context.Context, wk store.Work) {
-	log := w.log.With("connector", wk.Connector, "task", wk.Task, "epoch", wk.Epoch)
-	isConnector := wk.Task == store.ConnectorUnit
-	if wk.TargetState == store.TargetStopped {
-		if isConnector {
-			w.retry(ctx, log, "stop connector", func() error {
-				if _, err := w.store.ReplaceTaskConfigs(ctx, wk.Connector, wk.Epoch, nil); err != nil {
-					return err
-				}
-				return w.putStatus(ctx, wk, store.StateStopped, "")
-			})
-		}
-		<-ctx.Done()
-		return
-	}
-	if w.failedBefore(wk) {
-		// Connect keeps a FAILED unit failed across pause and resume until it is restarted.
-		<-ctx.Done()
-		return
-	}
-	// The previous run of this unit on this worker has stopped (reconcile waits for it), so from here on
-	// only this run may commit.
-	if err := w.store.ActivateEpoch(ctx, wk.Unit, w.id, wk.Epoch); err != nil {
-		if !quiet(err) {
-			log.Warn("could not start the run", "error", err)
-		}
-		<-ctx.Done()
-		return
-	}
-	switch wk.TargetState {
-	case store.TargetPaused:
-		w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, wk, store.StatePaused, "") })
-		<-ctx.Done()
-		return
-	}
-
-	var err error
-	if isConnector {
-		err = safely(func() error {
-			c, err := w.registry.NewConnector(wk.Connector, wk.ConnectorConfig)
-			if err != nil {
-				return err
-			}
-			log.Info("starting connector")
-			return c.Run(ctx, &connectorEnv{w: w, work: wk, log: log})
-		})
-	} else {
-		err = safely(func() error {
-			t, err := w.registry.NewTask(TaskID{Connector: wk.Connector, Task: wk.Task}, wk.TaskConfig)
-			if err != nil {
-				return err
-			}
-			log.Info("starting task")
-			return t.Run(ctx, &taskEnv{w: w, work: wk, log: log})
-		})
-	}
-	switch {
-	case ctx.Err() != nil:
-		log.Info("stopped")
-		return
-	case quiet(err):
-		log.Info("lost its assignment; stopping", "error", err)
-	case err != nil:
-		log.Error("failed", "error", err)
-		w.markFailed(wk)
-		w.retry(ctx, log, "report failure", func() error { return w.putStatus(ctx, wk, store.StateFailed, trace(err, wk, w.id)) })
-	}
-	<-ctx.Done()
+	w.stopping = make(map[store.Unit]*slot)
 }
 
 // quiet errors end a run without a FAILED status: the unit belongs to someone else now, or no longer exists.
@@ -227,8 +144,8 @@ func quiet(err error) bool {
 	return errors.Is(err, store.ErrFenced) || errors.Is(err, store.ErrNotFound)
 }
 
-func (w *worker) putStatus(ctx context.Context, wk store.Work, state, trace string) error {
-	return w.store.PutStatus(ctx, store.Status{Unit: wk.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: wk.Epoch})
+func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace string) error {
+	return w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
 }
 
 // retry runs fn until it succeeds, is fenced, or ctx ends; database hiccups must not lose a status report.
@@ -239,7 +156,7 @@ func (w *worker) retry(ctx context.Context, log *slog.Logger, what string, fn fu
 		if err == nil || quiet(err) || ctx.Err() != nil {
 			return
 		}
-		log.Warn(what+" failed, retrying", "error", err, "delay", delay)
+		w.limit.Log(ctx, log, slog.LevelWarn, what, what+" failed, retrying", "error", err, "delay", delay)
 		select {
 		case <-ctx.Done():
 			return

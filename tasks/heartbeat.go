@@ -1,0 +1,97 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/store"
+)
+
+// heartbeater keeps the worker's session alive and its lease extended. When the database says the session is
+// gone (the leader declared the worker dead, typically after a stall), it revokes the session's lease at once
+// — every run of it stops writing — and joins again with a new session, whose runs start afresh.
+type heartbeater struct {
+	cfg    Config
+	w      *worker
+	log    *slog.Logger
+	limit  *lograte.Limiter
+	settle time.Duration
+}
+
+// join registers a new session, retrying while the database is unreachable.
+func (h *heartbeater) join(ctx context.Context) error {
+	delay := 100 * time.Millisecond
+	for {
+		sent := time.Now()
+		id, err := h.cfg.Store.RegisterWorker(ctx, h.cfg.WorkerID, h.cfg.URL)
+		if err == nil {
+			lease := newSessionLease(h.settle)
+			lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
+			h.w.session.Store(&session{id: id, lease: lease})
+			h.log.Info("joined the cluster", "session", id)
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if h.w.session.Load() == nil {
+			return err // the first join fails fast: the server reports it
+		}
+		h.limit.Log(ctx, h.log, slog.LevelWarn, "join", "re-joining the cluster failed, retrying", "error", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 5*time.Second)
+	}
+}
+
+func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
+	ticker := time.NewTicker(h.cfg.HeartbeatInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+		}
+		sess := h.w.session.Load()
+		sent := time.Now()
+		err := h.cfg.Store.HeartbeatWorker(ctx, h.cfg.WorkerID, sess.id)
+		switch {
+		case err == nil:
+			sess.lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
+			h.limit.Resolved(ctx, h.log, "heartbeat", "worker heartbeats work again")
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, store.ErrFenced):
+			h.log.Warn("this worker was declared dead (no heartbeat within the worker TTL, e.g. after a stall); its runs stop and it joins again",
+				"session", sess.id, "worker_ttl", h.cfg.WorkerTTL)
+			sess.lease.revoke()
+			if err := h.join(ctx); err != nil {
+				return
+			}
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
+		default:
+			h.limit.Log(ctx, h.log, slog.LevelWarn, "heartbeat", "worker heartbeat failed", "error", err)
+		}
+	}
+}
+
+// leave ends the session after the units have stopped: the leader hands its assignments to others at once.
+func (h *heartbeater) leave() {
+	sess := h.w.session.Load()
+	sess.lease.revoke()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.cfg.Store.RemoveWorker(ctx, h.cfg.WorkerID, sess.id); err != nil {
+		h.log.Warn("leave cluster", "error", err)
+	}
+}

@@ -1,0 +1,277 @@
+package tasks
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kmirror/kmirror/store"
+)
+
+// intent is what a unit should be doing: its work, under which session of this worker.
+type intent struct {
+	work    store.Work
+	session *session
+}
+
+func (a intent) same(b intent) bool { return a.session == b.session && store.SameWork(a.work, b.work) }
+
+// slot is the supervisor of one unit on this worker. It runs at most one run of the unit at a time: a run
+// is stopped, and has released its claim, before the next one starts.
+type slot struct {
+	unit    store.Unit
+	intents chan intent   // the newest intent (capacity 1: a newer one replaces an unread one)
+	left    chan struct{} // closed when the unit left this worker (or the worker stops)
+	once    sync.Once
+	done    chan struct{} // closed when the supervisor has stopped its last run
+}
+
+func newSlot(u store.Unit) *slot {
+	return &slot{unit: u, intents: make(chan intent, 1), left: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (s *slot) want(i intent) {
+	for {
+		select {
+		case s.intents <- i:
+			return
+		default:
+		}
+		select {
+		case <-s.intents:
+		default:
+		}
+	}
+}
+
+func (s *slot) leave() { s.once.Do(func() { close(s.left) }) }
+
+// supervise runs the unit's runs one after the other until the unit leaves this worker.
+func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
+	defer close(s.done)
+	if prev != nil {
+		<-prev
+	}
+	for {
+		r := w.launch(want)
+		next, leaving := s.await(want)
+		if leaving {
+			w.stop(r, &store.Status{State: store.StateUnassigned, WorkerID: w.id})
+			return
+		}
+		// Restarted, reconfigured, paused or resumed in place: the next run reports its own status.
+		w.stop(r, nil)
+		want = next
+	}
+}
+
+// await returns the next intent that differs from current, or leaving once the unit left this worker.
+func (s *slot) await(current intent) (next intent, leaving bool) {
+	for {
+		select {
+		case <-s.left:
+			return intent{}, true
+		case next := <-s.intents:
+			if !next.same(current) {
+				return next, false
+			}
+		}
+	}
+}
+
+// unitRun is one run of a unit: a goroutine bound to one version of its work.
+type unitRun struct {
+	work    store.Work
+	log     *slog.Logger
+	soft    context.CancelFunc // starts the soft stop
+	hard    context.CancelFunc // ends the stop budget
+	done    chan struct{}
+	session *session
+
+	mu    sync.Mutex
+	claim store.Claim // zero until claimed
+	lease *runLease
+	final *store.Status // the status to leave behind at the release
+}
+
+func (r *unitRun) claimed() (store.Claim, *runLease) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.claim, r.lease
+}
+
+// launch starts a run of the work.
+func (w *worker) launch(want intent) *unitRun {
+	wk := want.work
+	softCtx, soft := context.WithCancel(context.Background())
+	hardCtx, hard := context.WithCancel(context.Background())
+	r := &unitRun{
+		work: wk, soft: soft, hard: hard, done: make(chan struct{}), session: want.session,
+		log: w.log.With("connector", wk.Connector, "task", wk.Task, "epoch", wk.Epoch),
+	}
+	go func() {
+		defer close(r.done)
+		defer hard()
+		w.runUnit(softCtx, hardCtx, r)
+	}()
+	return r
+}
+
+// stop ends a run within the stop budget: soft stop first (the run drains, flushes and commits); when the
+// budget is spent, the hard stop (its lease is revoked, it drops what it has queued and returns); a run that
+// has still not returned one settle window later is abandoned: its claim is released for it, which fences
+// its offset and status writes, and its lease has been revoked for longer than anything it queued can take.
+func (w *worker) stop(r *unitRun, final *store.Status) {
+	r.mu.Lock()
+	r.final = final
+	r.mu.Unlock()
+	r.soft()
+	budget := time.NewTimer(w.stopTimeout)
+	defer budget.Stop()
+	select {
+	case <-r.done:
+		return
+	case <-budget.C:
+	}
+	r.log.Warn("unit did not stop within the stop budget; stopping it hard", "stop_timeout", w.stopTimeout)
+	r.hard()
+	c, lease := r.claimed()
+	if lease != nil {
+		lease.revoke()
+	}
+	settle := time.NewTimer(w.settle)
+	defer settle.Stop()
+	select {
+	case <-r.done:
+		return
+	case <-settle.C:
+	}
+	r.log.Error("unit did not stop; abandoning its run (its writes are fenced)", "settle", w.settle)
+	if c.Epoch != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		w.retry(ctx, r.log, "release abandoned run", func() error { return w.store.ReleaseUnit(ctx, c, final) })
+	}
+}
+
+// runUnit is the life of one run: claim the unit, do what the unit kind and the connector's target state ask,
+// wait for the stop, release the claim.
+func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
+	wk, log := r.work, r.log
+	c, ok := w.claim(ctx, r)
+	if !ok {
+		<-ctx.Done()
+		return
+	}
+	lease := newRunLease(r.session.lease)
+	r.mu.Lock()
+	r.claim, r.lease = c, lease
+	r.mu.Unlock()
+	defer func() {
+		lease.done()
+		r.mu.Lock()
+		final := r.final
+		r.mu.Unlock()
+		// The release must happen even when the stop budget is spent: until then the unit's next owner waits.
+		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		w.retry(rctx, log, "release unit", func() error { return w.store.ReleaseUnit(rctx, c, final) })
+	}()
+	log = log.With("run_epoch", c.Epoch)
+	env := &runEnv{w: w, work: wk, claim: c, lease: lease, stopCtx: hardCtx, log: log}
+
+	isConnector := wk.Task == store.ConnectorUnit
+	if wk.TargetState == store.TargetStopped {
+		if isConnector {
+			w.retry(ctx, log, "stop connector", func() error {
+				if _, err := w.store.ReplaceTaskConfigs(ctx, c, nil); err != nil {
+					return err
+				}
+				return w.putStatus(ctx, c, store.StateStopped, "")
+			})
+		}
+		<-ctx.Done()
+		return
+	}
+	if w.failedBefore(wk) {
+		// Connect keeps a FAILED unit failed across pause and resume until it is restarted.
+		<-ctx.Done()
+		return
+	}
+	if wk.TargetState == store.TargetPaused {
+		w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") })
+		<-ctx.Done()
+		return
+	}
+
+	var err error
+	if isConnector {
+		err = safely(func() error {
+			cn, err := w.registry.NewConnector(wk.Connector, wk.ConnectorConfig)
+			if err != nil {
+				return err
+			}
+			log.Info("starting connector")
+			return cn.Run(ctx, connectorEnv{env})
+		})
+	} else {
+		err = safely(func() error {
+			t, err := w.registry.NewTask(TaskID{Connector: wk.Connector, Task: wk.Task}, wk.TaskConfig)
+			if err != nil {
+				return err
+			}
+			log.Info("starting task")
+			return t.Run(ctx, taskEnv{env})
+		})
+	}
+	switch {
+	case ctx.Err() != nil && (err == nil || quiet(err) || hardCtx.Err() != nil):
+		log.Info("stopped")
+		return
+	case quiet(err):
+		log.Info("lost its assignment; stopping", "error", err)
+	case err != nil:
+		log.Error("failed", "error", err)
+		w.markFailed(wk)
+		w.retry(ctx, log, "report failure", func() error { return w.putStatus(ctx, c, store.StateFailed, trace(err, wk, w.id)) })
+	}
+	<-ctx.Done()
+}
+
+// claim waits until the run holds its unit: the previous holder must have released it (or died). It returns
+// false when the run is stopped first or the assignment moved on (the reconcile loop then stops this run).
+func (w *worker) claim(ctx context.Context, r *unitRun) (store.Claim, bool) {
+	delay := 50 * time.Millisecond
+	waiting := false
+	for {
+		c, err := w.store.ClaimUnit(ctx, r.work, r.session.id)
+		switch {
+		case err == nil:
+			if waiting {
+				r.log.Info("previous run released the unit; starting")
+			}
+			return c, true
+		case ctx.Err() != nil:
+			return store.Claim{}, false
+		case errors.Is(err, store.ErrFenced):
+			r.log.Debug("assignment changed before the run could start", "error", err)
+			return store.Claim{}, false
+		case errors.Is(err, store.ErrUnitBusy):
+			if !waiting {
+				r.log.Info("waiting for the unit's previous run to stop and release it")
+				waiting = true
+			}
+			delay = min(delay*2, 500*time.Millisecond)
+		default:
+			w.limit.Log(ctx, r.log, slog.LevelWarn, "claim", "claim unit failed, retrying", "error", err)
+			delay = min(delay*2, 5*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return store.Claim{}, false
+		case <-time.After(delay):
+		}
+	}
+}
