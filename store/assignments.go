@@ -79,7 +79,7 @@ type Reassignment struct {
 // ApplyReassignments writes the leader's changes and deletes the restart requests it handled, if leaderEpoch is
 // still the lease epoch held by leaderID; ErrFenced otherwise. Units that no longer exist are skipped. A unit
 // moved to another worker keeps its holder: the new owner starts when the old run has released it (a
-// hand-over). A unit without owner whose run still holds it keeps its row (worker '') until the release.
+// hand-over). A unit without owner whose run still holds it keeps its row (worker_id empty) until the release.
 func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderEpoch int64, changes []Reassignment, handledRestarts []int64) error {
 	if len(changes) == 0 && len(handledRestarts) == 0 {
 		return nil
@@ -204,7 +204,7 @@ func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, er
 }
 
 // ReleaseUnit ends the claim, after writing final (if not nil) as the unit's last status of this run. A unit
-// that lost its owner while the run drained (worker '') loses its row with the release. Releasing a claim
+// that lost its owner while the run drained (worker_id empty) loses its row with the release. Releasing a claim
 // that is no longer held (the run was abandoned or its session declared dead) changes nothing.
 func (s *Store) ReleaseUnit(ctx context.Context, c Claim, final *Status) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
