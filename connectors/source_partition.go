@@ -27,10 +27,16 @@ type sourcePartition struct {
 	// Owned by the committer.
 	committed int64 // last source offset committed to PostgreSQL
 	tracked   bool  // the remote topic has been recorded as an active topic
+
+	// Source identity, under mu: the identity checks and the committer both use it.
+	sourceID string // the source topic id the offsets belong to ("" until known)
+	newID    string // the id of the topic that replaced it, once a re-creation was seen
+	idDirty  bool   // sourceID changed and must be stored even if the offset did not move
+	seenEnd  int64  // the end offset of the source partition as last seen (0: unknown)
 }
 
-func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64) *sourcePartition {
-	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1}
+func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, sourceID: sourceID}
 }
 
 // withOffsetSyncs starts the partition's offset-sync state over, as MM2 does for every task start.
@@ -96,6 +102,30 @@ func (p *sourcePartition) progress() (acked int64, delivered bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.acked, p.delivered
+}
+
+// restartAt starts the partition over, at the beginning of the source topic that replaced the one it
+// replicated (id).
+func (p *sourcePartition) restartAt(id string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.acked, p.delivered = -1, false
+	p.committed = -1
+	p.sourceID, p.newID, p.idDirty, p.seenEnd = id, "", true, 0
+}
+
+// identity returns the source id the partition's offsets belong to, and whether it still has to be stored.
+func (p *sourcePartition) identity() (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sourceID, p.idDirty
+}
+
+// identityStored records that the source id was committed with the offset.
+func (p *sourcePartition) identityStored() {
+	p.mu.Lock()
+	p.idDirty = false
+	p.mu.Unlock()
 }
 
 // reset forgets what was in flight (after the pipeline restarted) and returns where to resume.

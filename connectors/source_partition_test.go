@@ -78,7 +78,7 @@ func newPartitionModel(t *testing.T, seed uint64) *partitionModel {
 	m.syncs = rng.IntN(2) == 0
 	m.offsetLag = 1 + rng.Int64N(20)
 	m.nextDownstream = rng.Int64N(1000)
-	m.p = newSourcePartition(testTP, "A.orders", m.initStored)
+	m.p = newSourcePartition(testTP, "A.orders", m.initStored, "")
 	if m.syncs {
 		m.p.withOffsetSyncs(m.offsetLag)
 	}
@@ -249,7 +249,7 @@ func (m *partitionModel) crash() {
 		}
 	}
 	m.step("crash; restart from stored %d", m.committed)
-	m.p = newSourcePartition(testTP, "A.orders", m.committed)
+	m.p = newSourcePartition(testTP, "A.orders", m.committed, "")
 	if m.syncs {
 		m.p.withOffsetSyncs(m.offsetLag)
 	}
@@ -334,7 +334,7 @@ func TestPartitionBookkeepingMatchesModel(t *testing.T) {
 // own: a failure freezes progress, the restart resumes right after the last acknowledged record, and the
 // records after the failed one are sent again.
 func TestPartitionResumesAfterAckedAcrossFailures(t *testing.T) {
-	p := newSourcePartition(testTP, "A.orders", 9)
+	p := newSourcePartition(testTP, "A.orders", 9, "")
 	if got := p.reset(); got != 9 {
 		t.Fatalf("reset() = %d, want the stored offset 9", got)
 	}
@@ -370,7 +370,7 @@ func TestPartitionResumesAfterAckedAcrossFailures(t *testing.T) {
 // succeeds, record 10 is never replicated — and the failure is even blamed on 11. The test asserts this
 // behaviour as it is; it must not happen because such configurations never run.
 func TestPartitionOutOfOrderDeliveriesCommitPastAnUnackedRecord(t *testing.T) {
-	p := newSourcePartition(testTP, "A.orders", 9)
+	p := newSourcePartition(testTP, "A.orders", 9, "")
 	p.forwarded(10)
 	p.forwarded(11)
 
@@ -395,7 +395,7 @@ func TestPartitionOutOfOrderDeliveriesCommitPastAnUnackedRecord(t *testing.T) {
 // move back or pass the record whose report is being handled.
 func TestPartitionConcurrentInOrderDeliveries(t *testing.T) {
 	const records = 20000
-	p := newSourcePartition(testTP, "A.orders", -1)
+	p := newSourcePartition(testTP, "A.orders", -1, "")
 	queue := make(chan int64, 256) // librdkafka's queue: reports come in produce order
 	var reporting atomic.Int64     // the record whose report is being handled, set before ack
 	reporting.Store(-1)

@@ -16,6 +16,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -53,12 +54,23 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	}
 	backoff := time.Second
 	for {
+		began := time.Now()
 		err := r.replicate(ctx)
 		var pe *pipelineError
-		if ctx.Err() != nil || !errors.As(err, &pe) {
+		switch {
+		case ctx.Err() != nil && !errors.Is(err, errLeaseRevoked):
+			return err
+		case errors.Is(err, errLeaseRevoked):
+			return tasks.ErrFenced
+		case errors.Is(err, errRecreated):
+			continue // at once: the pipeline starts the re-created topics over
+		case !errors.As(err, &pe):
 			return err
 		}
-		r.log.Warn("replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", backoff)
+		if time.Since(began) > time.Minute {
+			backoff = time.Second // it worked for a while: this is a new failure, not the same one again
+		}
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", backoff)
 		r.notice("pipeline", fmt.Sprintf("replication restarted after: %v", err))
 		select {
 		case <-ctx.Done():
@@ -68,6 +80,13 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		backoff = min(2*backoff, 30*time.Second)
 	}
 }
+
+var (
+	// errRecreated ends a pipeline whose source topics were re-created, so the next one starts them over.
+	errRecreated = errors.New("source topics were re-created")
+	// errLeaseRevoked ends a pipeline whose run lost its unit: it must write nothing more.
+	errLeaseRevoked = errors.New("the run's lease was revoked")
+)
 
 // sourceRun is everything one run of a source task shares between its poll loop, its delivery handler and its
 // committer.
@@ -88,12 +107,17 @@ type sourceRun struct {
 	offsetLagMax                            int64
 	pollTimeout                             time.Duration
 
-	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
+	failure     atomic.Pointer[error]         // the first delivery failure of the current pipeline
+	recreated   atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
+	remoteIDs   map[string]string             // remote topic -> the topic id it had when first seen
+	sourceAdmin *kafka.Admin                  // the current pipeline's admin client on the source (shares the consumer's)
+	limit       *lograte.Limiter
 
-	noticeMu   sync.Mutex
-	notices    map[string]string
-	hasNotices atomic.Bool // lets the hot path skip the lock when there is nothing to clear
-	dirty      atomic.Bool // notices changed since the committer last published them
+	noticeMu    sync.Mutex
+	notices     map[string]string
+	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
+	hasNotices  atomic.Bool // lets the hot path skip the lock when there is nothing to clear
+	dirty       atomic.Bool // notices changed since the committer last published them
 }
 
 // errAbandoned means a record was not handed to the producer because the pipeline is stopping or broken.
@@ -116,6 +140,8 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		offsetLagMax: t.cfg.values.Long("offset.lag.max"),
 		pollTimeout:  min(time.Duration(t.cfg.values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
 		notices:      map[string]string{},
+		remoteIDs:    map[string]string{},
+		limit:        lograte.New(30 * time.Second),
 	}
 	if r.consumerProps, err = t.cfg.clientProps(clientconfig.ReplicationConsumer, t.id.Connector, index); err != nil {
 		return nil, err
@@ -137,6 +163,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		return nil, err
 	}
 	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.values.Int("tasks.max"))
+	capDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
 		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
 		// client.id, so the tasks' properties are identical.
@@ -159,9 +186,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	for _, tp := range assigned {
 		off, ok := stored[tp]
 		if !ok {
-			off = -1
+			off = storedOffset{offset: -1}
 		}
-		p := newSourcePartition(tp, policy.FormatRemoteTopic(r.sourceAlias, tp.Topic), off)
+		p := newSourcePartition(tp, policy.FormatRemoteTopic(r.sourceAlias, tp.Topic), off.offset, off.sourceID)
 		r.parts = append(r.parts, p)
 		r.bySource[tp.Topic] = place(r.bySource[tp.Topic], p)
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
@@ -223,13 +250,19 @@ func lookup(m map[string][]*sourcePartition, topic string, partition int32) *sou
 	return s[partition]
 }
 
+// storedOffset is a partition's committed offset and the source incarnation it belongs to.
+type storedOffset struct {
+	offset   int64
+	sourceID string
+}
+
 // storedOffsets reads the connector's committed offsets for this flow's source cluster.
-func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartition]int64, error) {
+func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartition]storedOffset, error) {
 	all, err := r.env.ReadOffsets(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read stored offsets: %w", err)
 	}
-	out := make(map[mirror.TopicPartition]int64, len(all))
+	out := make(map[mirror.TopicPartition]storedOffset, len(all))
 	for _, o := range all {
 		cluster, _ := o.Partition["cluster"].(string)
 		topic, _ := o.Partition["topic"].(string)
@@ -238,20 +271,38 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 		if cluster != r.sourceAlias || topic == "" || !okP || !okO {
 			continue
 		}
-		out[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = off
+		out[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = storedOffset{offset: off, sourceID: o.SourceID}
 	}
 	return out, nil
 }
 
 // replicate runs one pipeline — consumer, producer, committer — until ctx is done (nil), the pipeline breaks
-// (*pipelineError) or the task must fail (any other error). It always commits what was acknowledged.
+// (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
+// the task must fail (any other error). It always commits what was acknowledged.
 func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.failure.Store(nil)
+	r.recreated.Store(nil)
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log)
 	if err != nil {
 		return err
 	}
 	defer consumer.Close()
+	sourceAdmin, err := consumer.Admin()
+	if err != nil {
+		return err
+	}
+	defer sourceAdmin.Close()
+	sourceAdmin.Timeout = 10 * time.Second
+	r.sourceAdmin = sourceAdmin
+
+	// The ids of the source topics decide where each partition starts: a topic re-created since its offset was
+	// committed starts over (the stored offset belongs to the deleted topic). A source that cannot answer yet is
+	// no reason not to start; the watcher checks again.
+	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
+	} else {
+		r.restartRecreated(check.recreated, true)
+	}
 
 	var syncs *offsetSyncer
 	if r.syncTopic != "" {
@@ -268,6 +319,16 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	targetAdmin, err := producer.Admin()
+	if err != nil {
+		producer.Close()
+		return err
+	}
+	targetAdmin.Timeout = 10 * time.Second
+	closeProducer := func() {
+		targetAdmin.Close()
+		producer.Close()
+	}
 
 	starts := make([]kafka.Start, 0, len(r.parts))
 	for _, p := range r.parts {
@@ -278,7 +339,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 			case "latest":
 				start.Offset = kafka.OffsetEnd
 			case "error":
-				producer.Close()
+				closeProducer()
 				return fmt.Errorf("%s topic %s partition %d has no stored offset and the consumer's auto.offset.reset is none: set an offset with PATCH /connectors/%s/offsets",
 					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
 			default:
@@ -288,7 +349,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		starts = append(starts, start)
 	}
 	if err := consumer.Assign(starts); err != nil {
-		producer.Close()
+		closeProducer()
 		return err
 	}
 	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias)
@@ -299,66 +360,105 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	}
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
-	committerDone := make(chan error, 1)
-	go func() { committerDone <- r.committer(commitCtx, syncs) }()
+	committer := make(chan error, 1)
+	go func() { committer <- r.committer(commitCtx, syncs) }()
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, consumer)
+	}()
 
-	loopErr := r.pollLoop(ctx, consumer, producer, committerDone)
+	loopErr, committerErr, committerDone := r.pollLoop(ctx, consumer, producer, committer)
+	stopWatching()
+	<-watched
 
-	// Soft stop: let everything in flight reach the target (or fail), then commit it.
-	flushCtx, cancelFlush := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	// Soft stop: let everything in flight reach the target (or fail), then commit it. The stop budget ends the
+	// wait; a revoked lease ends it at once, dropping what is queued.
+	lease := r.env.Lease()
+	flushCtx, cancelFlush := context.WithCancel(r.env.StopContext())
+	go func() {
+		select {
+		case <-lease.Revoked():
+			cancelFlush()
+		case <-flushCtx.Done():
+		}
+	}()
 	if left := producer.Flush(flushCtx); left > 0 {
-		r.log.Warn("records still unacknowledged at stop; they will be replicated again", "records", left)
+		if err := producer.Purge(true); err != nil {
+			r.log.Warn("purge the producer", "error", err)
+		}
+		producer.Flush(context.Background()) // purged records report at once
+		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
 	}
 	cancelFlush()
-	producer.Close()
+	closeProducer()
 	stopCommitter()
-	commitErr := <-committerDone
+	if !committerDone {
+		committerErr = <-committer
+	}
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancelFinal()
 	if syncs != nil {
 		r.promoteSyncs(syncs)
 		syncs.flush(finalCtx)
 	}
-	if err := r.commit(finalCtx); err != nil && commitErr == nil && !errors.Is(err, context.Canceled) {
-		commitErr = err
+	if err := r.commit(finalCtx); err != nil && committerErr == nil && !errors.Is(err, context.Canceled) {
+		committerErr = err
 	}
 	if loopErr != nil {
 		return loopErr
 	}
+	if check := r.recreated.Load(); check != nil {
+		r.restartRecreated(check.recreated, false)
+		return errRecreated
+	}
 	if f := r.failure.Load(); f != nil {
 		return *f
 	}
-	if errors.Is(commitErr, tasks.ErrFenced) {
-		return commitErr
+	if errors.Is(committerErr, tasks.ErrFenced) {
+		return committerErr
 	}
-	if commitErr != nil && !errors.Is(commitErr, context.Canceled) {
-		return &pipelineError{err: commitErr}
+	if committerErr != nil && !errors.Is(committerErr, context.Canceled) {
+		return &pipelineError{err: committerErr}
 	}
 	return nil
 }
 
-// pollLoop moves records from the consumer to the producer until ctx is done or something breaks.
-func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, producer *kafka.Producer, committerDone <-chan error) error {
+// pollLoop moves records from the consumer to the producer until ctx is done or something breaks. It hands a
+// record over only while the run's lease is valid. When it returns because the committer stopped, it returns
+// the committer's result too (committerDone), which it has taken from the channel.
+func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, producer *kafka.Producer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
+	lease := r.env.Lease()
 	for ctx.Err() == nil {
 		if f := r.failure.Load(); f != nil {
-			return nil // replicate reports it once everything is flushed
+			return nil, nil, false // replicate reports it once everything is flushed
+		}
+		if r.recreated.Load() != nil {
+			return nil, nil, false
 		}
 		if err := producer.Fatal(); err != nil {
-			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}
+			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}, nil, false
 		}
 		select {
-		case err := <-committerDone:
+		case err := <-committer:
 			if err == nil {
 				err = errors.New("committer stopped")
 			}
-			return err
+			return err, err, true
 		default:
+		}
+		if !lease.Valid() {
+			if err := r.awaitLease(ctx, lease, producer); err != nil {
+				return err, nil, false
+			}
+			continue
 		}
 
 		rec, ok, err := consumer.Poll(r.pollTimeout)
 		if err != nil {
-			if err := r.consumeError(consumer, err); err != nil {
-				return err
+			if err := r.consumeError(ctx, consumer, err); err != nil {
+				return err, nil, false
 			}
 			continue
 		}
@@ -376,12 +476,47 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		if err := r.forward(ctx, producer, rec, p); err != nil {
 			p.unforward()
 			if errors.Is(err, errAbandoned) {
-				return nil
+				return nil, nil, false
 			}
-			return err
+			return err, nil, false
+		}
+		if !lease.Valid() {
+			// The lease ended while the record was being handed over (the process stalled in between): it may
+			// have been queued after the lease ended, so nothing queued may be sent now.
+			if err := producer.Purge(false); err != nil {
+				r.log.Warn("purge the producer", "error", err)
+			}
 		}
 	}
-	return nil
+	return nil, nil, false
+}
+
+// awaitLease pauses replication while the lease is not valid: the worker's heartbeats are not being
+// confirmed, so its units may move soon. It returns nil once the lease is valid again, and errLeaseRevoked
+// (after dropping everything queued and in flight) if it is revoked.
+func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer *kafka.Producer) error {
+	r.log.Warn("writes paused: this worker's heartbeats have not been confirmed for a while (is the database reachable?)")
+	r.notice("lease", "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are")
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-lease.Revoked():
+			if err := producer.Purge(true); err != nil {
+				r.log.Warn("purge the producer", "error", err)
+			}
+			r.log.Warn("this run lost its unit; stopping without writing anything more")
+			return errLeaseRevoked
+		case <-tick.C:
+			if lease.Valid() {
+				r.clearNotice("lease")
+				r.log.Info("writes resumed: heartbeats are confirmed again")
+				return nil
+			}
+		}
+	}
 }
 
 // forward hands one record to the producer, waiting while librdkafka's queue is full.
@@ -431,33 +566,33 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 }
 
 // consumeError decides what a consumer error means: nil to go on, or the error that ends the pipeline.
-func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
+func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, err error) error {
 	var pe *kafka.PartitionError
 	if errors.As(err, &pe) {
 		switch {
 		case kafka.IsOffsetOutOfRange(pe.Err):
-			return r.outOfRange(consumer, pe)
+			return r.outOfRange(ctx, consumer, pe)
 		case kafka.IsUnknownTopic(pe.Err):
 			r.notice("topic:"+pe.Topic, fmt.Sprintf("source topic %s no longer exists on %s; its partitions leave this task at the connector's next topic refresh", pe.Topic, r.sourceAlias))
 			return nil
 		case kafka.IsAuthorization(pe.Err):
 			return fmt.Errorf("read %s topic %s: %w", r.sourceAlias, pe.Topic, pe.Err)
 		}
-		r.log.Warn("consumer error", "topic", pe.Topic, "partition", pe.Partition, "error", pe.Err)
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "consume:"+pe.Topic, "consumer error", "topic", pe.Topic, "partition", pe.Partition, "error", pe.Err)
 		return nil
 	}
 	if kafka.IsOffsetOutOfRange(err) {
-		return r.outOfRange(consumer, nil)
+		return r.outOfRange(ctx, consumer, nil)
 	}
 	if kafka.IsAuthorization(err) {
 		return fmt.Errorf("read from %s: %w", r.sourceAlias, err)
 	}
 	if kafka.IsRetriable(err) {
-		r.log.Warn("source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
 		r.notice("source", fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err))
 		return nil
 	}
-	r.log.Warn("consumer error", "error", err)
+	r.limit.Log(ctx, r.log, slog.LevelWarn, "consume", "consumer error", "error", err)
 	return nil
 }
 
@@ -465,8 +600,13 @@ func (r *sourceRun) consumeError(consumer *kafka.Consumer, err error) error {
 // which partition it was (the error can arrive as a client-wide event), so every assigned partition whose
 // next offset lies outside its log is handled. The records in between are lost to replication: the task says
 // so in its status and the log, then continues where the consumer's auto.offset.reset says (MM2's default:
-// earliest), or fails when it is none.
-func (r *sourceRun) outOfRange(consumer *kafka.Consumer, only *kafka.PartitionError) error {
+// earliest), or fails when it is none. A position out of range is also how a re-created topic shows when its
+// new log is shorter than the old one: the topic id tells, and then the pipeline starts the topic over instead.
+func (r *sourceRun) outOfRange(ctx context.Context, consumer *kafka.Consumer, only *kafka.PartitionError) error {
+	if check, err := r.checkSources(ctx, r.sourceAdmin, nil, false); err == nil && len(check.recreated) > 0 {
+		r.recreated.Store(&check)
+		return nil
+	}
 	for _, p := range r.parts {
 		if only != nil && (p.tp.Topic != only.Topic || p.tp.Partition != only.Partition) {
 			continue
@@ -502,7 +642,7 @@ func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, 
 		what = fmt.Sprintf("records %d to %d of %s topic %s partition %d were deleted (retention) before they were replicated",
 			want, low-1, r.sourceAlias, p.tp.Topic, p.tp.Partition)
 	} else {
-		what = fmt.Sprintf("%s topic %s partition %d now ends at offset %d, before the next offset to replicate (%d): the topic was re-created or truncated",
+		what = fmt.Sprintf("%s topic %s partition %d now ends at offset %d, before the next offset to replicate (%d): the log was truncated (an unclean leader election?)",
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, high, want)
 	}
 	if r.resetPolicy == "error" {
@@ -542,8 +682,10 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
 					return err
 				}
-				r.log.Warn("commit offsets failed, will retry", "error", err)
+				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
+				continue
 			}
+			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
 		}
 	}
 }
@@ -567,10 +709,12 @@ func (r *sourceRun) commit(ctx context.Context) error {
 	var acks []int64
 	for _, p := range r.parts {
 		acked, delivered := p.progress()
-		if acked > p.committed {
+		id, idDirty := p.identity()
+		if acked > p.committed || (idDirty && acked >= 0) {
 			offsets = append(offsets, tasks.Offset{
 				Partition: map[string]any{"cluster": r.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
 				Offset:    map[string]any{"offset": acked},
+				SourceID:  id,
 			})
 			advanced = append(advanced, p)
 			acks = append(acks, acked)
@@ -586,6 +730,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 		}
 		for i, p := range advanced {
 			p.committed = acks[i]
+			p.identityStored()
 		}
 	}
 	if len(topics) > 0 {
@@ -607,10 +752,24 @@ func (r *sourceRun) commit(ctx context.Context) error {
 	return nil
 }
 
+// maxNotices bounds the notices a task shows: loss notices of a long run (many retention gaps) must not grow
+// its status without limit; the oldest go first.
+const maxNotices = 20
+
 // notice sets one of the task's status notices (by key); the committer publishes them.
 func (r *sourceRun) notice(key, text string) {
 	r.noticeMu.Lock()
 	defer r.noticeMu.Unlock()
+	if _, ok := r.notices[key]; !ok {
+		r.noticeOrder = append(r.noticeOrder, key)
+		for len(r.notices) >= maxNotices && len(r.noticeOrder) > 0 {
+			oldest := r.noticeOrder[0]
+			r.noticeOrder = r.noticeOrder[1:]
+			if oldest != key {
+				delete(r.notices, oldest)
+			}
+		}
+	}
 	if r.notices[key] != text {
 		r.notices[key] = text
 		r.hasNotices.Store(true)

@@ -13,7 +13,7 @@
 // A worker joins with a new session (RegisterWorker) and heartbeats every HeartbeatInterval; a heartbeat
 // renews only that session. Each heartbeat the database confirms extends the session's lease to
 //
-//	sent + WorkerTTL - Settle        (Settle = WorkerTTL / 3)
+//	sent + WorkerTTL - Settle        (Settle = WorkerTTL / 2)
 //
 // where sent is this worker's monotonic time when it sent the heartbeat. The leader declares a worker dead
 // only when its last heartbeat is older than WorkerTTL by the database's clock, which stamped it later than

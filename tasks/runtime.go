@@ -17,7 +17,7 @@ import (
 // Defaults of Config's durations.
 const (
 	DefaultHeartbeatInterval = 3 * time.Second
-	DefaultWorkerTTL         = 15 * time.Second
+	DefaultWorkerTTL         = 20 * time.Second
 	DefaultStopTimeout       = 30 * time.Second
 	DefaultPollInterval      = 5 * time.Second
 )
@@ -38,9 +38,10 @@ type Config struct {
 }
 
 // Settle is the settle window of a worker TTL: how long a record a run handed to Kafka may take to be written
-// or dropped (tasks cap their producers' delivery timeout below it). A third of the TTL leaves the other two
-// thirds as the lease a heartbeat grants, so that two heartbeats may fail before runs pause.
-func Settle(workerTTL time.Duration) time.Duration { return workerTTL / 3 }
+// or dropped (tasks cap their producers' delivery timeout below it). Half of the TTL: the other half is the
+// lease a heartbeat grants, so that with the heartbeat at most a quarter of the TTL a worker survives a lost
+// heartbeat without pausing, and a loaded target has seconds to acknowledge a batch.
+func Settle(workerTTL time.Duration) time.Duration { return workerTTL / 2 }
 
 // withDefaults fills in zero durations.
 func (c Config) withDefaults() Config {
@@ -67,7 +68,7 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--heartbeat-interval %s is too long for --leader-lease-ttl %s: at most a third of it", c.HeartbeatInterval, c.LeaseTTL))
 	}
 	if Settle(c.WorkerTTL) < 500*time.Millisecond {
-		errs = append(errs, fmt.Errorf("--worker-ttl %s is too short: at least 1.5s, so that records in flight can settle before a stalled worker's work moves", c.WorkerTTL))
+		errs = append(errs, fmt.Errorf("--worker-ttl %s is too short: at least 1s, so that records in flight can settle before a stalled worker's work moves", c.WorkerTTL))
 	}
 	return errors.Join(errs...)
 }

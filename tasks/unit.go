@@ -227,8 +227,14 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		})
 	}
 	switch {
-	case ctx.Err() != nil && (err == nil || quiet(err) || hardCtx.Err() != nil):
-		log.Info("stopped")
+	case ctx.Err() != nil:
+		// What goes wrong while a run stops (a flush that timed out, a context cancelled under a call) is not a
+		// failure of the unit: the next run starts from what was committed.
+		if err != nil && !quiet(err) && !errors.Is(err, context.Canceled) {
+			log.Warn("stopped with an error", "error", err)
+		} else {
+			log.Info("stopped")
+		}
 		return
 	case quiet(err):
 		log.Info("lost its assignment; stopping", "error", err)

@@ -122,7 +122,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	advertised := fs.String("advertised-url", "", "URL other workers and clients use to reach this one; default http://<hostname>:<port> (KMIRROR_ADVERTISED_URL)")
 	dbTimeout := fs.Duration("database-timeout", 30*time.Second, "how long to wait for an unreachable database at start-up (KMIRROR_DATABASE_TIMEOUT)")
 	stopTimeout := fs.Duration("stop-timeout", tasks.DefaultStopTimeout, "soft-stop budget: on SIGTERM (and when a unit moves) tasks drain, flush and commit within it (KMIRROR_STOP_TIMEOUT)")
-	workerTTL := fs.Duration("worker-ttl", tasks.DefaultWorkerTTL, "a worker whose heartbeats stop for this long is declared dead and its units move; its writes stop a third of it earlier (KMIRROR_WORKER_TTL)")
+	workerTTL := fs.Duration("worker-ttl", tasks.DefaultWorkerTTL, "a worker whose heartbeats stop for this long is declared dead and its units move; its writes stop half of it earlier (KMIRROR_WORKER_TTL)")
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	return &ffcli.Command{

@@ -9,6 +9,9 @@ import (
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
 
+// defaultAdminTimeout bounds an admin operation unless Admin.Timeout says otherwise (Java's default.api.timeout.ms).
+const defaultAdminTimeout = 60 * time.Second
+
 // Admin is an admin client for one cluster.
 type Admin struct {
 	a *ckafka.AdminClient
@@ -23,7 +26,7 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	return &Admin{a: a, Timeout: 60 * time.Second}, nil
+	return &Admin{a: a, Timeout: defaultAdminTimeout}, nil
 }
 
 // Close releases the client.

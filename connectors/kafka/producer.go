@@ -132,6 +132,20 @@ func (p *Producer) Flush(ctx context.Context) int {
 	}
 }
 
+// Purge drops the records still queued in the producer, and with inFlight also those in flight, whose outcome
+// is then unknown. Their delivery reports fail. A run that lost its lease calls it so that nothing it queued is
+// written after its successor started.
+func (p *Producer) Purge(inFlight bool) error {
+	flags := ckafka.PurgeQueue | ckafka.PurgeNonBlocking
+	if inFlight {
+		flags |= ckafka.PurgeInFlight
+	}
+	if err := p.p.Purge(flags); err != nil {
+		return fmt.Errorf("purge producer: %w", err)
+	}
+	return nil
+}
+
 // Outstanding returns the number of records queued or in flight.
 func (p *Producer) Outstanding() int { return p.p.Len() }
 

@@ -1,0 +1,147 @@
+package connectors
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+)
+
+// How often a running source task checks that its source topics and remote topics are still the ones it
+// replicates: a deleted and re-created topic has a new topic id (KIP-516), while its offsets start over and
+// may overlap the old ones, so an offset alone cannot tell.
+const sourceIdentityInterval = 5 * time.Second
+
+// identityCheck is the outcome of one check of topic ids.
+type identityCheck struct {
+	recreated []*sourcePartition // partitions whose source topic has a new id (p.newID says which)
+}
+
+// checkSources compares the source topic id of every partition with the one its offsets belong to. A
+// partition without a known id adopts the current one. At start (startup) nothing can be known about what the
+// deleted topic held beyond the committed offset; while running, the end offset last seen tells what was lost.
+func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consumer *kafka.Consumer, startup bool) (identityCheck, error) {
+	topics := slices.Sorted(maps.Keys(r.bySource))
+	ids, err := admin.TopicIDs(ctx, topics)
+	if err != nil {
+		return identityCheck{}, fmt.Errorf("read the ids of source topics on %s: %w", r.sourceAlias, err)
+	}
+	var out identityCheck
+	for _, p := range r.parts {
+		cur, ok := ids[p.tp.Topic]
+		if !ok {
+			continue // gone: the consumer reports it, and the next plan drops the partition
+		}
+		var high int64
+		if !startup && consumer != nil {
+			if _, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
+				high = h
+			}
+		}
+		p.mu.Lock()
+		switch {
+		case p.sourceID == "":
+			p.sourceID, p.idDirty = cur, true
+		case p.sourceID != cur:
+			p.newID = cur
+			out.recreated = append(out.recreated, p)
+		case high > 0:
+			p.seenEnd = high
+		}
+		p.mu.Unlock()
+	}
+	return out, nil
+}
+
+// restartRecreated starts each partition of a re-created source topic over at the new topic's beginning (or
+// as auto.offset.reset says), and reports what the deleted topic held that was never replicated — only when
+// something was.
+func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
+	for _, p := range parts {
+		acked, _ := p.progress()
+		p.mu.Lock()
+		seenEnd, oldID, newID := p.seenEnd, p.sourceID, p.newID
+		p.mu.Unlock()
+		base := fmt.Sprintf("%s topic %s partition %d was deleted and re-created (topic id %s, now %s)",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, oldID, newID)
+		switch {
+		case seenEnd > acked+1:
+			msg := fmt.Sprintf("DATA NOT REPLICATED: %s; records %d to %d of the deleted topic were not replicated before it was deleted (its end offset as last seen); the new topic is replicated from offset 0",
+				base, acked+1, seenEnd-1)
+			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", seenEnd-1)
+			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID), msg)
+		case startup:
+			r.log.Warn(base+"; the new topic is replicated from its beginning. Whether the deleted topic had records after the committed offset that were never replicated cannot be known: this task was not running when it was deleted",
+				"topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
+		default:
+			r.log.Info(base+"; every record of the deleted topic had been replicated; the new topic is replicated from its beginning",
+				"topic", p.tp.Topic, "partition", p.tp.Partition)
+		}
+		p.restartAt(newID)
+	}
+}
+
+// checkRemotes notices remote topics that were deleted, or deleted and re-created, on the target: what was
+// replicated to a deleted remote topic is gone from the target, and the status says so until the connector's
+// next refresh has created it again (for a deleted one) and for the rest of the run (for a re-created one).
+func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error {
+	remotes := slices.Sorted(maps.Keys(r.byRemote))
+	ids, err := admin.TopicIDs(ctx, remotes)
+	if err != nil {
+		return fmt.Errorf("read the ids of remote topics on %s: %w", r.targetAlias, err)
+	}
+	for _, remote := range remotes {
+		cur, ok := ids[remote]
+		known := r.remoteIDs[remote]
+		missingKey := "remote-missing:" + remote
+		switch {
+		case !ok:
+			if known != "" {
+				r.notice(missingKey, fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
+					remote, r.targetAlias, r.targetAlias))
+			}
+		case known == "":
+			r.remoteIDs[remote] = cur
+		case known != cur:
+			r.clearNotice(missingKey)
+			msg := fmt.Sprintf("remote topic %s on %s was deleted and re-created (topic id %s, now %s): the records replicated to it before are gone from %s; replication goes on from the committed offsets (reset the connector's offsets to replicate everything again)",
+				remote, r.targetAlias, known, cur, r.targetAlias)
+			r.log.Error(msg, "topic", remote)
+			r.notice("remote-recreated:"+remote+":"+cur, msg)
+			r.remoteIDs[remote] = cur
+		default:
+			r.clearNotice(missingKey)
+		}
+	}
+	return nil
+}
+
+// watchIdentities checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
+// restart the pipeline when a source topic was re-created.
+func (r *sourceRun) watchIdentities(ctx context.Context, source, target *kafka.Admin, consumer *kafka.Consumer) {
+	tick := time.NewTicker(sourceIdentityInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		check, err := r.checkSources(ctx, source, consumer, false)
+		if err != nil {
+			if ctx.Err() == nil {
+				r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
+			}
+		} else if len(check.recreated) > 0 {
+			r.recreated.Store(&check)
+			return // the pipeline restarts; the next one watches again
+		}
+		if err := r.checkRemotes(ctx, target); err != nil && ctx.Err() == nil {
+			r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-target", "checking remote topic ids failed", "error", err)
+		}
+	}
+}
