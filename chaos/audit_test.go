@@ -1,0 +1,271 @@
+package chaos
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"text/tabwriter"
+)
+
+// auditRow is the audit of one partition of one generation of the source topic.
+type auditRow struct {
+	Partition, Gen int
+	Acked          int // acknowledged on A and still required (excluded ones not counted)
+	Excluded       int // acknowledged on A, deleted there before they could be read: not required on B
+	OnB            int // records of this partition and generation on B, duplicates included
+	Missing        int // required sequences absent from B
+	Duplicated     int // copies beyond the first of a sequence
+	Reordered      int // first occurrences below the highest distinct sequence before them
+	Stale          int // records written by a producer id that had already been superseded in the partition
+	Unrequired     int // distinct sequences on B that A never acknowledged (failed deliveries): allowed
+	Producers      []int64
+	MissingSeqs    string // ranges, for the report
+}
+
+// staleGroup is the stale writes of one superseded producer id in one partition.
+type staleGroup struct {
+	Partition  int
+	ProducerID int64
+	Offsets    []int64 // on B
+}
+
+// auditResult is the audit of one remote topic.
+type auditResult struct {
+	Topic                                 string
+	Rows                                  []auditRow
+	Missing, Duplicated, Reordered, Stale int
+	Unparsed, Unexpected                  int // records that are not the sequenced producer's, or of a generation not audited
+	StaleWrites                           []staleGroup
+	Runs                                  []string // per partition: the producer-id runs in log order
+}
+
+// audit checks every record of the remote topic against what A acknowledged for each generation.
+//
+// Stale writes: in a partition's log, producer ids must form runs that never come back. Once a record of
+// producer P2 follows P1's, P1 has been superseded (its task moved or restarted), and any later record of P1 is
+// a write by a producer that should no longer write: a zombie's.
+func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult {
+	res := &auditResult{Topic: topic}
+	byGen := map[int]*expected{}
+	for _, e := range exps {
+		byGen[e.gen] = e
+	}
+	for p, rs := range recs {
+		rows := map[int]*auditRow{}
+		counts := map[int]map[int]int{} // gen -> seq -> copies
+		maxSeq := map[int]int{}
+		for _, e := range exps {
+			rows[e.gen] = &auditRow{Partition: p, Gen: e.gen}
+			counts[e.gen] = map[int]int{}
+			maxSeq[e.gen] = -1
+		}
+		var cur int64 = -1
+		retired := map[int64]bool{}
+		stale := map[int64]*staleGroup{}
+		var runs []string
+		runLen := 0
+		for _, r := range rs {
+			// producer-id runs, over every record of the partition
+			isStale := false
+			if r.producerID >= 0 {
+				switch {
+				case r.producerID == cur:
+				case retired[r.producerID]:
+					isStale = true
+				default:
+					if cur >= 0 {
+						retired[cur] = true
+						runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+					}
+					cur, runLen = r.producerID, 0
+				}
+				if isStale {
+					g := stale[r.producerID]
+					if g == nil {
+						g = &staleGroup{Partition: p, ProducerID: r.producerID}
+						stale[r.producerID] = g
+					}
+					g.Offsets = append(g.Offsets, r.offset)
+				} else {
+					runLen++
+				}
+			}
+			if !r.parsed {
+				res.Unparsed++
+				continue
+			}
+			row, e := rows[r.gen], byGen[r.gen]
+			if row == nil {
+				res.Unexpected++
+				continue
+			}
+			row.OnB++
+			if isStale {
+				row.Stale++
+			}
+			if !slices.Contains(row.Producers, r.producerID) {
+				row.Producers = append(row.Producers, r.producerID)
+			}
+			counts[r.gen][r.seq]++
+			switch {
+			case counts[r.gen][r.seq] > 1:
+				row.Duplicated++
+			case r.seq < maxSeq[r.gen]:
+				row.Reordered++
+			}
+			maxSeq[r.gen] = max(maxSeq[r.gen], r.seq)
+			if counts[r.gen][r.seq] == 1 && (r.seq >= len(e.offsets[p]) || !e.required(p, r.seq)) {
+				row.Unrequired++
+			}
+		}
+		if cur >= 0 {
+			runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+		}
+		res.Runs = append(res.Runs, strings.Join(runs, " → "))
+		for _, e := range exps {
+			row := rows[e.gen]
+			row.Excluded = e.excluded[p]
+			var missing []int
+			for seq := range e.offsets[p] {
+				if e.required(p, seq) {
+					row.Acked++
+					if counts[e.gen][seq] == 0 {
+						missing = append(missing, seq)
+					}
+				}
+			}
+			row.Missing = len(missing)
+			row.MissingSeqs = ranges(missing, 6)
+			res.Missing += row.Missing
+			res.Duplicated += row.Duplicated
+			res.Reordered += row.Reordered
+			res.Stale += row.Stale
+			res.Rows = append(res.Rows, *row)
+		}
+		ids := make([]int64, 0, len(stale))
+		for id := range stale {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			res.StaleWrites = append(res.StaleWrites, *stale[id])
+		}
+	}
+	return res
+}
+
+// ranges renders sorted integers as "3-7 9 12-40" (at most limit ranges, then "...").
+func ranges[T int | int64](xs []T, limit int) string {
+	var parts []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		if len(parts) == limit {
+			parts = append(parts, "...")
+			break
+		}
+		if i == j {
+			parts = append(parts, fmt.Sprint(xs[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", xs[i], xs[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, " ")
+}
+
+// String renders the audit as a table, then the details of whatever is wrong.
+func (a *auditResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "audit of %s on B: missing %d, duplicated %d, reordered %d, stale writes %d", a.Topic, a.Missing, a.Duplicated, a.Reordered, a.Stale)
+	if a.Unparsed+a.Unexpected > 0 {
+		fmt.Fprintf(&b, ", foreign records %d, of other generations %d", a.Unparsed, a.Unexpected)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "partition\tgen\tacked on A\texcluded\ton B\tmissing\tduplicated\treordered\tstale\tunacked on B\tproducer ids\t")
+	for _, r := range a.Rows {
+		ids := make([]string, len(r.Producers))
+		for i, id := range r.Producers {
+			ids[i] = fmt.Sprint(id)
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d: %s\t\n", r.Partition, r.Gen, r.Acked, r.Excluded, r.OnB,
+			r.Missing, r.Duplicated, r.Reordered, r.Stale, r.Unrequired, len(ids), strings.Join(ids, ","))
+	}
+	tw.Flush()
+	for _, r := range a.Rows {
+		if r.Missing > 0 {
+			fmt.Fprintf(&b, "missing in partition %d gen %d: sequences %s\n", r.Partition, r.Gen, r.MissingSeqs)
+		}
+	}
+	for _, g := range a.StaleWrites {
+		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d at offsets %s on B\n",
+			g.Partition, len(g.Offsets), g.ProducerID, ranges(g.Offsets, 8))
+	}
+	b.WriteString("producer-id runs per partition (id×records, stale records not counted):\n")
+	for p, r := range a.Runs {
+		if len(r) > 300 {
+			r = r[:300] + " ..."
+		}
+		fmt.Fprintf(&b, "  %d: %s\n", p, r)
+	}
+	return b.String()
+}
+
+// expectClean fails the test for each kind of damage listed in kinds ("missing", "duplicated", "reordered",
+// "stale") that the audit found.
+func expectClean(t *testing.T, a *auditResult, kinds ...string) {
+	t.Helper()
+	got := map[string]int{"missing": a.Missing, "duplicated": a.Duplicated, "reordered": a.Reordered, "stale": a.Stale}
+	for _, k := range kinds {
+		n, ok := got[k]
+		if !ok {
+			t.Fatalf("expectClean: unknown kind %q", k)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d %s records (want 0); see the audit table above", a.Topic, n, k)
+		}
+	}
+	if a.Unparsed > 0 {
+		t.Errorf("%s: %d records on B that the sequenced producer did not write", a.Topic, a.Unparsed)
+	}
+}
+
+// TestAuditRules checks the audit itself on a hand-made log.
+func TestAuditRules(t *testing.T) {
+	e := &expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3, 4, 5, seqFailed}}, excluded: []int{0}}
+	rec := func(seq int, pid int64, off int64) remoteRecord {
+		return remoteRecord{offset: off, gen: 1, seq: seq, parsed: true, producerID: pid}
+	}
+	log := [][]remoteRecord{{
+		rec(0, 10, 0), rec(1, 10, 1), rec(2, 10, 2), // producer 10
+		rec(2, 11, 3), rec(4, 11, 4), // 11 supersedes 10: 2 again is a duplicate; 3 skipped so far
+		rec(3, 10, 5), // 10 comes back: stale, and 3 < 4 is a reordering
+		rec(6, 11, 6), // 6 failed on A: on B anyway, allowed
+	}}
+	a := audit("t", log, e)
+	r := a.Rows[0]
+	t.Log("\n" + a.String())
+	check := func(what string, got, want int) {
+		if got != want {
+			t.Errorf("%s: got %d, want %d", what, got, want)
+		}
+	}
+	check("acked", r.Acked, 6)
+	check("on B", r.OnB, 7)
+	check("missing", r.Missing, 1) // 5
+	check("duplicated", r.Duplicated, 1)
+	check("reordered", r.Reordered, 1)
+	check("stale", r.Stale, 1)
+	check("unrequired", r.Unrequired, 1)
+	check("producers", len(r.Producers), 2)
+	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 10 || a.StaleWrites[0].Offsets[0] != 5 {
+		t.Errorf("stale writes: %+v", a.StaleWrites)
+	}
+	if got := ranges([]int{1, 2, 3, 5, 7, 8}, 6); got != "1-3 5 7-8" {
+		t.Errorf("ranges: %q", got)
+	}
+}

@@ -1,0 +1,283 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+)
+
+// Offsets of a sequence in seqProducer.offsets that are not offsets.
+const (
+	seqPending = -1 // produced, not acknowledged yet
+	seqFailed  = -2 // the delivery failed: it may or may not be on A, and nothing requires it on B
+)
+
+// seqProducer writes records to every partition of one source topic on A whose values carry the partition's
+// sequence number (from 0) and the topic's generation: "gen=1 seq=000042 ...". What A acknowledged is the
+// truth the audit checks B against.
+type seqProducer struct {
+	t          *testing.T
+	topic      string
+	gen        int
+	partitions int
+	pad        string
+	p          *kafka.Producer
+
+	mu       sync.Mutex
+	offsets  [][]int64 // partition -> sequence -> offset on A (or seqPending, seqFailed)
+	pending  int
+	failed   int
+	firstErr error
+	rr       int // next partition, round robin
+	deleted  []offsetRange
+
+	stopRun chan struct{}
+	runDone chan struct{}
+}
+
+type seqOpaque struct {
+	partition int32
+	seq       int
+}
+
+// newSeqProducer creates the producer: idempotent and acks=all, so a record is acknowledged once, in order,
+// and only when it is durable on A. message.timeout.ms is longer than any outage the cases inject: when A is
+// down the producer keeps retrying until A acknowledges, instead of failing records.
+func newSeqProducer(t *testing.T, topic string, partitions, gen, valueSize int) *seqProducer {
+	t.Helper()
+	sp := &seqProducer{t: t, topic: topic, gen: gen, partitions: partitions, offsets: make([][]int64, partitions)}
+	if n := valueSize - len(sp.value(0)); n > 0 {
+		sp.pad = strings.Repeat("x", n)
+	}
+	p, err := kafka.NewProducer(map[string]string{
+		"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "enable.idempotence": "true", "acks": "all",
+		"linger.ms": "5", "message.timeout.ms": "600000", "queue.buffering.max.messages": "0",
+		"queue.buffering.max.kbytes": "262144",
+	}, slog.New(slog.DiscardHandler), sp.delivered)
+	if err != nil {
+		t.Fatalf("create the sequenced producer: %v", err)
+	}
+	sp.p = p
+	t.Cleanup(func() {
+		sp.stopRunning()
+		p.Close()
+	})
+	return sp
+}
+
+func (sp *seqProducer) value(seq int) string {
+	return fmt.Sprintf("gen=%d seq=%06d %s", sp.gen, seq, sp.pad)
+}
+
+func (sp *seqProducer) delivered(d kafka.Delivery) {
+	o := d.Opaque.(seqOpaque)
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.pending--
+	if d.Err != nil {
+		sp.offsets[o.partition][o.seq] = seqFailed
+		sp.failed++
+		if sp.firstErr == nil {
+			sp.firstErr = d.Err
+		}
+		return
+	}
+	sp.offsets[o.partition][o.seq] = d.Offset
+}
+
+// produceOne queues the next record of the next partition (round robin); false if librdkafka's queue is full.
+func (sp *seqProducer) produceOne() (bool, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	p := int32(sp.rr)
+	seq := len(sp.offsets[p])
+	err := sp.p.Produce(sp.topic, p, nil, []byte(sp.value(seq)), nil, time.Now(), seqOpaque{p, seq})
+	if err == kafka.ErrQueueFull {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	sp.offsets[p] = append(sp.offsets[p], seqPending)
+	sp.pending++
+	sp.rr = (sp.rr + 1) % sp.partitions
+	return true, nil
+}
+
+// Burst produces n records (round robin over the partitions) as fast as librdkafka takes them and waits until
+// every record produced so far is acknowledged.
+func (sp *seqProducer) Burst(n int) {
+	sp.t.Helper()
+	for i := 0; i < n; {
+		ok, err := sp.produceOne()
+		if err != nil {
+			sp.t.Fatalf("produce to %s: %v", sp.topic, err)
+		}
+		if ok {
+			i++
+		} else {
+			time.Sleep(time.Millisecond) // queue full: librdkafka frees room as A acknowledges
+		}
+	}
+	sp.flush(3 * time.Minute)
+}
+
+// Run starts producing at a steady rate (records per second over all partitions) until Stop.
+func (sp *seqProducer) Run(rate int) {
+	sp.stopRun, sp.runDone = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sp.runDone)
+		start := time.Now()
+		produced := 0
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-sp.stopRun:
+				return
+			case <-tick.C:
+			}
+			due := int(time.Since(start).Seconds() * float64(rate))
+			for produced < due {
+				ok, err := sp.produceOne()
+				if err != nil {
+					sp.mu.Lock()
+					if sp.firstErr == nil {
+						sp.firstErr = err
+					}
+					sp.mu.Unlock()
+					return
+				}
+				if !ok {
+					break // queue full (A down for long): catch up on the next tick
+				}
+				produced++
+			}
+		}
+	}()
+}
+
+func (sp *seqProducer) stopRunning() {
+	if sp.stopRun != nil {
+		close(sp.stopRun)
+		<-sp.runDone
+		sp.stopRun = nil
+	}
+}
+
+// Stop ends a Run, waits until every record is acknowledged (or failed), and returns the number of acknowledged
+// records per partition.
+func (sp *seqProducer) Stop() []int {
+	sp.t.Helper()
+	sp.stopRunning()
+	sp.flush(3 * time.Minute)
+	exp := sp.expected()
+	out := make([]int, sp.partitions)
+	for p := range out {
+		out[p] = exp.ackedCount(p)
+	}
+	return out
+}
+
+func (sp *seqProducer) flush(within time.Duration) {
+	sp.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if left := sp.p.Flush(ctx); left > 0 {
+		sp.t.Fatalf("producer of %s: %d records not acknowledged within %s", sp.topic, left, within)
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.firstErr != nil {
+		sp.t.Logf("producer of %s: %d records failed (not counted as acknowledged), first error: %v", sp.topic, sp.failed, sp.firstErr)
+	}
+}
+
+// Mark returns, per partition, the next sequence to be produced: every record with a sequence at least this
+// high was produced after the call.
+func (sp *seqProducer) Mark() []int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	out := make([]int, sp.partitions)
+	for p := range out {
+		out[p] = len(sp.offsets[p])
+	}
+	return out
+}
+
+// offsetRange is [from, to) of a partition on A.
+type offsetRange struct {
+	partition int
+	from, to  int64
+}
+
+// deletedOnA records that the records of partition p at offsets [from, to) were deleted on A before they
+// could be replicated: they are no longer required on B.
+func (sp *seqProducer) deletedOnA(p int, from, to int64) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.deleted = append(sp.deleted, offsetRange{p, from, to})
+}
+
+// expected returns what must be on B of this generation: the sequences A has acknowledged so far, less those
+// deleted on A.
+func (sp *seqProducer) expected() *expected {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	e := &expected{topic: sp.topic, gen: sp.gen, offsets: make([][]int64, sp.partitions), excluded: make([]int, sp.partitions)}
+	for p := range sp.offsets {
+		e.offsets[p] = append([]int64(nil), sp.offsets[p]...)
+	}
+	for _, d := range sp.deleted {
+		e.exclude(d.partition, d.from, d.to)
+	}
+	return e
+}
+
+// expected is the truth about one generation of a source topic: per partition, the offset on A of every
+// sequence (seqPending and seqFailed for those not acknowledged). Excluded sequences (deleted on A before
+// they could be read) are not required on B.
+type expected struct {
+	topic    string
+	gen      int
+	offsets  [][]int64
+	excluded []int
+}
+
+func (e *expected) required(p, seq int) bool { return e.offsets[p][seq] >= 0 }
+
+func (e *expected) ackedCount(p int) int {
+	n := 0
+	for _, o := range e.offsets[p] {
+		if o >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// exclude drops the sequences whose offset on A is in [from, to) from what must arrive.
+func (e *expected) exclude(p int, from, to int64) {
+	for seq, o := range e.offsets[p] {
+		if o >= from && o < to {
+			e.offsets[p][seq] = seqFailed
+			e.excluded[p]++
+		}
+	}
+}
+
+// lastOffset returns the offset on A of the partition's last acknowledged record (-1 if none).
+func (e *expected) lastOffset(p int) int64 {
+	last := int64(-1)
+	for _, o := range e.offsets[p] {
+		last = max(last, o)
+	}
+	return last
+}
