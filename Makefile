@@ -10,7 +10,7 @@
 BENCH_HARNESS ?= /tmp/kmbench
 BENCH_FLAGS ?=
 
-.PHONY: bench bench-quick
+.PHONY: bench bench-quick chaos
 
 bench:
 	go run ./bench -harness-dir $(BENCH_HARNESS) $(BENCH_FLAGS)
@@ -18,3 +18,7 @@ bench:
 bench-quick:
 	go run ./bench -harness-dir $(BENCH_HARNESS) -records 200000 -small-records 100000 -repeat 1 -tasks 1,4 \
 		-latency 5s -many-topics 10 $(BENCH_FLAGS)
+
+# The fault suite at full size (larger volumes, 5 iterations of each kill case); go test ./... runs its short form.
+chaos:
+	go test -count=1 -timeout 60m ./chaos -args -chaos.long
