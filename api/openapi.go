@@ -73,6 +73,9 @@ func openAPIPaths() obj {
 			"500": response("Unhealthy", ref("WorkerStatus")),
 			"503": response("Still starting", ref("WorkerStatus")),
 		})},
+		"/workers": obj{"get": operation("listWorkers", "kmirror extension: the cluster's workers, its leader, heartbeat ages and each worker's units", nil, nil, obj{
+			"200": response("Workers", ref("Workers")),
+		})},
 		"/openapi.json": obj{"get": operation("openAPI", "This document", nil, nil, obj{
 			"200": response("The OpenAPI document", obj{"type": "object"}),
 		})},
@@ -225,6 +228,14 @@ func openAPISchemas() obj {
 	strings := obj{"type": "array", "items": str}
 	return obj{
 		"ErrorMessage": object(obj{"error_code": integer, "message": nullableStr}, "error_code", "message"),
+		"Unit":         object(obj{"connector": str, "task": obj{"type": "integer", "format": "int32", "nullable": true}}, "connector", "task"),
+		"Worker": object(obj{
+			"id": str, "url": str, "leader": obj{"type": "boolean"}, "started_at": str,
+			"heartbeat_age_ms": obj{"type": "integer", "format": "int64"},
+			"assigned":         obj{"type": "array", "items": ref("Unit")}, "draining": obj{"type": "array", "items": ref("Unit")},
+			"connectors": obj{"type": "integer"}, "tasks": obj{"type": "integer"}, "handing_over": obj{"type": "integer"},
+		}, "id", "url", "leader", "started_at", "heartbeat_age_ms", "assigned", "draining", "connectors", "tasks", "handing_over"),
+		"Workers":      object(obj{"leader": obj{"type": "string", "nullable": true}, "workers": obj{"type": "array", "items": ref("Worker")}}, "leader", "workers"),
 		"ServerInfo":   object(obj{"version": str, "commit": str, "kafka_cluster_id": str}, "version", "commit", "kafka_cluster_id"),
 		"WorkerStatus": object(obj{"status": obj{"type": "string", "enum": []string{"healthy", "starting", "unhealthy"}}, "message": str}, "status", "message"),
 		"Config":       obj{"type": "object", "additionalProperties": str},

@@ -73,6 +73,8 @@ func (s *server) routes() chi.Router {
 	r.Get("/connector-plugins/{plugin}/config", connect(s.pluginConfig))
 	r.Put("/connector-plugins/{plugin}/config/validate", connect(s.validatePlugin))
 
+	r.Get("/workers", connect(s.listWorkers))
+
 	r.Get("/admin/loggers", connect(s.listLoggers))
 	r.Get("/admin/loggers/{logger}", connect(s.getLogger))
 	r.Put("/admin/loggers/{logger}", connect(s.setLogger))

@@ -48,8 +48,10 @@ func startKmirror(t *testing.T, dbURL string) *kmirror {
 	go func() {
 		done <- server.Run(ctx, server.Config{
 			Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers,
-			Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 300 * time.Millisecond,
-				WorkerTTL: 3 * time.Second, LeaseTTL: 3 * time.Second, StopTimeout: 20 * time.Second},
+			// A 6 s TTL caps the producers' delivery timeout at 2 s: short for a test, long enough for a loaded
+			// machine's brokers to acknowledge (a timeout restarts the pipeline, which re-sends records).
+			Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
+				WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
 			Ready: func(a string) { addr <- a },
 		})
 	}()
