@@ -57,6 +57,8 @@
 //     500 "Internal server error while handling <method> <path>; see the worker's log". The error goes to the
 //     log, identical ones at most once per 10 s with the number of repeats. /health keeps Connect's unhealthy
 //     text and adds only the cause ("Database unreachable.").
+//   - GET /workers is a kmirror extension (Connect has none): the members, the leader, heartbeat ages, and the
+//     units each worker is assigned or still hands over.
 //
 // Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
 // errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).
