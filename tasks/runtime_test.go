@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,27 @@ import (
 type fakeRegistry struct {
 	mu      sync.Mutex
 	started map[string]int // task id -> runs started
+	live    map[string]int // task id -> runs inside Run right now
+	overlap []string       // task ids seen with two runs at once
+}
+
+// enter and exit track the runs inside Task.Run, to catch two runs of one task at once.
+func (r *fakeRegistry) enter(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.live == nil {
+		r.live = map[string]int{}
+	}
+	r.live[id]++
+	if r.live[id] > 1 {
+		r.overlap = append(r.overlap, id)
+	}
+}
+
+func (r *fakeRegistry) exit(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.live[id]--
 }
 
 func (r *fakeRegistry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
@@ -39,7 +61,7 @@ func (r *fakeRegistry) NewTask(id tasks.TaskID, config map[string]string) (tasks
 	}
 	r.started[id.String()]++
 	r.mu.Unlock()
-	return fakeTask{config: config, id: id}, nil
+	return fakeTask{config: config, id: id, reg: r}, nil
 }
 
 func (r *fakeRegistry) runs(id string) int {
@@ -57,7 +79,7 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 	n, _ := strconv.Atoi(c.config["tasks.max"])
 	var cfgs []map[string]string
 	for i := range n {
-		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"]})
+		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"]})
 	}
 	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
 		return err
@@ -69,9 +91,21 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 type fakeTask struct {
 	config map[string]string
 	id     tasks.TaskID
+	reg    *fakeRegistry
 }
 
 func (t fakeTask) Run(ctx context.Context, env tasks.TaskEnv) error {
+	t.reg.enter(t.id.String())
+	defer t.reg.exit(t.id.String())
+	if d, err := time.ParseDuration(t.config["drain"]); err == nil {
+		// A slow soft stop, as a task flushing a full producer queue: the next owner must wait for it.
+		defer func() {
+			select {
+			case <-time.After(d):
+			case <-env.StopContext().Done():
+			}
+		}()
+	}
 	if t.config["fail"] == t.config["index"] {
 		return fmt.Errorf("replicate: %w", errors.New("broker said no"))
 	}
@@ -264,4 +298,44 @@ func testLogger() *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return slog.New(slog.DiscardHandler)
+}
+
+// Moves between live workers are hand-overs: when a second worker joins and takes half of the tasks, each
+// moved task starts there only after its run on the first worker has drained (here: 700 ms after its stop).
+func TestMovesAreHandOvers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	c.startWorker("w1")
+	_, err := c.store.CreateConnector(ctx, "h", map[string]string{"name": "h", "connector.class": "Fake", "tasks.max": "6", "drain": "700ms"}, store.TargetStarted)
+	require.NoError(t, err)
+	c.awaitStates("h", "RUNNING"+strings.Repeat(" RUNNING", 6))
+
+	c.startWorker("w2")
+	owners := func() map[string]int {
+		_, ts, err := c.store.ConnectorStatus(ctx, "h")
+		require.NoError(t, err)
+		out := map[string]int{}
+		for _, st := range ts {
+			if st.State == store.StateRunning {
+				out[st.WorkerID]++
+			}
+		}
+		return out
+	}
+	require.Eventually(t, func() bool {
+		o := owners()
+		return o["w1"] == 3 && o["w2"] == 3
+	}, 30*time.Second, 50*time.Millisecond, "three tasks each: %v", owners())
+	c.reg.mu.Lock()
+	defer c.reg.mu.Unlock()
+	require.Empty(t, c.reg.overlap, "no task ran twice at once")
+	moved := 0
+	for id, n := range c.reg.started {
+		if n > 1 {
+			moved++
+		}
+		_ = id
+	}
+	require.GreaterOrEqual(t, moved, 3, "tasks moved to w2: %v", c.reg.started)
 }

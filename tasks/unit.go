@@ -174,9 +174,18 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		r.mu.Lock()
 		final := r.final
 		r.mu.Unlock()
-		// The release must happen even when the stop budget is spent: until then the unit's next owner waits.
-		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// The release must happen even when the stop budget is spent, and even through a database outage: until
+		// then the unit's next owner waits. It is retried until it succeeds or the session ends (a dead or
+		// departed session holds nothing).
+		rctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
+		go func() {
+			select {
+			case <-r.session.lease.revoked:
+				cancel()
+			case <-rctx.Done():
+			}
+		}()
 		w.retry(rctx, log, "release unit", func() error { return w.store.ReleaseUnit(rctx, c, final) })
 	}()
 	log = log.With("run_epoch", c.Epoch)
