@@ -38,6 +38,7 @@ type auditResult struct {
 	Unparsed, Unexpected                  int // records that are not the sequenced producer's, or of a generation not audited
 	StaleWrites                           []staleGroup
 	Runs                                  []string // per partition: the producer-id runs in log order
+	Order                                 []string // per partition: the sequences in log order, as ranges
 }
 
 // audit checks every record of the remote topic against what A acknowledged for each generation.
@@ -123,6 +124,7 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
 		}
 		res.Runs = append(res.Runs, strings.Join(runs, " → "))
+		res.Order = append(res.Order, seqOrder(rs, 16))
 		for _, e := range exps {
 			row := rows[e.gen]
 			row.Excluded = e.excluded[p]
@@ -153,6 +155,46 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 		}
 	}
 	return res
+}
+
+// seqOrder renders a partition's log as runs of consecutive sequences: "gen 1 seq 0-54 (pid 5), gen 1 seq
+// 53-910 (pid 1003), ...", at most limit runs from the start and limit from the end.
+func seqOrder(rs []remoteRecord, limit int) string {
+	type run struct {
+		gen, first, last int
+		pid              int64
+	}
+	var runs []run
+	for _, r := range rs {
+		if !r.parsed {
+			continue
+		}
+		if n := len(runs); n > 0 {
+			last := &runs[n-1]
+			if last.gen == r.gen && last.pid == r.producerID && r.seq == last.last+1 {
+				last.last = r.seq
+				continue
+			}
+		}
+		runs = append(runs, run{r.gen, r.seq, r.seq, r.producerID})
+	}
+	text := func(r run) string {
+		if r.first == r.last {
+			return fmt.Sprintf("g%d:%d(p%d)", r.gen, r.first, r.pid)
+		}
+		return fmt.Sprintf("g%d:%d-%d(p%d)", r.gen, r.first, r.last, r.pid)
+	}
+	var parts []string
+	for i, r := range runs {
+		if len(runs) > 2*limit && i == limit {
+			parts = append(parts, fmt.Sprintf("... %d runs ...", len(runs)-2*limit))
+		}
+		if len(runs) > 2*limit && i >= limit && i < len(runs)-limit {
+			continue
+		}
+		parts = append(parts, text(r))
+	}
+	return strings.Join(parts, " ")
 }
 
 // ranges renders sorted integers as "3-7 9 12-40" (at most limit ranges, then "...").
@@ -204,6 +246,13 @@ func (a *auditResult) String() string {
 	for _, g := range a.StaleWrites {
 		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d at offsets %s on B\n",
 			g.Partition, len(g.Offsets), g.ProducerID, ranges(g.Offsets, 8))
+	}
+	shown := map[int]bool{}
+	for _, r := range a.Rows {
+		if r.Duplicated+r.Reordered+r.Stale > 0 && r.Partition < len(a.Order) && !shown[r.Partition] {
+			shown[r.Partition] = true
+			fmt.Fprintf(&b, "log order of partition %d (gGEN:SEQS(pPRODUCER)): %s\n", r.Partition, a.Order[r.Partition])
+		}
 	}
 	b.WriteString("producer-id runs per partition (id×records, stale records not counted):\n")
 	for p, r := range a.Runs {

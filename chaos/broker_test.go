@@ -28,12 +28,12 @@ func brokerRestartCase(t *testing.T, cluster string) {
 	back := time.Now()
 	mark := s.prod.Mark()
 	t.Logf("broker %s down for %.1f s (until it answered again)", cluster, back.Sub(killedAt).Seconds())
-	recovery := s.awaitRecovery("replication after the restart of "+cluster, back, s.prod.gen, mark, 3*time.Minute)
+	recovery := s.awaitRecovery("replication after the restart of "+cluster, back, s.prod.gen, mark, v.deadline)
 	if st, err := s.c.status(s.name); err == nil {
 		t.Logf("after the restart: %s", st.states())
 	}
 	waitFor(t.Context(), v.settle)
-	res := s.finish(3 * time.Minute)
+	res := s.finish(v.deadline)
 	t.Logf("SUMMARY %s: broker %s down %.1f s; new records on every partition %.1f s after it was back; missing %d, duplicated %d, reordered %d, stale %d",
 		t.Name(), cluster, back.Sub(killedAt).Seconds(), recovery.Seconds(), res.Missing, res.Duplicated, res.Reordered, res.Stale)
 	expectClean(t, res, "missing", "reordered")

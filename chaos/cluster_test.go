@@ -90,6 +90,17 @@ func (c *cluster) worker(id string) *worker {
 	return nil
 }
 
+// logCount counts the lines containing any of subs in every worker's log.
+func (c *cluster) logCount(subs []string) int {
+	n := 0
+	for _, w := range c.workers {
+		for _, s := range subs {
+			n += w.logCount(s)
+		}
+	}
+	return n
+}
+
 // query runs a query on the cluster's database with a connection of its own (the database may have been
 // restarted since the last one).
 func (c *cluster) query(ctx context.Context, sql string, args []any, scan func(pgx.Rows) error) error {

@@ -32,17 +32,17 @@ func killCase(t *testing.T, prefix string, victimOf func(*scenario) *worker) {
 	var killDups, rejoinDups []int
 	dups := 0
 	for i := range v.iterations {
-		st := s.c.awaitSpread(s.name, taskCount, 2*time.Minute)
+		st := s.c.awaitSpread(s.name, taskCount, v.deadline)
 		victim := victimOf(s)
 		t.Logf("kill %d: kill -9 %s, which runs tasks %v (%s)", i+1, victim.id, st.tasksOf(victim.id), st.states())
 		killedAt := time.Now()
 		victim.Kill9()
 		mark := s.prod.Mark()
-		failover := s.awaitRecovery("failover", killedAt, s.prod.gen, mark, workerTTL+2*time.Minute)
+		failover := s.awaitRecovery("failover", killedAt, s.prod.gen, mark, workerTTL+v.deadline)
 		failovers = append(failovers, failover)
 
 		// Duplicates of the kill: everything acknowledged so far is on B, count the copies.
-		res := s.auditNow(2*time.Minute, s.prod.expected())
+		res := s.auditNow(v.deadline, s.prod.expected())
 		killDups = append(killDups, res.Duplicated-dups)
 		dups = res.Duplicated
 		if st, err := s.c.status(s.name); err == nil {
@@ -50,14 +50,14 @@ func killCase(t *testing.T, prefix string, victimOf func(*scenario) *worker) {
 		}
 
 		victim.Restart()
-		s.c.awaitSpread(s.name, taskCount, 2*time.Minute)
-		res = s.auditNow(2*time.Minute, s.prod.expected())
+		s.c.awaitSpread(s.name, taskCount, v.deadline)
+		res = s.auditNow(v.deadline, s.prod.expected())
 		rejoinDups = append(rejoinDups, res.Duplicated-dups)
 		dups = res.Duplicated
 		t.Logf("kill %d: failover %.1f s, %d duplicates from the kill, %d from the rejoin (hand-back)",
 			i+1, failover.Seconds(), killDups[i], rejoinDups[i])
 	}
-	res := s.finish(2 * time.Minute)
+	res := s.finish(v.deadline)
 	t.Logf("SUMMARY %s: %d kill(s); failover %s; duplicates per kill %s; duplicates per rejoin %s; worker TTL %s",
 		t.Name(), v.iterations, durations(failovers), ints(killDups), ints(rejoinDups), workerTTL)
 	expectClean(t, res, "missing", "reordered", "stale")

@@ -19,7 +19,7 @@ func TestPostgresRestart(t *testing.T) {
 	s.prod.Run(v.rate)
 	s.awaitFlowing(time.Minute)
 
-	st := s.c.awaitSpread(s.name, taskCount, 2*time.Minute)
+	st := s.c.awaitSpread(s.name, taskCount, v.deadline)
 	before, err := s.c.assignments(s.name)
 	if err != nil {
 		t.Fatalf("assignments: %v", err)
@@ -27,6 +27,7 @@ func TestPostgresRestart(t *testing.T) {
 	leaderBefore, _ := s.c.leader()
 	t.Logf("before: leader %s, assignments %s, status %s", leaderBefore, describeAssignments(before), st.states())
 
+	deadBefore := s.c.logCount(declaredDead)
 	killedAt := time.Now()
 	suite.harness.killPostgres(t)
 	killMark := s.prod.Mark()
@@ -38,9 +39,9 @@ func TestPostgresRestart(t *testing.T) {
 	back := time.Now()
 	t.Logf("PostgreSQL down for %.1f s", back.Sub(killedAt).Seconds())
 	mark := s.prod.Mark()
-	recovery := s.awaitRecovery("replication after PostgreSQL restarted", back, s.prod.gen, mark, 2*time.Minute)
+	recovery := s.awaitRecovery("replication after PostgreSQL restarted", back, s.prod.gen, mark, v.deadline)
 
-	st = s.c.awaitRunning(s.name, taskCount, 2*time.Minute)
+	st = s.c.awaitRunning(s.name, taskCount, v.deadline)
 	after, err := s.c.assignments(s.name)
 	if err != nil {
 		t.Fatalf("assignments: %v", err)
@@ -49,11 +50,11 @@ func TestPostgresRestart(t *testing.T) {
 	t.Logf("after: leader %s, assignments %s, status %s", leaderAfter, describeAssignments(after), st.states())
 
 	waitFor(t.Context(), v.settle)
-	res := s.finish(2 * time.Minute)
+	res := s.finish(v.deadline)
 	moved, restarted := compareAssignments(before, after)
-	t.Logf("SUMMARY %s: PostgreSQL down %.1f s; records still replicated during the outage: %v; new records on every partition %.1f s after it was back; units moved: %s; units re-assigned in place: %s; missing %d, duplicated %d, reordered %d, stale %d",
+	t.Logf("SUMMARY %s: PostgreSQL down %.1f s; records still replicated during the outage: %v; new records on every partition %.1f s after it was back; units moved: %s; units re-assigned in place: %s; log lines about a worker declared dead: %d; missing %d, duplicated %d, reordered %d, stale %d",
 		t.Name(), back.Sub(killedAt).Seconds(), errDuring == nil, recovery.Seconds(), orNone(moved), orNone(restarted),
-		res.Missing, res.Duplicated, res.Reordered, res.Stale)
+		s.c.logCount(declaredDead)-deadBefore, res.Missing, res.Duplicated, res.Reordered, res.Stale)
 	expectClean(t, res, "missing", "reordered")
 	if len(moved) > 0 {
 		t.Errorf("units moved to another worker because of the database outage (a worker was declared dead): %s", strings.Join(moved, ", "))
@@ -62,6 +63,10 @@ func TestPostgresRestart(t *testing.T) {
 		t.Errorf("units re-assigned (new epoch) on the same worker because of the database outage: %s", strings.Join(restarted, ", "))
 	}
 }
+
+// declaredDead is in the runtime's log lines when a leader declares a worker dead and when a worker learns that
+// it was (tasks/): informational, the assignments are the assertion.
+var declaredDead = []string{"declared a worker dead", "was declared dead"}
 
 // compareAssignments lists the units whose owner changed, and those re-assigned to the same owner.
 func compareAssignments(before, after map[int]assignment) (moved, restarted []string) {

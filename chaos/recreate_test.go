@@ -22,8 +22,7 @@ func TestSourceTopicRecreatedWhilePaused(t *testing.T) {
 	s := newScenario(t, "recp")
 	s.prod.Burst(v.burst)
 	s.startConnector()
-	gen1 := s.prod.expected()
-	if _, err := s.tail.awaitCaughtUp(2*time.Minute, gen1); err != nil {
+	if _, err := s.tail.awaitCaughtUp(v.deadline, s.prod.expected()); err != nil {
 		t.Fatalf("generation 1: %v", err)
 	}
 
@@ -31,14 +30,14 @@ func TestSourceTopicRecreatedWhilePaused(t *testing.T) {
 	st := s.c.awaitStatus(s.name, "PAUSED", time.Minute, func(st connectorStatus) bool { return st.allIn("PAUSED", taskCount) })
 	t.Logf("paused: %s", st.states())
 	s.recreateTopic()
-	s.prod = newSeqProducer(t, s.topic, sourcePartitions, 2, valueSize)
+	s.nextGeneration()
 	s.prod.Burst(2 * v.burst)
 	traces := s.watchTraces()
 	s.c.resume(s.name)
 	st = s.c.awaitRunning(s.name, taskCount, time.Minute)
 	t.Logf("resumed: %s", st.states())
 
-	res := s.finish(time.Minute, gen1)
+	res := s.finish(v.deadline)
 	checkRecreationReport(t, res, traces)
 }
 
@@ -53,18 +52,16 @@ func TestSourceTopicRecreatedUnderLoad(t *testing.T) {
 	s.awaitFlowing(time.Minute)
 	waitFor(t.Context(), v.settle) // let the old topic's offsets grow past what the new one starts with
 
-	acked := s.prod.Stop()
-	gen1 := s.prod.expected()
-	t.Logf("generation 1 stopped: acknowledged per partition %v", acked)
+	t.Logf("generation 1 stopped: acknowledged per partition %v", s.prod.Stop())
 	traces := s.watchTraces()
 	recreatedAt := time.Now()
 	s.recreateTopic()
-	s.prod = newSeqProducer(t, s.topic, sourcePartitions, 2, valueSize)
+	s.nextGeneration()
 	s.prod.Run(v.rate)
-	s.awaitRecovery("generation 2 replicated", recreatedAt, 2, make([]int, sourcePartitions), 2*time.Minute)
+	s.awaitRecovery("generation 2 replicated", recreatedAt, 2, make([]int, sourcePartitions), v.deadline)
 	waitFor(t.Context(), v.settle)
 
-	res := s.finish(time.Minute, gen1)
+	res := s.finish(v.deadline)
 	checkRecreationReport(t, res, traces)
 }
 

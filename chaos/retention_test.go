@@ -15,7 +15,7 @@ func TestRetentionDeletesUnread(t *testing.T) {
 	s := newScenario(t, "ret")
 	s.prod.Burst(v.burst)
 	s.startConnector()
-	if _, err := s.tail.awaitCaughtUp(2*time.Minute, s.prod.expected()); err != nil {
+	if _, err := s.tail.awaitCaughtUp(v.deadline, s.prod.expected()); err != nil {
 		t.Fatalf("before the stop: %v", err)
 	}
 
@@ -65,7 +65,7 @@ func TestRetentionDeletesUnread(t *testing.T) {
 			t.Errorf("no task trace says %q", want)
 		}
 	}
-	res := s.finish(2 * time.Minute)
+	res := s.finish(v.deadline)
 	traces.close()
 	t.Logf("task traces seen:\n%v", traces.lines())
 	t.Logf("SUMMARY %s: deleted ranges reported with exact offsets: %d of %d; missing %d, duplicated %d, reordered %d, stale %d",

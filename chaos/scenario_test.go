@@ -30,24 +30,31 @@ type volumes struct {
 	iterations int           // kills per kill case
 	outage     time.Duration // how long a broker stays down
 	settle     time.Duration // how long records flow after a fault before the producer stops
+	deadline   time.Duration // how long a case waits for recovery, a status or B to catch up
 }
 
 func vol() volumes {
 	if *longRun {
-		return volumes{rate: 2000, burst: 60_000, iterations: 5, outage: 20 * time.Second, settle: 10 * time.Second}
+		return volumes{rate: 2000, burst: 60_000, iterations: 5, outage: 20 * time.Second, settle: 10 * time.Second,
+			deadline: 3 * time.Minute}
 	}
-	return volumes{rate: 300, burst: 3_000, iterations: 1, outage: 5 * time.Second, settle: 2 * time.Second}
+	return volumes{rate: 300, burst: 3_000, iterations: 1, outage: 5 * time.Second, settle: 2 * time.Second,
+		// Once recovered, replicating a short run's records takes about a second: a minute means it will not.
+		deadline: time.Minute}
 }
 
 // scenario is one case's topic, cluster, producer and reader of B.
 type scenario struct {
 	t      *testing.T
 	c      *cluster
-	name   string // connector
-	topic  string // on A
-	remote string // on B
-	prod   *seqProducer
+	name   string         // connector
+	topic  string         // on A
+	remote string         // on B
+	prod   *seqProducer   // of the current generation of the topic
+	older  []*seqProducer // of the generations before it (a topic deleted and created again)
 	tail   *remoteTailer
+
+	audited bool // finish printed the audit
 }
 
 // newScenario creates a unique source topic on A, a sequenced producer for it (generation 1) and a cluster of
@@ -86,7 +93,35 @@ func (s *scenario) startConnector() connectorStatus {
 	st := s.c.awaitSpread(s.name, taskCount, 90*time.Second)
 	s.t.Logf("connector running: %s", st.states())
 	s.tail = tailRemote(s.t, s.remote, sourcePartitions)
+	// A case that fails before its audit still shows what B holds (runs before the reader closes).
+	s.t.Cleanup(func() {
+		if !s.t.Failed() || s.audited {
+			return
+		}
+		recs, err := s.tail.snapshot(30 * time.Second)
+		if err != nil {
+			s.t.Logf("no audit at the failure: %v", err)
+			return
+		}
+		s.t.Logf("audit at the failure (B was not necessarily caught up):\n%s", audit(s.remote, recs, s.expectations()...))
+	})
 	return st
+}
+
+// nextGeneration starts a new generation of the topic's records (sequences from 0 again), for a topic that
+// was deleted and created again; the current producer must be stopped.
+func (s *scenario) nextGeneration() {
+	s.older = append(s.older, s.prod)
+	s.prod = newSeqProducer(s.t, s.topic, sourcePartitions, s.prod.gen+1, valueSize)
+}
+
+// expectations are what B must hold of every generation so far.
+func (s *scenario) expectations() []*expected {
+	var out []*expected
+	for _, p := range append(slices.Clone(s.older), s.prod) {
+		out = append(out, p.expected())
+	}
+	return out
 }
 
 // awaitFlowing waits until every partition of B has a record produced after the call.
@@ -135,12 +170,12 @@ func (s *scenario) auditNow(within time.Duration, exps ...*expected) *auditResul
 }
 
 // finish stops the producer, waits until B is caught up (or the deadline), audits B and logs the table.
-func (s *scenario) finish(within time.Duration, older ...*expected) *auditResult {
+func (s *scenario) finish(within time.Duration) *auditResult {
 	s.t.Helper()
 	acked := s.prod.Stop()
 	s.t.Logf("producer of generation %d stopped: acknowledged per partition %v", s.prod.gen, acked)
-	exps := append(slices.Clone(older), s.prod.expected())
-	res := s.auditNow(within, exps...)
+	res := s.auditNow(within, s.expectations()...)
+	s.audited = true
 	s.t.Logf("\n%s", res)
 	if st, err := s.c.status(s.name); err == nil {
 		s.t.Logf("final status: %s", st.states())

@@ -16,7 +16,7 @@ func TestStallWorker(t *testing.T) {
 	s.prod.Run(v.rate)
 	s.awaitFlowing(time.Minute)
 
-	st := s.c.awaitSpread(s.name, taskCount, 2*time.Minute)
+	st := s.c.awaitSpread(s.name, taskCount, v.deadline)
 	leader := s.c.awaitLeader(30 * time.Second)
 	victim := s.otherThan(leader.id)
 	stall := workerTTL + 6*time.Second
@@ -35,10 +35,10 @@ func TestStallWorker(t *testing.T) {
 
 	// The resumed worker must notice that it lost its work, rejoin and get tasks again; by then whatever it
 	// did right after resuming is on B.
-	st = s.c.awaitSpread(s.name, taskCount, 2*time.Minute)
+	st = s.c.awaitSpread(s.name, taskCount, v.deadline)
 	t.Logf("after the resume, tasks are spread again: %s", st.states())
 	waitFor(t.Context(), v.settle)
-	res := s.finish(2 * time.Minute)
+	res := s.finish(v.deadline)
 	t.Logf("SUMMARY %s: stalled %s for %s (TTL %s); missing %d, duplicated %d, reordered %d, stale %d",
 		t.Name(), victim.id, stall, workerTTL, res.Missing, res.Duplicated, res.Reordered, res.Stale)
 	expectClean(t, res, "missing", "reordered", "stale")

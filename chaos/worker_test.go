@@ -253,10 +253,19 @@ func (w *worker) logTail(n int) string {
 	return string(bytes.Join(lines, []byte("\n")))
 }
 
-// logContains reports whether the worker's log has a line containing s.
-func (w *worker) logContains(s string) bool {
+// logCount counts the lines of the worker's log that contain s.
+func (w *worker) logCount(s string) int {
 	b, err := os.ReadFile(w.logPath)
-	return err == nil && bytes.Contains(b, []byte(s))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if bytes.Contains(line, []byte(s)) {
+			n++
+		}
+	}
+	return n
 }
 
 func isClosed(ch chan struct{}) bool {
