@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"sync"
+	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
@@ -20,6 +21,9 @@ type sourcePartition struct {
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
 	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
 	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
+	// progressAt is when the partition last made progress while records were in flight: the first forward into
+	// an empty flight, or an acknowledgement with more in flight.
+	progressAt time.Time
 
 	// Owned by the poll loop.
 	next int64 // the next source offset the consumer should return; -1 until known
@@ -49,8 +53,22 @@ func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
 // forwarded records that the record at offset is on its way to the target.
 func (p *sourcePartition) forwarded(offset int64) {
 	p.mu.Lock()
+	if p.inflight.len() == 0 {
+		p.progressAt = time.Now()
+	}
 	p.inflight.push(offset)
 	p.mu.Unlock()
+}
+
+// stalledFor tells how long the partition has had records in flight without any acknowledgement (0 when
+// nothing is in flight).
+func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.inflight.len() == 0 {
+		return 0
+	}
+	return now.Sub(p.progressAt)
 }
 
 // unforward takes back the newest forwarded offset when the producer refused the record.
@@ -69,6 +87,9 @@ func (p *sourcePartition) ack(downstream int64) (mirror.OffsetSync, bool) {
 	off, ok := p.inflight.pop()
 	if !ok || p.broken {
 		return mirror.OffsetSync{}, false
+	}
+	if p.inflight.len() > 0 {
+		p.progressAt = time.Now()
 	}
 	p.acked = off
 	p.delivered = true

@@ -109,8 +109,11 @@ type sourceRun struct {
 
 	failure     atomic.Pointer[error]         // the first delivery failure of the current pipeline
 	recreated   atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
-	remoteIDs   map[string]string             // remote topic -> the topic id it had when first seen
-	sourceAdmin *kafka.Admin                  // the current pipeline's admin client on the source (shares the consumer's)
+	producer    atomic.Pointer[kafka.Producer]
+	stalled     atomic.Bool       // a partition has had records in flight without acknowledgement for stallAfter
+	stallAfter  time.Duration     // a quarter of the producer's delivery timeout
+	remoteIDs   map[string]string // remote topic -> the topic id it had when first seen
+	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 
 	noticeMu    sync.Mutex
@@ -164,6 +167,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	}
 	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.values.Int("tasks.max"))
 	capDelivery(r.producerProps, env.Lease().Settle(), r.log)
+	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
+		r.stallAfter = time.Duration(ms) * time.Millisecond / 4
+	}
 	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
 		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
 		// client.id, so the tasks' properties are identical.
@@ -319,6 +325,9 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	r.producer.Store(producer)
+	defer r.producer.Store(nil)
+	r.stalled.Store(false)
 	targetAdmin, err := producer.Admin()
 	if err != nil {
 		producer.Close()
@@ -454,6 +463,12 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			}
 			continue
 		}
+		if r.stalled.Load() {
+			// The target has acknowledged nothing for a while: queueing more now would only give the producer
+			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
 
 		rec, ok, err := consumer.Poll(r.pollTimeout)
 		if err != nil {
@@ -554,10 +569,18 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		upstream := p.fail()
 		err := fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, d.Err)
-		if kafka.IsRetriable(d.Err) {
+		if kafka.IsRetriable(d.Err) || kafka.IsPurged(d.Err) {
 			err = &pipelineError{err: err}
 		}
-		r.failure.CompareAndSwap(nil, &err)
+		if r.failure.CompareAndSwap(nil, &err) {
+			// Records behind the failed one must not reach the target before it: the next pipeline re-sends
+			// from the failed record, and anything written after it now would land out of order.
+			if pr := r.producer.Load(); pr != nil {
+				if err := pr.Purge(true); err != nil {
+					r.log.Warn("purge the producer after a failed delivery", "error", err)
+				}
+			}
+		}
 		return
 	}
 	if sync, now := p.ack(d.Offset); now {
@@ -677,7 +700,8 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 			if syncs != nil {
 				r.promoteSyncs(syncs)
 			}
-		case <-tick.C:
+		case now := <-tick.C:
+			r.checkStall(now)
 			if err := r.commit(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
 					return err
@@ -686,6 +710,24 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 				continue
 			}
 			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
+		}
+	}
+}
+
+// checkStall pauses forwarding while any partition has waited stallAfter for an acknowledgement.
+func (r *sourceRun) checkStall(now time.Time) {
+	stalled := false
+	for _, p := range r.parts {
+		if p.stalledFor(now) > r.stallAfter {
+			stalled = true
+			break
+		}
+	}
+	if r.stalled.Swap(stalled) != stalled {
+		if stalled {
+			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
+		} else {
+			r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
 		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -161,10 +162,11 @@ func applyClusterLoggerLevels(ctx context.Context, st *store.Store, loggers *Log
 	ticker := time.NewTicker(3 * time.Second)
 	defer ticker.Stop()
 	var applied int64
+	limit := lograte.New(time.Minute)
 	for {
 		levels, err := st.LoggerLevels(ctx)
 		if err != nil && ctx.Err() == nil {
-			log.Warn("read cluster logger levels", "error", err)
+			limit.Log(ctx, log, slog.LevelWarn, "levels", "read cluster logger levels", "error", err)
 		}
 		threshold := applied
 		for _, l := range levels {

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
+
+	"github.com/kmirror/kmirror/lograte"
 )
 
 // Listen delivers a wake-up on wake for every NOTIFY on Channel, coalescing bursts (wake should be buffered with
@@ -36,11 +39,13 @@ func (s *Store) Listen(ctx context.Context, wake chan<- struct{}) error {
 	}
 }
 
-// ListenLoop keeps Listen running until ctx is done, retrying after failures.
+// ListenLoop keeps Listen running until ctx is done, retrying after failures (logged at most every 30 s:
+// a database outage would otherwise log a line a second).
 func (s *Store) ListenLoop(ctx context.Context, wake chan<- struct{}) {
+	limit := lograte.New(30 * time.Second)
 	for ctx.Err() == nil {
 		if err := s.Listen(ctx, wake); err != nil {
-			s.log.Warn("notification listener failed, retrying", "error", err)
+			limit.Log(ctx, s.log, slog.LevelWarn, "listen", "notification listener failed, retrying", "error", err)
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):

@@ -30,6 +30,11 @@ func IsRetriable(err error) bool {
 	return false
 }
 
+// IsPurged tells whether err is the delivery error of a record the producer purged (Producer.Purge).
+func IsPurged(err error) bool {
+	return hasCode(err, ckafka.ErrPurgeQueue) || hasCode(err, ckafka.ErrPurgeInflight)
+}
+
 // IsTopicExists tells whether err says a topic already exists.
 func IsTopicExists(err error) bool {
 	return hasCode(err, ckafka.ErrTopicAlreadyExists)
