@@ -726,8 +726,10 @@ func (r *sourceRun) checkStall(now time.Time) {
 	if r.stalled.Swap(stalled) != stalled {
 		if stalled {
 			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
+			r.notice("target", fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter))
 		} else {
 			r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
+			r.clearNotice("target")
 		}
 	}
 }
