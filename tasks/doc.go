@@ -27,8 +27,9 @@
 // it changes hands and fences the leader's writes. In each round the leader places every unit without a live
 // owner, spreads each connector's units evenly over the workers and then the total load, and turns restart
 // requests into in-place reassignments. Every (re)assignment takes a new epoch. It declares workers dead (and
-// so frees their units) only once it has trusted its view of heartbeats for one WorkerTTL: after it took over,
-// and after any round it could not complete, every heartbeat may look old while the workers are alive.
+// so frees their units) only once its own link to the database has worked for one WorkerTTL without a break
+// (no failed heartbeat or round): after a database outage, or a stall of its own, every heartbeat may look
+// old while the workers are alive. A worker that takes over from a dead leader with a healthy link acts at once.
 //
 // # Ownership and fencing: the one rule
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/kmirror/kmirror/lograte"
@@ -19,7 +20,12 @@ type heartbeater struct {
 	log    *slog.Logger
 	limit  *lograte.Limiter
 	settle time.Duration
+	// trouble is when this worker last failed to heartbeat (or joined): since then its link to the database has
+	// worked without a break. The leader trusts heartbeat ages only once that has lasted a worker TTL.
+	trouble atomic.Int64
 }
+
+func (h *heartbeater) troubleAt() time.Time { return time.Unix(0, h.trouble.Load()) }
 
 // join registers a new session, retrying while the database is unreachable.
 func (h *heartbeater) join(ctx context.Context) error {
@@ -28,6 +34,7 @@ func (h *heartbeater) join(ctx context.Context) error {
 		sent := time.Now()
 		id, err := h.cfg.Store.RegisterWorker(ctx, h.cfg.WorkerID, h.cfg.URL)
 		if err == nil {
+			h.trouble.Store(time.Now().UnixNano())
 			lease := newSessionLease(h.settle)
 			lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
 			h.w.session.Store(&session{id: id, lease: lease})
@@ -80,6 +87,7 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 			default:
 			}
 		default:
+			h.trouble.Store(time.Now().UnixNano())
 			h.limit.Log(ctx, h.log, slog.LevelWarn, "heartbeat", "worker heartbeat failed", "error", err)
 		}
 	}

@@ -19,11 +19,14 @@ type leader struct {
 	leaseTTL  time.Duration
 	workerTTL time.Duration
 	isLeader  bool
-	// trusted is when the leader's view of heartbeats became trustworthy: when it took over, and again after
-	// every round it could not complete. Until one worker TTL has passed since then, it declares no worker
-	// dead: after a database outage or a stall of the leader itself every heartbeat looks old, though the
-	// workers are alive and about to heartbeat again.
+	// trusted is when the leader's view of heartbeats became trustworthy: the last time it could not reach
+	// the database (a failed heartbeat of its own, a failed round, joining). Until one worker TTL has passed
+	// since then, it declares no worker dead: after a database outage or a stall of the leader itself every
+	// heartbeat looks old, though the workers are alive and about to heartbeat again. A worker that takes over
+	// after a healthy TTL of its own (the old leader died) acts at once.
 	trusted time.Time
+	// troubleAt tells when this worker last failed to reach the database (heartbeater.troubleAt).
+	troubleAt func() time.Time
 }
 
 // run campaigns on every tick and wake-up until ctx is done, then releases the lease so another worker can
@@ -61,7 +64,7 @@ func (l *leader) round(ctx context.Context) {
 		l.isLeader = ok
 		if ok {
 			l.log.Info("became leader", "lease_epoch", epoch)
-			l.trusted = time.Now()
+			l.trusted = l.troubleAt()
 		} else {
 			l.log.Info("lost leadership")
 		}

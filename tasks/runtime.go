@@ -122,7 +122,8 @@ func (r *Runtime) Run(ctx context.Context) error {
 	wg.Go(func() { fanOut(bg, notes, leaderWake, workerWake) })
 	wg.Go(func() { hb.run(bg, workerWake) })
 	var leaderDone sync.WaitGroup
-	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, limit: limit, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL}
+	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, limit: limit, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL,
+		troubleAt: hb.troubleAt}
 	leaderDone.Go(func() { l.run(ctx, leaderWake, cfg.HeartbeatInterval) })
 
 	w.run(ctx, workerWake, cfg.PollInterval, func() { r.ready.Store(true) })
