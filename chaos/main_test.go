@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,10 +35,9 @@ var (
 	// runtimeArgs are the runtime timing flags given to every worker: shorter than the defaults, so that a
 	// dead worker is noticed within the suite's time budget. They are the only place these flags appear.
 	runtimeArgs = []string{"--worker-ttl", "6s", "--heartbeat-interval", "1s", "--stop-timeout", "20s"}
-	// workerTTL is how long a silent worker keeps its work: the --worker-ttl above, or the runtime's default
-	// (tasks/runtime.go) when the binary does not know the flag.
+	// workerTTL is how long a silent worker keeps its work: the --worker-ttl above.
 	workerTTL = 6 * time.Second
-	// stopTimeout bounds a worker's graceful stop (--stop-timeout, or the runtime's default).
+	// stopTimeout bounds a worker's graceful stop: the --stop-timeout above.
 	stopTimeout = 20 * time.Second
 )
 
@@ -88,10 +86,6 @@ func runSuite(m *testing.M) (code int) {
 		fmt.Fprintln(os.Stderr, "chaos:", err)
 		return 1
 	}
-	if err := detectRuntimeFlags(); err != nil {
-		fmt.Fprintln(os.Stderr, "chaos:", err)
-		return 1
-	}
 	return m.Run()
 }
 
@@ -108,29 +102,6 @@ func buildKmirror(dir string) error {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build ./cmd/kmirror: %w\n%s", err, out)
 	}
-	return nil
-}
-
-// detectRuntimeFlags drops runtimeArgs when the binary does not know them yet.
-//
-// TEMPORARY: --worker-ttl, --heartbeat-interval and --stop-timeout are being added to `kmirror serve` by the
-// runtime rewrite. Until they exist a worker given them refuses to start, so the suite runs with the runtime's
-// defaults (10 s worker TTL, 30 s stop timeout) and says so. Remove this check once the flags are in.
-func detectRuntimeFlags() error {
-	out, _ := exec.Command(suite.bin, "serve", "-h").CombinedOutput() // -h exits 0 or 1 depending on ff; the text is what counts
-	if len(out) == 0 {
-		return fmt.Errorf("%s serve -h printed nothing", suite.bin)
-	}
-	if strings.Contains(string(out), "worker-ttl") {
-		return nil
-	}
-	runtimeArgs = nil
-	workerTTL = 10 * time.Second   // tasks.Config's default WorkerTTL
-	stopTimeout = 30 * time.Second // tasks.Config's default StopTimeout
-	banner := strings.Repeat("!", 100)
-	fmt.Fprintf(os.Stderr, "%s\nchaos: `kmirror serve` has no --worker-ttl flag yet: the workers run WITHOUT %v,\n"+
-		"chaos: on the runtime's defaults (worker TTL %s, stop timeout %s); failovers take longer.\n%s\n",
-		banner, []string{"--worker-ttl", "--heartbeat-interval", "--stop-timeout"}, workerTTL, stopTimeout, banner)
 	return nil
 }
 
