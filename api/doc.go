@@ -57,6 +57,9 @@
 //     500 "Internal server error while handling <method> <path>; see the worker's log". The error goes to the
 //     log, identical ones at most once per 10 s with the number of repeats. /health keeps Connect's unhealthy
 //     text and adds only the cause ("Database unreachable.").
+//   - GET /connectors/{c}/notices is a kmirror extension: the typed notices behind the status traces (kind,
+//     message, topic, partition, first and last offset), kept out of the status objects so that strict Connect
+//     clients see Connect's shape there.
 //   - GET /workers is a kmirror extension (Connect has none): the members, the leader, heartbeat ages, and the
 //     units each worker is assigned or still hands over.
 //

@@ -129,6 +129,10 @@ func openAPIPaths() obj {
 			"200": response("Status", ref("ConnectorStateInfo")),
 			"404": errorResponse("Unknown connector, or no status reported yet"),
 		})},
+		"/connectors/{connector}/notices": obj{"get": operation("getConnectorNotices", "kmirror extension: typed notices of the connector and its tasks (data not replicated with offsets, unreachable clusters, remote topics gone)", []obj{connector}, nil, obj{
+			"200": response("Notices", ref("ConnectorNotices")),
+			"404": errorResponse("Unknown connector, or no status reported yet"),
+		})},
 		"/connectors/{connector}/restart": obj{"post": operation("restartConnector", "Restart the connector, and optionally its tasks",
 			[]obj{connector, queryFlag("includeTasks", "Also restart tasks"), queryFlag("onlyFailed", "Only restart FAILED instances")}, nil, obj{
 				"202": response("Restart plan: RESTARTING marks what will restart", ref("ConnectorStateInfo")),
@@ -235,6 +239,14 @@ func openAPISchemas() obj {
 			"assigned":         obj{"type": "array", "items": ref("Unit")}, "draining": obj{"type": "array", "items": ref("Unit")},
 			"connectors": obj{"type": "integer"}, "tasks": obj{"type": "integer"}, "handing_over": obj{"type": "integer"},
 		}, "id", "url", "leader", "started_at", "heartbeat_age_ms", "assigned", "draining", "connectors", "tasks", "handing_over"),
+		"Notice": object(obj{
+			"kind": str, "message": str, "topic": str, "partition": obj{"type": "integer", "format": "int32"},
+			"first_offset": obj{"type": "integer", "format": "int64"}, "last_offset": obj{"type": "integer", "format": "int64"},
+		}, "kind", "message"),
+		"ConnectorNotices": object(obj{"name": str, "units": obj{"type": "array", "items": object(obj{
+			"task": obj{"type": "integer", "format": "int32", "nullable": true}, "state": str, "worker_id": str,
+			"notices": obj{"type": "array", "items": ref("Notice")},
+		}, "task", "state", "worker_id", "notices")}}, "name", "units"),
 		"Workers":      object(obj{"leader": obj{"type": "string", "nullable": true}, "workers": obj{"type": "array", "items": ref("Worker")}}, "leader", "workers"),
 		"ServerInfo":   object(obj{"version": str, "commit": str, "kafka_cluster_id": str}, "version", "commit", "kafka_cluster_id"),
 		"WorkerStatus": object(obj{"status": obj{"type": "string", "enum": []string{"healthy", "starting", "unhealthy"}}, "message": str}, "status", "message"),

@@ -55,6 +55,7 @@ func (s *server) routes() chi.Router {
 	r.Put("/connectors/{connector}/config", connect(s.putConnectorConfig))
 	r.Patch("/connectors/{connector}/config", connect(s.patchConnectorConfig))
 	r.Get("/connectors/{connector}/status", connect(s.getStatus))
+	r.Get("/connectors/{connector}/notices", connect(s.getNotices))
 	r.Post("/connectors/{connector}/restart", connect(s.restartConnector))
 	r.Put("/connectors/{connector}/pause", connect(s.setTargetState(store.TargetPaused, http.StatusAccepted)))
 	r.Put("/connectors/{connector}/resume", connect(s.setTargetState(store.TargetStarted, http.StatusAccepted)))

@@ -51,10 +51,17 @@ func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]stri
 	return nil
 }
 
-func (e *plannerEnv) Report(_ context.Context, notice string) error {
+func (e *plannerEnv) Report(_ context.Context, notices []tasks.Notice) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.notice = notice
+	var msgs []string
+	for _, n := range notices {
+		if n.Kind != NoticeRemoteTopicProblem || n.Topic == "" {
+			return fmt.Errorf("untyped notice %+v", n)
+		}
+		msgs = append(msgs, n.Message)
+	}
+	e.notice = strings.Join(msgs, "\n")
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // How often a running source task checks that its source topics and remote topics are still the ones it
@@ -73,7 +74,8 @@ func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 			msg := fmt.Sprintf("DATA NOT REPLICATED: %s; records %d to %d of the deleted topic were not replicated before it was deleted (its end offset as last seen); the new topic is replicated from offset 0",
 				base, acked+1, seenEnd-1)
 			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", seenEnd-1)
-			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID), msg)
+			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID),
+				partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, acked+1, seenEnd-1))
 		case startup:
 			r.log.Warn(base+"; the new topic is replicated from its beginning. Whether the deleted topic had records after the committed offset that were never replicated cannot be known: this task was not running when it was deleted",
 				"topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
@@ -101,8 +103,9 @@ func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error 
 		switch {
 		case !ok:
 			if known != "" {
-				r.notice(missingKey, fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
-					remote, r.targetAlias, r.targetAlias))
+				r.notice(missingKey, tasks.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
+					Message: fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
+						remote, r.targetAlias, r.targetAlias)})
 			}
 		case known == "":
 			r.remoteIDs[remote] = cur
@@ -111,7 +114,7 @@ func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error 
 			msg := fmt.Sprintf("remote topic %s on %s was deleted and re-created (topic id %s, now %s): the records replicated to it before are gone from %s; replication goes on from the committed offsets (reset the connector's offsets to replicate everything again)",
 				remote, r.targetAlias, known, cur, r.targetAlias)
 			r.log.Error(msg, "topic", remote)
-			r.notice("remote-recreated:"+remote+":"+cur, msg)
+			r.notice("remote-recreated:"+remote+":"+cur, tasks.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
 			r.remoteIDs[remote] = cur
 		default:
 			r.clearNotice(missingKey)

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -71,7 +70,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 			backoff = time.Second // it worked for a while: this is a new failure, not the same one again
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", backoff)
-		r.notice("pipeline", fmt.Sprintf("replication restarted after: %v", err))
+		r.notice("pipeline", tasks.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
 		select {
 		case <-ctx.Done():
 			return nil
@@ -117,7 +116,7 @@ type sourceRun struct {
 	limit       *lograte.Limiter
 
 	noticeMu    sync.Mutex
-	notices     map[string]string
+	notices     map[string]tasks.Notice
 	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
 	hasNotices  atomic.Bool // lets the hot path skip the lock when there is nothing to clear
 	dirty       atomic.Bool // notices changed since the committer last published them
@@ -142,7 +141,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
 		offsetLagMax: t.cfg.values.Long("offset.lag.max"),
 		pollTimeout:  min(time.Duration(t.cfg.values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
-		notices:      map[string]string{},
+		notices:      map[string]tasks.Notice{},
 		remoteIDs:    map[string]string{},
 		limit:        lograte.New(30 * time.Second),
 	}
@@ -511,7 +510,7 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 // (after dropping everything queued and in flight) if it is revoked.
 func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer *kafka.Producer) error {
 	r.log.Warn("writes paused: this worker's heartbeats have not been confirmed for a while (is the database reachable?)")
-	r.notice("lease", "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are")
+	r.notice("lease", tasks.Notice{Kind: NoticeWritesPaused, Message: "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are"})
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -596,7 +595,8 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, 
 		case kafka.IsOffsetOutOfRange(pe.Err):
 			return r.outOfRange(ctx, consumer, pe)
 		case kafka.IsUnknownTopic(pe.Err):
-			r.notice("topic:"+pe.Topic, fmt.Sprintf("source topic %s no longer exists on %s; its partitions leave this task at the connector's next topic refresh", pe.Topic, r.sourceAlias))
+			r.notice("topic:"+pe.Topic, tasks.Notice{Kind: NoticeSourceTopicMissing, Topic: pe.Topic,
+				Message: fmt.Sprintf("source topic %s no longer exists on %s; its partitions leave this task at the connector's next topic refresh", pe.Topic, r.sourceAlias)})
 			return nil
 		case kafka.IsAuthorization(pe.Err):
 			return fmt.Errorf("read %s topic %s: %w", r.sourceAlias, pe.Topic, pe.Err)
@@ -612,7 +612,7 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, 
 	}
 	if kafka.IsRetriable(err) {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
-		r.notice("source", fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err))
+		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable, Message: fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err)})
 		return nil
 	}
 	r.limit.Log(ctx, r.log, slog.LevelWarn, "consume", "consumer error", "error", err)
@@ -661,10 +661,12 @@ func (r *sourceRun) outOfRange(ctx context.Context, consumer *kafka.Consumer, on
 
 func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, low, high int64) error {
 	var what string
+	kind, first, last := NoticeDataNotReplicated, want, low-1
 	if want < low {
 		what = fmt.Sprintf("records %d to %d of %s topic %s partition %d were deleted (retention) before they were replicated",
 			want, low-1, r.sourceAlias, p.tp.Topic, p.tp.Partition)
 	} else {
+		kind, first, last = NoticeSourceTruncated, high, want-1
 		what = fmt.Sprintf("%s topic %s partition %d now ends at offset %d, before the next offset to replicate (%d): the log was truncated (an unclean leader election?)",
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, high, want)
 	}
@@ -677,7 +679,7 @@ func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, 
 	}
 	msg := fmt.Sprintf("DATA NOT REPLICATED: %s; continuing at offset %d (auto.offset.reset=%s)", what, next, r.resetPolicy)
 	r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition)
-	r.notice(fmt.Sprintf("gap:%s-%d:%d", p.tp.Topic, p.tp.Partition, want), msg)
+	r.notice(fmt.Sprintf("gap:%s-%d:%d", p.tp.Topic, p.tp.Partition, want), partitionNotice(kind, msg, p.tp.Topic, p.tp.Partition, first, last))
 	if err := consumer.Seek(p.tp.Topic, p.tp.Partition, next); err != nil {
 		return &pipelineError{err: err}
 	}
@@ -726,7 +728,8 @@ func (r *sourceRun) checkStall(now time.Time) {
 	if r.stalled.Swap(stalled) != stalled {
 		if stalled {
 			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
-			r.notice("target", fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter))
+			r.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
+				Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter)})
 		} else {
 			r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
 			r.clearNotice("target")
@@ -788,7 +791,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 		}
 	}
 	if r.dirty.Swap(false) {
-		if err := r.env.Report(ctx, r.noticeText()); err != nil {
+		if err := r.env.Report(ctx, r.noticeList()); err != nil {
 			r.dirty.Store(true)
 			return err
 		}
@@ -801,7 +804,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 const maxNotices = 20
 
 // notice sets one of the task's status notices (by key); the committer publishes them.
-func (r *sourceRun) notice(key, text string) {
+func (r *sourceRun) notice(key string, n tasks.Notice) {
 	r.noticeMu.Lock()
 	defer r.noticeMu.Unlock()
 	if _, ok := r.notices[key]; !ok {
@@ -814,8 +817,8 @@ func (r *sourceRun) notice(key, text string) {
 			}
 		}
 	}
-	if r.notices[key] != text {
-		r.notices[key] = text
+	if old, ok := r.notices[key]; !ok || old.Message != n.Message || old.Kind != n.Kind {
+		r.notices[key] = n
 		r.hasNotices.Store(true)
 		r.dirty.Store(true)
 	}
@@ -836,15 +839,16 @@ func (r *sourceRun) clearNotice(key string) {
 	}
 }
 
-func (r *sourceRun) noticeText() string {
+// noticeList returns the notices in the order of their keys, so that the status reads the same every time.
+func (r *sourceRun) noticeList() []tasks.Notice {
 	r.noticeMu.Lock()
 	defer r.noticeMu.Unlock()
 	keys := slices.Sorted(maps.Keys(r.notices))
-	lines := make([]string, 0, len(keys))
+	out := make([]tasks.Notice, 0, len(keys))
 	for _, k := range keys {
-		lines = append(lines, r.notices[k])
+		out = append(out, r.notices[k])
 	}
-	return strings.Join(lines, "\n")
+	return out
 }
 
 // jsonInt reads an integer from a decoded JSON offset map (json.Number, float64 or an int type).

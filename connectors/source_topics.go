@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // stablePartitionOrder returns the flat list of source partitions that tasks are dealt from, given the
@@ -268,14 +269,16 @@ func (r *sourcePlanner) reportProblems(ctx context.Context, topics map[string]in
 		}
 	}
 	var lines []string
+	var notices []tasks.Notice
 	for _, remote := range slices.Sorted(maps.Keys(r.problems)) {
 		lines = append(lines, r.problems[remote])
+		notices = append(notices, tasks.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
 	}
 	notice := strings.Join(lines, "\n")
 	if notice == r.reported {
 		return nil
 	}
-	if err := r.env.Report(ctx, notice); err != nil {
+	if err := r.env.Report(ctx, notices); err != nil {
 		return err
 	}
 	r.reported = notice

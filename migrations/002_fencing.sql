@@ -23,6 +23,10 @@ ALTER TABLE assignments ADD COLUMN run_generation bigint;
 ALTER TABLE connectors ADD COLUMN task_generation bigint NOT NULL DEFAULT 0;
 ALTER TABLE task_configs ADD COLUMN generation bigint NOT NULL DEFAULT 0;
 
+-- Typed notices beside a status's trace: what a running unit wants an operator to know (data not replicated,
+-- with the offsets; a cluster unreachable; a remote topic gone), as JSON objects with a "kind".
+ALTER TABLE statuses ADD COLUMN notices jsonb NOT NULL DEFAULT '[]';
+
 -- The identity of the source a stored offset belongs to (for MirrorSourceConnector: the source topic's id,
 -- KIP-516). A re-created topic has a new id, so an offset of the old topic is never applied to the new one.
 -- NULL when unknown (offsets written through the offsets API): the task then takes the current topic's.

@@ -56,6 +56,19 @@ func TestSourceReportsDataDeletedBeforeReplication(t *testing.T) {
 		return strings.Contains(k.taskTraces(name), "records 100 to 149 of A topic "+topics[0].name+" partition 0 were deleted")
 	}, time.Minute, 100*time.Millisecond, "the gap shows in the task status: %q", k.taskTraces(name))
 	require.Equal(t, "RUNNING RUNNING", k.states(name), "the task goes on with the records that exist")
+	// The same fact, typed, for dashboards and metrics.
+	_, body = k.do(http.MethodGet, "/connectors/"+name+"/notices", nil)
+	var typed []any
+	for _, u := range body.(map[string]any)["units"].([]any) {
+		typed = append(typed, u.(map[string]any)["notices"].([]any)...)
+	}
+	require.Len(t, typed, 1, "one notice: %v", body)
+	n := typed[0].(map[string]any)
+	require.Equal(t, "data_not_replicated", n["kind"])
+	require.Equal(t, topics[0].name, n["topic"])
+	require.Equal(t, int64(0), mustInt(t, n["partition"]))
+	require.Equal(t, int64(100), mustInt(t, n["first_offset"]))
+	require.Equal(t, int64(149), mustInt(t, n["last_offset"]))
 
 	// Everything still on the source is replicated, in order, after the gap.
 	want := append(append([]kafkatest.Record{}, all[:100]...), all[150:]...)

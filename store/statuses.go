@@ -25,8 +25,20 @@ type Status struct {
 	State     string
 	WorkerID  string
 	Trace     string
+	Notices   []Notice // typed facts beside the trace (the trace shows their messages)
 	Epoch     int64
 	UpdatedAt time.Time
+}
+
+// Notice is a fact a running unit reports while it goes on: data it could not replicate (with the offsets), a
+// cluster it cannot reach, a remote topic that is gone. Kind says which; the other fields are those that apply.
+type Notice struct {
+	Kind        string `json:"kind"`
+	Message     string `json:"message"`
+	Topic       string `json:"topic,omitempty"`
+	Partition   *int32 `json:"partition,omitempty"`
+	FirstOffset *int64 `json:"first_offset,omitempty"`
+	LastOffset  *int64 `json:"last_offset,omitempty"`
 }
 
 // PutStatus records the state reported by the run that holds the unit (st.Epoch is the run's claim epoch).
@@ -47,22 +59,27 @@ func putStatus(ctx context.Context, tx pgx.Tx, st Status) error {
 	if removed {
 		return ErrNotFound
 	}
+	notices := st.Notices
+	if notices == nil {
+		notices = []Notice{}
+	}
 	_, err = tx.Exec(ctx, `
-		INSERT INTO statuses (connector_name, task_id, state, worker_id, trace, epoch) VALUES ($1, $2, $3, $4, $5, $6)
+		INSERT INTO statuses (connector_name, task_id, state, worker_id, trace, notices, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7)
 		ON CONFLICT (connector_name, task_id) DO UPDATE
-		SET state = EXCLUDED.state, worker_id = EXCLUDED.worker_id, trace = EXCLUDED.trace, epoch = EXCLUDED.epoch, updated_at = now()`,
-		st.Connector, st.Task, st.State, st.WorkerID, st.Trace, st.Epoch)
+		SET state = EXCLUDED.state, worker_id = EXCLUDED.worker_id, trace = EXCLUDED.trace, notices = EXCLUDED.notices,
+			epoch = EXCLUDED.epoch, updated_at = now()`,
+		st.Connector, st.Task, st.State, st.WorkerID, st.Trace, notices, st.Epoch)
 	if isForeignKeyViolation(err) {
 		return ErrNotFound
 	}
 	return err
 }
 
-const statusColumns = "connector_name, task_id, state, worker_id, trace, epoch, updated_at"
+const statusColumns = "connector_name, task_id, state, worker_id, trace, notices, epoch, updated_at"
 
 func scanStatus(r pgx.CollectableRow) (Status, error) {
 	var st Status
-	err := r.Scan(&st.Connector, &st.Task, &st.State, &st.WorkerID, &st.Trace, &st.Epoch, &st.UpdatedAt)
+	err := r.Scan(&st.Connector, &st.Task, &st.State, &st.WorkerID, &st.Trace, &st.Notices, &st.Epoch, &st.UpdatedAt)
 	return st, err
 }
 

@@ -41,9 +41,10 @@ type ConnectorEnv interface {
 	// SetTaskConfigs publishes the connector's task set. Tasks whose config changed are restarted. ErrFenced
 	// means the instance lost its assignment and must stop.
 	SetTaskConfigs(ctx context.Context, configs []map[string]string) error
-	// Report keeps the connector RUNNING and shows notice as its status trace (empty clears it), for problems
-	// an operator must fix while the rest goes on, such as a remote topic the target refuses to create.
-	Report(ctx context.Context, notice string) error
+	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
+	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
+	// refuses to create.
+	Report(ctx context.Context, notices []Notice) error
 	// StopContext is done when the stop budget of this run is spent: from then on the run must return at once.
 	StopContext() context.Context
 	Logger() *slog.Logger
@@ -69,10 +70,10 @@ type TaskEnv interface {
 	CommitOffsets(ctx context.Context, offsets []Offset) error
 	// RecordTopics adds topics to the connector's active topics (GET /connectors/{c}/topics).
 	RecordTopics(ctx context.Context, topics []string) error
-	// Report keeps the task RUNNING and shows notice as its status trace (an empty notice clears it). Tasks use
-	// it for what an operator must know while replication goes on: data lost to retention before it could be
-	// replicated, a cluster that is unreachable.
-	Report(ctx context.Context, notice string) error
+	// Report keeps the task RUNNING and shows notices in its status (their messages as its trace; none clears
+	// them). Tasks use it for what an operator must know while replication goes on: data lost to retention
+	// before it could be replicated, a cluster that is unreachable.
+	Report(ctx context.Context, notices []Notice) error
 	// Lease says whether the task may write to Kafka now.
 	Lease() Lease
 	// StopContext is done when the stop budget of this run is spent (see Task).
@@ -93,6 +94,9 @@ type Lease interface {
 	// Settle bounds how long a record handed to a client may take to be written or dropped.
 	Settle() time.Duration
 }
+
+// Notice is a typed fact a unit reports beside its state (store.Notice).
+type Notice = store.Notice
 
 // Offset is a source offset in Connect's shape: a partition map and an offset map.
 type Offset = store.Offset

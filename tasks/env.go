@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -22,8 +23,13 @@ func (e *runEnv) Running(ctx context.Context) error {
 	return e.w.putStatus(ctx, e.claim, store.StateRunning, "")
 }
 
-func (e *runEnv) Report(ctx context.Context, notice string) error {
-	return e.w.putStatus(ctx, e.claim, store.StateRunning, notice)
+func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
+	msgs := make([]string, len(notices))
+	for i, n := range notices {
+		msgs[i] = n.Message
+	}
+	return e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
+		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
 }
 
 func (e *runEnv) StopContext() context.Context { return e.stopCtx }
