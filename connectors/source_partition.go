@@ -21,8 +21,9 @@ type sourcePartition struct {
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
 	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
 	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
-	// progressAt is when the partition last made progress while records were in flight: the first forward into
-	// an empty flight, or an acknowledgement with more in flight.
+	acks      uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
+	// Owned by the stall check (stalledFor): when it last saw the partition idle or acknowledging.
+	acksSeen   uint64
 	progressAt time.Time
 
 	// Owned by the poll loop.
@@ -53,19 +54,18 @@ func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
 // forwarded records that the record at offset is on its way to the target.
 func (p *sourcePartition) forwarded(offset int64) {
 	p.mu.Lock()
-	if p.inflight.len() == 0 {
-		p.progressAt = time.Now()
-	}
 	p.inflight.push(offset)
 	p.mu.Unlock()
 }
 
 // stalledFor tells how long the partition has had records in flight without any acknowledgement (0 when
-// nothing is in flight).
+// nothing is in flight), as seen by the caller's periodic checks at now: the hot path only counts
+// acknowledgements, and the clock is read here.
 func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.inflight.len() == 0 {
+	if p.inflight.len() == 0 || p.acks != p.acksSeen || p.progressAt.IsZero() {
+		p.acksSeen, p.progressAt = p.acks, now
 		return 0
 	}
 	return now.Sub(p.progressAt)
@@ -88,9 +88,7 @@ func (p *sourcePartition) ack(downstream int64) (mirror.OffsetSync, bool) {
 	if !ok || p.broken {
 		return mirror.OffsetSync{}, false
 	}
-	if p.inflight.len() > 0 {
-		p.progressAt = time.Now()
-	}
+	p.acks++
 	p.acked = off
 	p.delivered = true
 	if p.syncs == nil {

@@ -16,6 +16,7 @@ type sessionLease struct {
 	until   atomic.Int64 // nanoseconds after base when the lease ends
 	settle  time.Duration
 	revoked chan struct{}
+	gone    atomic.Bool // revoked, for the hot path (a channel select costs more than a load)
 	once    sync.Once
 }
 
@@ -34,22 +35,26 @@ func (l *sessionLease) extend(end time.Time) {
 	}
 }
 
+// valid is on the replication hot path (before and after every record a task hands over): two atomic loads
+// and a monotonic clock read. The clock is read here rather than a flag set by a timer, because after a stall
+// (SIGSTOP) the record loop may run before any timer goroutine does.
 func (l *sessionLease) valid() bool {
-	select {
-	case <-l.revoked:
-		return false
-	default:
-	}
-	return int64(time.Since(l.base)) < l.until.Load()
+	return !l.gone.Load() && int64(time.Since(l.base)) < l.until.Load()
 }
 
 // revoke ends the session's lease for good: the worker was declared dead or is leaving.
-func (l *sessionLease) revoke() { l.once.Do(func() { close(l.revoked) }) }
+func (l *sessionLease) revoke() {
+	l.once.Do(func() {
+		l.gone.Store(true)
+		close(l.revoked)
+	})
+}
 
 // runLease is the Lease of one run: its session's lease, ended early when the run itself is fenced.
 type runLease struct {
 	session *sessionLease
 	revoked chan struct{}
+	gone    atomic.Bool
 	once    sync.Once
 	stop    chan struct{} // closed to end the watcher once the run is over
 }
@@ -66,19 +71,17 @@ func newRunLease(s *sessionLease) *runLease {
 	return l
 }
 
-func (l *runLease) Valid() bool {
-	select {
-	case <-l.revoked:
-		return false
-	default:
-	}
-	return l.session.valid()
-}
+func (l *runLease) Valid() bool { return !l.gone.Load() && l.session.valid() }
 
 func (l *runLease) Revoked() <-chan struct{} { return l.revoked }
 func (l *runLease) Settle() time.Duration    { return l.session.settle }
 
-func (l *runLease) revoke() { l.once.Do(func() { close(l.revoked) }) }
+func (l *runLease) revoke() {
+	l.once.Do(func() {
+		l.gone.Store(true)
+		close(l.revoked)
+	})
+}
 
 // done releases the watcher goroutine; the lease stays revoked or valid as it was.
 func (l *runLease) done() {
