@@ -1,7 +1,6 @@
 package api
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/kmirror/kmirror/store"
@@ -25,14 +24,7 @@ type noticesBody struct {
 // topic gone — as typed objects, where the status has them only as the trace's text. Status objects stay
 // Connect's, so clients that read them strictly are not surprised by extra fields.
 func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	conn, tasks, err := s.store.ConnectorStatus(r.Context(), name)
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "No status found for connector %s", name)
-	}
+	name, conn, tasks, err := s.connectorStatus(r)
 	if err != nil {
 		return err
 	}

@@ -24,14 +24,7 @@ func stateInfo(name string, conn store.Status, tasks []store.Status, typ string)
 // getStatus is GET /connectors/{connector}/status. It is 404 both for an unknown connector and for one that
 // has not reported a status yet, as in Connect.
 func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	conn, tasks, err := s.store.ConnectorStatus(r.Context(), name)
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "No status found for connector %s", name)
-	}
+	name, conn, tasks, err := s.connectorStatus(r)
 	if err != nil {
 		return err
 	}
@@ -41,6 +34,19 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, stateInfo(name, conn, tasks, typ))
 	return nil
+}
+
+// connectorStatus reads the statuses of the connector named in the path: 404 both for an unknown connector
+// and for one that has not reported a status yet, as in Connect.
+func (s *server) connectorStatus(r *http.Request) (name string, conn store.Status, tasks []store.Status, err error) {
+	if name, err = pathParam(r, "connector"); err != nil {
+		return "", store.Status{}, nil, err
+	}
+	conn, tasks, err = s.store.ConnectorStatus(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", store.Status{}, nil, errorf(http.StatusNotFound, "No status found for connector %s", name)
+	}
+	return name, conn, tasks, err
 }
 
 // typeOf is the type of the named connector, "unknown" if it has just been deleted.
