@@ -12,7 +12,7 @@ import (
 type auditRow struct {
 	Partition, Gen int
 	Acked          int // acknowledged on A and still required (excluded ones not counted)
-	Excluded       int // acknowledged on A, deleted there before they could be read: not required on B
+	Excluded       int // acknowledged on A, then deleted there before they could be read or lost by A: not required on B
 	OnB            int // records of this partition and generation on B, duplicates included
 	Missing        int // required sequences absent from B
 	Duplicated     int // copies beyond the first of a sequence

@@ -37,6 +37,7 @@ type seqProducer struct {
 	firstErr error
 	rr       int // next partition, round robin
 	deleted  []offsetRange
+	lostByA  [][]int // partition -> sequences A acknowledged, then no longer had (see goneFromA)
 
 	stopRun chan struct{}
 	runDone chan struct{}
@@ -52,7 +53,8 @@ type seqOpaque struct {
 // down the producer keeps retrying until A acknowledges, instead of failing records.
 func newSeqProducer(t *testing.T, topic string, partitions, gen, valueSize int) *seqProducer {
 	t.Helper()
-	sp := &seqProducer{t: t, topic: topic, gen: gen, partitions: partitions, offsets: make([][]int64, partitions)}
+	sp := &seqProducer{t: t, topic: topic, gen: gen, partitions: partitions, offsets: make([][]int64, partitions),
+		lostByA: make([][]int, partitions)}
 	if n := valueSize - len(sp.value(0)); n > 0 {
 		sp.pad = strings.Repeat("x", n)
 	}
@@ -226,8 +228,17 @@ func (sp *seqProducer) deletedOnA(p int, from, to int64) {
 	sp.deleted = append(sp.deleted, offsetRange{p, from, to})
 }
 
+// goneFromA records that A no longer holds these acknowledged sequences of partition p: a broker killed with
+// -9 lost them itself. kmirror cannot replicate what its source no longer has, so they are no longer required
+// on B (the case reports them apart from what is missing).
+func (sp *seqProducer) goneFromA(p int, seqs []int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.lostByA[p] = append(sp.lostByA[p], seqs...)
+}
+
 // expected returns what must be on B of this generation: the sequences A has acknowledged so far, less those
-// deleted on A.
+// deleted on A and those A lost itself.
 func (sp *seqProducer) expected() *expected {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -238,12 +249,17 @@ func (sp *seqProducer) expected() *expected {
 	for _, d := range sp.deleted {
 		e.exclude(d.partition, d.from, d.to)
 	}
+	for p, seqs := range sp.lostByA {
+		for _, seq := range seqs {
+			e.excludeSeq(p, seq)
+		}
+	}
 	return e
 }
 
 // expected is the truth about one generation of a source topic: per partition, the offset on A of every
 // sequence (seqPending and seqFailed for those not acknowledged). Excluded sequences (deleted on A before
-// they could be read) are not required on B.
+// they could be read, or lost by A itself) are not required on B.
 type expected struct {
 	topic    string
 	gen      int
@@ -267,9 +283,16 @@ func (e *expected) ackedCount(p int) int {
 func (e *expected) exclude(p int, from, to int64) {
 	for seq, o := range e.offsets[p] {
 		if o >= from && o < to {
-			e.offsets[p][seq] = seqFailed
-			e.excluded[p]++
+			e.excludeSeq(p, seq)
 		}
+	}
+}
+
+// excludeSeq drops one acknowledged sequence from what must arrive.
+func (e *expected) excludeSeq(p, seq int) {
+	if e.required(p, seq) {
+		e.offsets[p][seq] = seqFailed
+		e.excluded[p]++
 	}
 }
 
@@ -280,4 +303,12 @@ func (e *expected) lastOffset(p int) int64 {
 		last = max(last, o)
 	}
 	return last
+}
+
+func (e *expected) ackedTotal() int {
+	n := 0
+	for p := range e.offsets {
+		n += e.ackedCount(p)
+	}
+	return n
 }

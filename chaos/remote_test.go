@@ -16,7 +16,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
-// remoteRecord is what the audit needs of a record on B.
+// remoteRecord is what the audit needs of a record on B (or on A, to compare A with what it acknowledged).
 type remoteRecord struct {
 	offset     int64
 	gen, seq   int
@@ -28,8 +28,10 @@ type remoteRecord struct {
 
 // remoteTailer reads every partition of the remote topic on B from its start, for the whole test, with
 // franz-go: unlike librdkafka it shows each record batch's producer id, which the stale-write check needs.
+// The source-broker case also reads A's source topic with one, to tell what A itself lost.
 type remoteTailer struct {
 	t          *testing.T
+	cluster    string // "A" or "B"
 	topic      string
 	partitions int
 	cl         *kgo.Client
@@ -45,23 +47,29 @@ type remoteTailer struct {
 // tailRemote starts reading topic (which must exist on B) and stops when the test ends.
 func tailRemote(t *testing.T, topic string, partitions int) *remoteTailer {
 	t.Helper()
-	awaitPartitions(t, "B", topic, partitions)
+	return tailTopic(t, "B", topic, partitions)
+}
+
+// tailTopic starts reading topic (which must exist on cluster) and stops when the test ends.
+func tailTopic(t *testing.T, cluster, topic string, partitions int) *remoteTailer {
+	t.Helper()
+	awaitPartitions(t, cluster, topic, partitions)
 	starts := map[int32]kgo.Offset{}
 	for p := range partitions {
 		starts[int32(p)] = kgo.NewOffset().AtStart()
 	}
 	cl, err := kgo.NewClient(
-		kgo.SeedBrokers(kafkatest.Bootstrap(t, "B")),
+		kgo.SeedBrokers(kafkatest.Bootstrap(t, cluster)),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.RetryTimeout(time.Hour), // B may be down for a while: keep trying
+		kgo.RetryTimeout(time.Hour), // the cluster may be down for a while: keep trying
 	)
 	if err != nil {
-		t.Fatalf("create the franz-go reader of B: %v", err)
+		t.Fatalf("create the franz-go reader of %s: %v", cluster, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rt := &remoteTailer{t: t, topic: topic, partitions: partitions, cl: cl, cancel: cancel, done: make(chan struct{}),
+	rt := &remoteTailer{t: t, cluster: cluster, topic: topic, partitions: partitions, cl: cl, cancel: cancel, done: make(chan struct{}),
 		records: make([][]remoteRecord, partitions), seen: map[int][][]bool{}, errs: map[string]int{}}
 	go rt.run(ctx)
 	t.Cleanup(rt.close)
@@ -221,7 +229,7 @@ func (rt *remoteTailer) snapshot(within time.Duration) ([][]remoteRecord, error)
 			break
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("end offsets of %s on B: %w", rt.topic, err)
+			return nil, fmt.Errorf("end offsets of %s on %s: %w", rt.topic, rt.cluster, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -244,13 +252,13 @@ func (rt *remoteTailer) snapshot(within time.Duration) ([][]remoteRecord, error)
 		}
 		rt.mu.Unlock()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("reading %s on B up to %v: not done within %s; reader errors: %v", rt.topic, ends, within, rt.fetchErrors())
+			return nil, fmt.Errorf("reading %s on %s up to %v: not done within %s; reader errors: %v", rt.topic, rt.cluster, ends, within, rt.fetchErrors())
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 }
 
-// endOffsets lists the partitions' end offsets (high watermarks) on B.
+// endOffsets lists the partitions' end offsets (high watermarks) on the tailer's cluster.
 func (rt *remoteTailer) endOffsets(ctx context.Context) ([]int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
