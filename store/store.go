@@ -43,6 +43,13 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
 	}
+	// A worker that stalls (SIGSTOP, a VM pause) inside a transaction keeps its row locks: the claim of a unit
+	// it held would wait for it, and the unit's new owner would not start until the stalled worker resumed
+	// (the fault suite saw a failover wait out a 12 s stall). kmirror's transactions send their statements back
+	// to back, so a session idle inside one for seconds belongs to a stalled process; PostgreSQL ends it.
+	if _, set := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = "3000"
+	}
 	timeout := opts.ConnectTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
