@@ -37,11 +37,11 @@ type Config struct {
 	StopTimeout       time.Duration // the soft-stop budget: how long a run may take to drain, flush and commit
 }
 
-// Settle is the settle window of a worker TTL: how long a record a run handed to Kafka may take to be written
+// settleOf is the settle window of a worker TTL: how long a record a run handed to Kafka may take to be written
 // or dropped (tasks cap their producers' delivery timeout below it). Half of the TTL: the other half is the
 // lease a heartbeat grants, so that with the heartbeat at most a quarter of the TTL a worker survives a lost
 // heartbeat without pausing, and a loaded target has seconds to acknowledge a batch.
-func Settle(workerTTL time.Duration) time.Duration { return workerTTL / 2 }
+func settleOf(workerTTL time.Duration) time.Duration { return workerTTL / 2 }
 
 // withDefaults fills in zero durations.
 func (c Config) withDefaults() Config {
@@ -67,7 +67,7 @@ func (c Config) Validate() error {
 	if c.HeartbeatInterval > c.LeaseTTL/3 {
 		errs = append(errs, fmt.Errorf("--heartbeat-interval %s is too long for --leader-lease-ttl %s: at most a third of it", c.HeartbeatInterval, c.LeaseTTL))
 	}
-	if Settle(c.WorkerTTL) < 500*time.Millisecond {
+	if settleOf(c.WorkerTTL) < 500*time.Millisecond {
 		errs = append(errs, fmt.Errorf("--worker-ttl %s is too short: at least 1s, so that records in flight can settle before a stalled worker's work moves", c.WorkerTTL))
 	}
 	return errors.Join(errs...)
@@ -99,7 +99,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	}
 	log := cfg.Logger.With("worker_id", cfg.WorkerID)
 	limit := lograte.New(30 * time.Second)
-	settle := Settle(cfg.WorkerTTL)
+	settle := settleOf(cfg.WorkerTTL)
 	w := newWorker(cfg.WorkerID, cfg.Store, cfg.Registry, log, limit, cfg.StopTimeout, settle)
 	hb := &heartbeater{cfg: cfg, w: w, log: log, limit: limit, settle: settle}
 	if err := hb.join(ctx); err != nil {
