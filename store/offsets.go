@@ -52,34 +52,22 @@ func decodeJSON(s string, v any) error {
 // holds its unit. An offset never moves backwards here: a commit below the stored offset of the same source
 // incarnation is ignored (only the offsets API, or a new SourceID, moves an offset back).
 func (s *Store) CommitOffsets(ctx context.Context, c Claim, offsets []Offset) error {
-	keys, parts, offs, err := encodeOffsets(offsets)
-	if err != nil {
-		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
-	}
-	ids := make([]string, len(offsets))
-	for i, o := range offsets {
-		ids[i] = o.SourceID
-	}
-	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := holdClaim(ctx, tx, c); err != nil {
-			return err
-		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO source_offsets (connector_name, partition_key, partition, "offset", source_id, updated_at)
-			SELECT $1, k, p::jsonb, o::jsonb, nullif(i, ''), now() FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, p, o, i)
-			ON CONFLICT (connector_name, partition_key) DO UPDATE
-			SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", source_id = EXCLUDED.source_id, updated_at = now()
-			WHERE source_offsets.source_id IS DISTINCT FROM EXCLUDED.source_id
-			   OR jsonb_typeof(source_offsets."offset"->'offset') IS DISTINCT FROM 'number'
-			   OR jsonb_typeof(EXCLUDED."offset"->'offset') IS DISTINCT FROM 'number'
-			   OR (source_offsets."offset"->>'offset')::numeric <= (EXCLUDED."offset"->>'offset')::numeric`,
-			c.Connector, keys, parts, offs, ids)
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
-	}
-	return nil
+	return s.CommitProgress(ctx, c, offsets, nil)
+}
+
+// commitOffsets upserts a run's offsets; one of the same source incarnation never moves backwards.
+func commitOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts, offs, ids []string) error {
+	_, err := tx.Exec(ctx, `
+		INSERT INTO source_offsets (connector_name, partition_key, partition, "offset", source_id, updated_at)
+		SELECT $1, k, p::jsonb, o::jsonb, nullif(i, ''), now() FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(k, p, o, i)
+		ON CONFLICT (connector_name, partition_key) DO UPDATE
+		SET partition = EXCLUDED.partition, "offset" = EXCLUDED."offset", source_id = EXCLUDED.source_id, updated_at = now()
+		WHERE source_offsets.source_id IS DISTINCT FROM EXCLUDED.source_id
+		   OR jsonb_typeof(source_offsets."offset"->'offset') IS DISTINCT FROM 'number'
+		   OR jsonb_typeof(EXCLUDED."offset"->'offset') IS DISTINCT FROM 'number'
+		   OR (source_offsets."offset"->>'offset')::numeric <= (EXCLUDED."offset"->>'offset')::numeric`,
+		connector, keys, parts, offs, ids)
+	return err
 }
 
 // AlterOffsets applies a user's offset changes (nil Offset deletes) while the connector is STOPPED with no

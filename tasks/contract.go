@@ -68,6 +68,18 @@ type TaskEnv interface {
 	// CommitOffsets stores source offsets. ErrFenced means the task lost its assignment and must stop without
 	// committing anything more.
 	CommitOffsets(ctx context.Context, offsets []Offset) error
+	// CommitProgress stores offsets and the offset-map ranges that cover them in one transaction (see
+	// CommitOffsets).
+	CommitProgress(ctx context.Context, offsets []Offset, ranges []OffsetRange) error
+	// LastOffsetRanges returns the newest stored offset-map range of each partition that has one.
+	LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error)
+	// PruneOffsetRanges drops a partition's ranges below logStart and all but the newest keep.
+	PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error
+	// OffsetRangesAround returns, for each query, the offset-map ranges around its offset.
+	OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error)
+	// PutGroupOffsets publishes the latest translations of groups (GET /connectors/{c}/groups). ErrFenced as
+	// for CommitOffsets.
+	PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error
 	// RecordTopics adds topics to the connector's active topics (GET /connectors/{c}/topics).
 	RecordTopics(ctx context.Context, topics []string) error
 	// Report keeps the task RUNNING and shows notices in its status (their messages as its trace; none clears
@@ -97,6 +109,15 @@ type Lease interface {
 
 // Notice is a typed fact a unit reports beside its state (store.Notice).
 type Notice = store.Notice
+
+// Offset-map and group-offset types, as the store keeps them.
+type (
+	OffsetRange  = store.OffsetRange
+	RangeKey     = store.RangeKey
+	RangeQuery   = store.RangeQuery
+	RangesAround = store.RangesAround
+	GroupOffset  = store.GroupOffset
+)
 
 // Offset is a source offset in Connect's shape: a partition map and an offset map.
 type Offset = store.Offset

@@ -60,6 +60,27 @@ func (e taskEnv) CommitOffsets(ctx context.Context, offsets []Offset) error {
 	return e.w.store.CommitOffsets(ctx, e.claim, offsets)
 }
 
+func (e taskEnv) CommitProgress(ctx context.Context, offsets []Offset, ranges []OffsetRange) error {
+	return e.w.store.CommitProgress(ctx, e.claim, offsets, ranges)
+}
+
+func (e taskEnv) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error) {
+	return e.w.store.LastOffsetRanges(ctx, keys)
+}
+
+func (e taskEnv) PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error {
+	_, err := e.w.store.PruneOffsetRanges(ctx, key, logStart, keep)
+	return err
+}
+
+func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error) {
+	return e.w.store.OffsetRangesAround(ctx, queries)
+}
+
+func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error {
+	return e.w.store.PutGroupOffsets(ctx, e.claim, groups, offsets)
+}
+
 func (e taskEnv) RecordTopics(ctx context.Context, topics []string) error {
 	return e.w.store.RecordTopics(ctx, e.work.Connector, topics)
 }

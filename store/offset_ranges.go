@@ -1,0 +1,216 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// RangeKey names a replicated partition: a source topic-partition of a cluster pair.
+type RangeKey struct {
+	SourceAlias, TargetAlias string
+	Topic                    string
+	Partition                int32
+}
+
+// OffsetRange is one range of the offset map (connectors/offsetmap): source offsets SourceStart..SourceEnd were
+// written one to one at target offsets TargetStart.., and no source record lies in (SourceEnd, SourceNext).
+type OffsetRange struct {
+	RangeKey
+	SourceID                            string // the source topic's id the offsets belong to ("" unknown)
+	SourceStart, SourceEnd, TargetStart int64
+	SourceNext                          int64
+	// Rewind makes the range supersede every other stored range of its partition that it overlaps, that
+	// follows it in the source, that ends at or after its target start, or that belongs to another source id.
+	Rewind bool
+	// UpdatedAt is when the range last grew (read only).
+	UpdatedAt time.Time
+}
+
+// CommitProgress stores offsets and the offset-map ranges that cover them for the run holding claim, in one
+// transaction; ErrFenced once the run no longer holds its unit.
+func (s *Store) CommitProgress(ctx context.Context, c Claim, offsets []Offset, ranges []OffsetRange) error {
+	keys, parts, offs, err := encodeOffsets(offsets)
+	if err != nil {
+		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
+	}
+	ids := make([]string, len(offsets))
+	for i, o := range offsets {
+		ids[i] = o.SourceID
+	}
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		if len(offsets) > 0 {
+			if err := commitOffsets(ctx, tx, c.Connector, keys, parts, offs, ids); err != nil {
+				return err
+			}
+		}
+		return putRanges(ctx, tx, c.Connector, ranges)
+	})
+	if err != nil {
+		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
+	}
+	return nil
+}
+
+func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []OffsetRange) error {
+	if len(ranges) == 0 {
+		return nil
+	}
+	n := len(ranges)
+	sa, ta, topics, ids := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	parts := make([]int32, n)
+	starts, ends, tstarts, nexts := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	for i, r := range ranges {
+		if r.Rewind {
+			// Rare (an offset moved back, a re-created topic): supersede before storing.
+			if _, err := tx.Exec(ctx, `
+				DELETE FROM offset_ranges WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4
+				AND source_start <> $5
+				AND (source_id <> $6 OR source_start > $5 OR target_start + (source_end - source_start) >= $7)`,
+				r.SourceAlias, r.TargetAlias, r.Topic, r.Partition, r.SourceStart, r.SourceID, r.TargetStart); err != nil {
+				return fmt.Errorf("supersede offset ranges: %w", err)
+			}
+			if _, err := tx.Exec(ctx, `
+				UPDATE offset_ranges SET source_end = $5 - 1, source_next = $5
+				WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4
+				AND source_start < $5 AND source_end >= $5`,
+				r.SourceAlias, r.TargetAlias, r.Topic, r.Partition, r.SourceStart); err != nil {
+				return fmt.Errorf("supersede offset ranges: %w", err)
+			}
+		}
+		sa[i], ta[i], topics[i], parts[i], ids[i] = r.SourceAlias, r.TargetAlias, r.Topic, r.Partition, r.SourceID
+		starts[i], ends[i], tstarts[i], nexts[i] = r.SourceStart, r.SourceEnd, r.TargetStart, max(r.SourceNext, r.SourceEnd+1)
+	}
+	_, err := tx.Exec(ctx, `
+		INSERT INTO offset_ranges (source_alias, target_alias, topic, partition, source_start, source_end, target_start, source_next, source_id, connector_name, updated_at)
+		SELECT sa, ta, t, p, s, e, ts, nx, i, $1, now()
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[]) AS u(sa, ta, t, p, s, e, ts, nx, i)
+		ON CONFLICT (source_alias, target_alias, topic, partition, source_start) DO UPDATE
+		SET source_end = EXCLUDED.source_end, target_start = EXCLUDED.target_start, source_next = EXCLUDED.source_next,
+		    source_id = EXCLUDED.source_id, connector_name = EXCLUDED.connector_name, updated_at = now()`,
+		connector, sa, ta, topics, parts, starts, ends, tstarts, nexts, ids)
+	if err != nil {
+		return fmt.Errorf("store offset ranges: %w", err)
+	}
+	return nil
+}
+
+// LastOffsetRanges returns the newest stored range of each partition that has one.
+func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error) {
+	out := map[RangeKey]OffsetRange{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	sa, ta, topics, parts := splitKeys(keys)
+	rows, err := s.pool.Query(ctx, `
+		SELECT r.source_alias, r.target_alias, r.topic, r.partition, r.source_id, r.source_start, r.source_end, r.target_start, r.source_next, r.updated_at
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS q(sa, ta, t, p)
+		CROSS JOIN LATERAL (SELECT * FROM offset_ranges r
+			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p
+			ORDER BY r.source_start DESC LIMIT 1) r`, sa, ta, topics, parts)
+	if err != nil {
+		return nil, fmt.Errorf("read offset ranges: %w", err)
+	}
+	ranges, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (OffsetRange, error) {
+		var r OffsetRange
+		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.UpdatedAt)
+		return r, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read offset ranges: %w", err)
+	}
+	for _, r := range ranges {
+		out[r.RangeKey] = r
+	}
+	return out, nil
+}
+
+func splitKeys(keys []RangeKey) (sa, ta, topics []string, parts []int32) {
+	for _, k := range keys {
+		sa, ta, topics, parts = append(sa, k.SourceAlias), append(ta, k.TargetAlias), append(topics, k.Topic), append(parts, k.Partition)
+	}
+	return sa, ta, topics, parts
+}
+
+// RangeQuery asks for the ranges around a source offset of a partition.
+type RangeQuery struct {
+	RangeKey
+	Offset int64
+}
+
+// RangesAround is the answer to a RangeQuery: the last range starting at or before the offset and the first
+// starting after it, each nil when there is none.
+type RangesAround struct {
+	Prev, Next *OffsetRange
+}
+
+// OffsetRangesAround answers many queries in one round trip, in the order asked.
+func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error) {
+	out := make([]RangesAround, len(queries))
+	if len(queries) == 0 {
+		return out, nil
+	}
+	keys := make([]RangeKey, len(queries))
+	offs := make([]int64, len(queries))
+	for i, q := range queries {
+		keys[i], offs[i] = q.RangeKey, q.Offset
+	}
+	sa, ta, topics, parts := splitKeys(keys)
+	rows, err := s.pool.Query(ctx, `
+		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.updated_at,
+		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.updated_at
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, c, i)
+		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
+			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start <= q.c
+			ORDER BY r.source_start DESC LIMIT 1) p ON true
+		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
+			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start > q.c
+			ORDER BY r.source_start LIMIT 1) n ON true`, sa, ta, topics, parts, offs)
+	if err != nil {
+		return nil, fmt.Errorf("read offset ranges: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i int64
+		var pid, nid *string
+		var ps, pe, pt, pn, ns, ne, nt, nn *int64
+		var pu, nu *time.Time
+		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pu, &nid, &ns, &ne, &nt, &nn, &nu); err != nil {
+			return nil, fmt.Errorf("read offset ranges: %w", err)
+		}
+		k := keys[i-1]
+		if ps != nil {
+			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, UpdatedAt: *pu}
+		}
+		if ns != nil {
+			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, UpdatedAt: *nu}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read offset ranges: %w", err)
+	}
+	return out, nil
+}
+
+// PruneOffsetRanges deletes a partition's ranges that end below logStart (no group can be positioned there any
+// more; the newest range is always kept) and all but the newest keep ranges.
+func (s *Store) PruneOffsetRanges(ctx context.Context, k RangeKey, logStart int64, keep int) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `
+		WITH newest AS (
+			SELECT source_start FROM offset_ranges
+			WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4
+			ORDER BY source_start DESC LIMIT $6)
+		DELETE FROM offset_ranges WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4
+		AND source_start < (SELECT max(source_start) FROM newest)
+		AND (source_end < $5 OR source_start < (SELECT min(source_start) FROM newest))`,
+		k.SourceAlias, k.TargetAlias, k.Topic, k.Partition, logStart, keep)
+	if err != nil {
+		return 0, fmt.Errorf("prune offset ranges of %s %s-%d: %w", k.SourceAlias, k.Topic, k.Partition, err)
+	}
+	return tag.RowsAffected(), nil
+}

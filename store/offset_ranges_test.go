@@ -1,0 +1,116 @@
+package store_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/store/storetest"
+)
+
+// claimTask gives task 0 of a new connector c a run on worker w1 and returns its claim.
+func claimTask(t *testing.T, s *store.Store) store.Claim {
+	t.Helper()
+	ctx := context.Background()
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	connUnit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
+	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", connUnit), w1)
+	require.NoError(t, err)
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}})
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: 0}), w1)
+	require.NoError(t, err)
+	return run
+}
+
+func TestOffsetRangesStoreSupersedeAndPrune(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	run := claimTask(t, s)
+	k := store.RangeKey{SourceAlias: "A", TargetAlias: "B", Topic: "t", Partition: 3}
+	rg := func(start, end, target int64) store.OffsetRange {
+		return store.OffsetRange{RangeKey: k, SourceID: "id1", SourceStart: start, SourceEnd: end, TargetStart: target, SourceNext: end + 1}
+	}
+	around := func(c int64) store.RangesAround {
+		got, err := s.OffsetRangesAround(ctx, []store.RangeQuery{{RangeKey: k, Offset: c}})
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		return got[0]
+	}
+
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{rg(0, 9, 0), rg(12, 20, 10)}))
+	require.ErrorIs(t, s.CommitProgress(ctx, store.Claim{Unit: run.Unit, Epoch: run.Epoch + 1}, nil, []store.OffsetRange{rg(30, 31, 19)}), store.ErrFenced)
+	a := around(11)
+	require.NotNil(t, a.Prev)
+	require.NotNil(t, a.Next)
+	require.Equal(t, int64(0), a.Prev.SourceStart)
+	require.Equal(t, int64(12), a.Next.SourceStart)
+	require.Nil(t, around(25).Next)
+
+	// The current range grows in place.
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{rg(12, 40, 10)}))
+	require.Equal(t, int64(40), around(25).Prev.SourceEnd)
+	last, err := s.LastOffsetRanges(ctx, []store.RangeKey{k, {SourceAlias: "A", TargetAlias: "B", Topic: "other"}})
+	require.NoError(t, err)
+	require.Len(t, last, 1)
+	require.Equal(t, int64(12), last[k].SourceStart)
+
+	// An offset rewind to 5 supersedes what follows and cuts the range it falls in.
+	rewind := rg(5, 6, 31)
+	rewind.Rewind = true
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{rewind}))
+	a = around(4)
+	require.Equal(t, int64(4), a.Prev.SourceEnd, "the range the rewind falls in is cut")
+	require.Equal(t, int64(5), a.Next.SourceStart)
+	require.Nil(t, around(12).Next, "ranges after the rewind are gone")
+	require.Equal(t, int64(5), around(12).Prev.SourceStart)
+
+	// A re-created remote topic (target offsets start over) supersedes everything before.
+	recreated := rg(7, 8, 0)
+	recreated.Rewind = true
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{recreated}))
+	require.Nil(t, around(6).Prev, "ranges ending at or after the new target start are gone")
+
+	// Pruning keeps the newest range even below the log start, and at most keep ranges.
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{rg(10, 10, 2), rg(12, 12, 3), rg(14, 14, 4)}))
+	n, err := s.PruneOffsetRanges(ctx, k, 11, 10)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), n, "ranges ending below the log start go")
+	n, err = s.PruneOffsetRanges(ctx, k, 0, 1)
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n, "only the newest range is kept")
+	require.Equal(t, int64(14), around(100).Prev.SourceStart)
+}
+
+func TestGroupOffsetsReplacedPerGroup(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	run := claimTask(t, s)
+	d := int64(7)
+	g := func(group, topic string, p int32) store.GroupOffset {
+		return store.GroupOffset{Group: group, Topic: topic, Partition: p, UpstreamOffset: 9, DownstreamTopic: "A." + topic,
+			DownstreamOffset: &d, Exact: true, Basis: store.BasisOffsetMap}
+	}
+	require.NoError(t, s.PutGroupOffsets(ctx, run, []string{"g1", "g2"}, []store.GroupOffset{g("g1", "t", 0), g("g1", "t", 1), g("g2", "t", 0)}))
+	require.NoError(t, s.PutGroupOffsets(ctx, run, []string{"g1"}, []store.GroupOffset{g("g1", "t", 1)}))
+	got, err := s.ConnectorGroupOffsets(ctx, "c", "g1")
+	require.NoError(t, err)
+	require.Len(t, got, 1, "a partition the group no longer has is dropped")
+	groups, err := s.ConnectorGroups(ctx, "c")
+	require.NoError(t, err)
+	require.Len(t, groups, 2)
+	_, err = s.ConnectorGroupOffsets(ctx, "c", "nope")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	_, err = s.ConnectorGroups(ctx, "missing")
+	require.ErrorIs(t, err, store.ErrNotFound)
+	require.ErrorIs(t, s.PutGroupOffsets(ctx, store.Claim{Unit: run.Unit, Epoch: run.Epoch + 1}, []string{"g1"}, nil), store.ErrFenced)
+}
