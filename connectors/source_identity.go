@@ -37,13 +37,16 @@ func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consum
 		if !ok {
 			continue // gone: the consumer reports it, and the next plan drops the partition
 		}
-		var high int64
+		var low, high int64
 		if !startup && consumer != nil {
-			if _, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
-				high = h
+			if l, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
+				low, high = l, h
 			}
 		}
 		p.mu.Lock()
+		if low > 0 && p.sourceID == cur {
+			p.logStart = low
+		}
 		switch {
 		case p.sourceID == "":
 			p.sourceID, p.idDirty = cur, true

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/offsetmap"
 )
 
 // sourcePartition is the replication state of one source partition inside a source task. The poll loop
@@ -18,6 +19,7 @@ type sourcePartition struct {
 	mu        sync.Mutex
 	inflight  offsetRing
 	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
+	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
 	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
 	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
@@ -38,10 +40,26 @@ type sourcePartition struct {
 	newID    string // the id of the topic that replaced it, once a re-creation was seen
 	idDirty  bool   // sourceID changed and must be stored even if the offset did not move
 	seenEnd  int64  // the end offset of the source partition as last seen (0: unknown)
+	logStart int64  // the log start offset of the source partition as last seen (0: unknown)
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
-	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, sourceID: sourceID}
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, sourceID: sourceID,
+		ranges: offsetmap.NewTracker(nil)}
+}
+
+// continueRanges makes the offset map continue the partition's last stored range.
+func (p *sourcePartition) continueRanges(last offsetmap.Range) {
+	p.mu.Lock()
+	p.ranges = offsetmap.NewTracker(&last)
+	p.mu.Unlock()
+}
+
+// readThrough records the consumer's position while it has nothing more to return for the partition.
+func (p *sourcePartition) readThrough(next int64) {
+	p.mu.Lock()
+	p.ranges.ReadThrough(next)
+	p.mu.Unlock()
 }
 
 // withOffsetSyncs starts the partition's offset-sync state over, as MM2 does for every task start.
@@ -55,6 +73,7 @@ func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
 func (p *sourcePartition) forwarded(offset int64) {
 	p.mu.Lock()
 	p.inflight.push(offset)
+	p.ranges.Forwarded()
 	p.mu.Unlock()
 }
 
@@ -75,6 +94,7 @@ func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 func (p *sourcePartition) unforward() {
 	p.mu.Lock()
 	p.inflight.popBack()
+	p.ranges.Dropped()
 	p.mu.Unlock()
 }
 
@@ -86,11 +106,13 @@ func (p *sourcePartition) ack(downstream int64) (mirror.OffsetSync, bool) {
 	defer p.mu.Unlock()
 	off, ok := p.inflight.pop()
 	if !ok || p.broken {
+		p.ranges.Dropped()
 		return mirror.OffsetSync{}, false
 	}
 	p.acks++
 	p.acked = off
 	p.delivered = true
+	p.ranges.Acked(off, downstream)
 	if p.syncs == nil {
 		return mirror.OffsetSync{}, false
 	}
@@ -113,6 +135,7 @@ func (p *sourcePartition) fail() int64 {
 	defer p.mu.Unlock()
 	off, _ := p.inflight.pop()
 	p.broken = true
+	p.ranges.Dropped()
 	return off
 }
 
@@ -123,6 +146,20 @@ func (p *sourcePartition) progress() (acked int64, delivered bool) {
 	return p.acked, p.delivered
 }
 
+// progressWithRanges is progress with the offset-map ranges that cover exactly the acknowledged records.
+func (p *sourcePartition) progressWithRanges() (acked int64, delivered bool, ranges offsetmap.Snapshot) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.acked, p.delivered, p.ranges.Take()
+}
+
+// rangesStored records that a snapshot of the offset map was committed.
+func (p *sourcePartition) rangesStored(s offsetmap.Snapshot) {
+	p.mu.Lock()
+	p.ranges.Persisted(s)
+	p.mu.Unlock()
+}
+
 // restartAt starts the partition over, at the beginning of the source topic that replaced the one it
 // replicated (id).
 func (p *sourcePartition) restartAt(id string) {
@@ -130,7 +167,9 @@ func (p *sourcePartition) restartAt(id string) {
 	defer p.mu.Unlock()
 	p.acked, p.delivered = -1, false
 	p.committed = -1
-	p.sourceID, p.newID, p.idDirty, p.seenEnd = id, "", true, 0
+	p.sourceID, p.newID, p.idDirty, p.seenEnd, p.logStart = id, "", true, 0, 0
+	p.ranges = offsetmap.NewTracker(nil)
+	p.ranges.StartOver()
 }
 
 // identity returns the source id the partition's offsets belong to, and whether it still has to be stored.
@@ -154,6 +193,7 @@ func (p *sourcePartition) reset() int64 {
 	p.inflight = offsetRing{}
 	p.next = -1
 	p.broken = false
+	p.ranges.Reset()
 	return p.acked
 }
 

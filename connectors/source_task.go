@@ -15,6 +15,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/offsetmap"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -175,9 +176,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, -1); err != nil {
 			return nil, err
 		}
-		// Offset syncs are read by checkpointing, minutes apart; batching them for 100 ms lets a newer sync
-		// replace a queued one (as in MM2's pending map) instead of costing the source cluster a request each.
-		setDefault(r.syncProps, "100", "linger.ms", "queue.buffering.max.ms")
+		// No longer linger than Java's producer (5 ms, librdkafka's default too): with MM2's cap of 10 syncs in
+		// flight, a 100 ms linger let a burst through at one sync per ~1,000 records per partition, and Java
+		// tools translating from kmirror's syncs (MM2's own checkpoint connector) then lagged far behind.
 		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
 		if t.cfg.values.String("offset-syncs.topic.location") == "target" {
 			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
@@ -198,7 +199,36 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.bySource[tp.Topic] = place(r.bySource[tp.Topic], p)
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
 	}
+	if err := r.loadRanges(ctx); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// rangeKey names a partition in the offset map.
+func (r *sourceRun) rangeKey(p *sourcePartition) tasks.RangeKey {
+	return tasks.RangeKey{SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: p.tp.Topic, Partition: p.tp.Partition}
+}
+
+// loadRanges lets each partition's offset map continue its last stored range, when that range belongs to the
+// source incarnation the partition's offset does.
+func (r *sourceRun) loadRanges(ctx context.Context) error {
+	keys := make([]tasks.RangeKey, len(r.parts))
+	for i, p := range r.parts {
+		keys[i] = r.rangeKey(p)
+	}
+	last, err := r.env.LastOffsetRanges(ctx, keys)
+	if err != nil {
+		return fmt.Errorf("read the offset map: %w", err)
+	}
+	for i, p := range r.parts {
+		l, ok := last[keys[i]]
+		if !ok || (p.sourceID != "" && l.SourceID != "" && l.SourceID != p.sourceID) {
+			continue
+		}
+		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext})
+	}
+	return nil
 }
 
 // Memory budgets of one connector's replication pipelines, divided among its tasks.max tasks, and the bounds of
@@ -438,6 +468,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 // the committer's result too (committerDone), which it has taken from the channel.
 func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, producer *kafka.Producer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
 	lease := r.env.Lease()
+	var lastPositions time.Time
 	for ctx.Err() == nil {
 		if f := r.failure.Load(); f != nil {
 			return nil, nil, false // replicate reports it once everything is flushed
@@ -477,6 +508,10 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			continue
 		}
 		if !ok {
+			if now := time.Now(); now.Sub(lastPositions) >= sourcePositionInterval {
+				lastPositions = now
+				r.readPositions(consumer)
+			}
 			continue
 		}
 		p := lookup(r.bySource, rec.Topic(), rec.Partition())
@@ -503,6 +538,28 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		}
 	}
 	return nil, nil, false
+}
+
+// How often an idle poll loop reads the consumer's positions for the offset map: a group committed past a
+// trailing transaction marker translates exactly once the task has read past it.
+const sourcePositionInterval = time.Second
+
+// readPositions hands each partition the consumer's position. The poll loop calls it when the consumer had
+// nothing to return, so every record below a position has been forwarded already.
+func (r *sourceRun) readPositions(consumer *kafka.Consumer) {
+	starts := make([]kafka.Start, len(r.parts))
+	for i, p := range r.parts {
+		starts[i] = kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition}
+	}
+	pos, err := consumer.Position(starts)
+	if err != nil {
+		return // a later idle moment tries again; nothing depends on it but exactness past markers
+	}
+	for i, p := range r.parts {
+		if next, ok := pos[starts[i]]; ok {
+			p.readThrough(next)
+		}
+	}
 }
 
 // awaitLease pauses replication while the lease is not valid: the worker's heartbeats are not being
@@ -694,6 +751,8 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 	defer tick.Stop()
 	promote := time.NewTicker(sourceSyncPromoteInterval)
 	defer promote.Stop()
+	prune := time.NewTicker(sourcePruneInterval)
+	defer prune.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -702,6 +761,8 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 			if syncs != nil {
 				r.promoteSyncs(syncs)
 			}
+		case <-prune.C:
+			r.pruneRanges(ctx)
 		case now := <-tick.C:
 			r.checkStall(now)
 			if err := r.commit(ctx); err != nil {
@@ -712,6 +773,22 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
 				continue
 			}
 			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
+		}
+	}
+}
+
+// How often a source task prunes its partitions' offset maps below their log start offsets.
+const sourcePruneInterval = time.Minute
+
+// pruneRanges bounds the offset map: no group can be positioned below a partition's log start offset.
+func (r *sourceRun) pruneRanges(ctx context.Context) {
+	for _, p := range r.parts {
+		p.mu.Lock()
+		logStart := p.logStart
+		p.mu.Unlock()
+		if err := r.env.PruneOffsetRanges(ctx, r.rangeKey(p), logStart, offsetmap.MaxRangesPerPartition); err != nil {
+			r.limit.Log(ctx, r.log, slog.LevelWarn, "prune", "pruning the offset map failed, will retry", "error", err)
+			return
 		}
 	}
 }
@@ -754,9 +831,20 @@ func (r *sourceRun) commit(ctx context.Context) error {
 	var topics []string
 	var advanced, newlyActive []*sourcePartition
 	var acks []int64
+	var ranges []tasks.OffsetRange
+	var snaps []offsetmap.Snapshot
+	var mapped []*sourcePartition
 	for _, p := range r.parts {
-		acked, delivered := p.progress()
+		acked, delivered, snap := p.progressWithRanges()
 		id, idDirty := p.identity()
+		if len(snap.Ranges) > 0 {
+			k := r.rangeKey(p)
+			for _, rg := range snap.Ranges {
+				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, Rewind: rg.Rewind})
+			}
+			snaps, mapped = append(snaps, snap), append(mapped, p)
+		}
 		if acked > p.committed || (idDirty && acked >= 0) {
 			offsets = append(offsets, tasks.Offset{
 				Partition: map[string]any{"cluster": r.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
@@ -771,13 +859,16 @@ func (r *sourceRun) commit(ctx context.Context) error {
 			newlyActive = append(newlyActive, p)
 		}
 	}
-	if len(offsets) > 0 {
-		if err := r.env.CommitOffsets(ctx, offsets); err != nil {
+	if len(offsets) > 0 || len(ranges) > 0 {
+		if err := r.env.CommitProgress(ctx, offsets, ranges); err != nil {
 			return err
 		}
 		for i, p := range advanced {
 			p.committed = acks[i]
 			p.identityStored()
+		}
+		for i, p := range mapped {
+			p.rangesStored(snaps[i])
 		}
 	}
 	if len(topics) > 0 {

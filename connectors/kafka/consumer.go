@@ -84,6 +84,27 @@ func (c *Consumer) CachedWatermarks(topic string, partition int32) (low, high in
 	return c.c.GetWatermarkOffsets(topic, partition)
 }
 
+// Position returns, per assigned partition, the offset of the next record the application will receive (past
+// any transaction markers librdkafka skipped); partitions without a known position are left out.
+func (c *Consumer) Position(starts []Start) (map[Start]int64, error) {
+	tps := make([]ckafka.TopicPartition, len(starts))
+	for i, s := range starts {
+		topic := s.Topic
+		tps[i] = ckafka.TopicPartition{Topic: &topic, Partition: s.Partition}
+	}
+	got, err := c.c.Position(tps)
+	if err != nil {
+		return nil, fmt.Errorf("read consumer positions: %w", err)
+	}
+	out := make(map[Start]int64, len(got))
+	for _, tp := range got {
+		if tp.Topic != nil && tp.Error == nil && tp.Offset >= 0 {
+			out[Start{Topic: *tp.Topic, Partition: tp.Partition}] = int64(tp.Offset)
+		}
+	}
+	return out, nil
+}
+
 // Record is one consumed record. It owns its bytes; Producer.Forward takes it over.
 type Record struct{ m *ckafka.Message }
 

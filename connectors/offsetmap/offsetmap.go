@@ -1,0 +1,142 @@
+package offsetmap
+
+// MaxRangesPerPartition bounds the stored history of one partition. A partition needs a new range only at a
+// gap in its offsets, so this is reached only by heavily compacted or transactional topics; past it the oldest
+// ranges are dropped and translation there falls back to offset syncs.
+const MaxRangesPerPartition = 10_000
+
+// Range maps the source offsets SourceStart..SourceEnd one to one onto the target offsets TargetStart.. .
+type Range struct {
+	SourceStart, SourceEnd int64
+	TargetStart            int64
+	// SourceNext is the source position read through: no source record lies in (SourceEnd, SourceNext).
+	SourceNext int64
+	// Rewind marks a range that began with a step backwards in the source or the target offsets: it supersedes
+	// every other stored range of the partition that it overlaps, that follows it in the source, or that ends at
+	// or after its target start. Not stored.
+	Rewind bool
+}
+
+// TargetEnd is the target offset of the range's last record.
+func (r Range) TargetEnd() int64 { return r.TargetStart + (r.SourceEnd - r.SourceStart) }
+
+// Tracker extends one partition's ranges as the target acknowledges records in source order. It is not safe
+// for concurrent use: the source task calls it under the partition's lock.
+type Tracker struct {
+	cur     Range
+	curSeq  uint64 // identifies cur: a new range gets a new number
+	has     bool
+	closed  []seqRange // ranges completed since they were last persisted, oldest first
+	dirty   bool       // cur changed since it was last persisted
+	seq     uint64
+	readTo  int64 // a source position read through, waiting for everything before it to be acknowledged
+	pending int   // records forwarded and not yet acknowledged (or dropped)
+	over    bool  // the next range supersedes everything stored (StartOver)
+}
+
+type seqRange struct {
+	Range
+	seq uint64
+}
+
+// Snapshot is what a persist takes from a tracker; hand it back to Persisted once it is stored.
+type Snapshot struct {
+	Ranges []Range
+	closed uint64 // the newest closed range taken (0: none)
+	cur    uint64
+}
+
+// NewTracker returns a tracker that continues last (the partition's last stored range) if the first record
+// acknowledged is contiguous with it.
+func NewTracker(last *Range) *Tracker {
+	t := &Tracker{}
+	if last != nil {
+		t.cur, t.has = *last, true
+		t.cur.Rewind = false
+		t.seq++
+		t.curSeq = t.seq
+	}
+	return t
+}
+
+// StartOver makes the next range supersede every stored range of the partition: the source topic was
+// re-created, so its offsets start again and the old map means nothing.
+func (t *Tracker) StartOver() { t.over = true }
+
+// Forwarded counts a record handed to the producer.
+func (t *Tracker) Forwarded() { t.pending++ }
+
+// Dropped counts a forwarded record that will never be acknowledged (refused or failed).
+func (t *Tracker) Dropped() { t.pending = max(t.pending-1, 0) }
+
+// Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
+func (t *Tracker) Reset() { t.pending, t.readTo = 0, 0 }
+
+// Acked records that the record at source offset u was written at target offset d.
+func (t *Tracker) Acked(u, d int64) {
+	t.pending = max(t.pending-1, 0)
+	if t.has && u == t.cur.SourceEnd+1 && d == t.cur.TargetEnd()+1 {
+		t.cur.SourceEnd = u
+		t.cur.SourceNext = max(t.cur.SourceNext, u+1)
+	} else {
+		rewind := t.over || t.has && (u <= t.cur.SourceEnd || d <= t.cur.TargetEnd())
+		t.over = false
+		switch {
+		case rewind:
+			// Everything before is superseded; the store deletes it when it stores this range.
+			t.closed = t.closed[:0]
+		case t.has && t.dirty:
+			t.closed = append(t.closed, seqRange{t.cur, t.curSeq})
+		}
+		t.seq++
+		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind}, t.seq, true
+	}
+	t.dirty = true
+	t.applyReadTo()
+}
+
+// ReadThrough records that every source record below next has been handed to the producer (the consumer's
+// position while it has nothing more to return). Once they are all acknowledged the current range's
+// SourceNext moves to next: a group committed there (past a transaction marker) translates exactly.
+func (t *Tracker) ReadThrough(next int64) {
+	t.readTo = max(t.readTo, next)
+	t.applyReadTo()
+}
+
+func (t *Tracker) applyReadTo() {
+	if t.pending == 0 && t.has && t.readTo > t.cur.SourceNext {
+		t.cur.SourceNext = t.readTo
+		t.dirty = true
+	}
+}
+
+// Take returns the ranges changed since they were last persisted, oldest first.
+func (t *Tracker) Take() Snapshot {
+	var s Snapshot
+	for _, r := range t.closed {
+		s.Ranges = append(s.Ranges, r.Range)
+		s.closed = r.seq
+	}
+	if t.dirty {
+		s.Ranges = append(s.Ranges, t.cur)
+		s.cur = t.curSeq
+	}
+	return s
+}
+
+// Last returns the current range, if any.
+func (t *Tracker) Last() (Range, bool) { return t.cur, t.has }
+
+// Persisted records that a snapshot was stored; what changed since stays to be persisted.
+func (t *Tracker) Persisted(s Snapshot) {
+	for len(t.closed) > 0 && t.closed[0].seq <= s.closed {
+		t.closed = t.closed[1:]
+	}
+	if s.cur == 0 || s.cur != t.curSeq {
+		return
+	}
+	t.cur.Rewind = false // its supersession is done
+	if s.Ranges[len(s.Ranges)-1].SourceEnd == t.cur.SourceEnd && s.Ranges[len(s.Ranges)-1].SourceNext == t.cur.SourceNext {
+		t.dirty = false
+	}
+}
