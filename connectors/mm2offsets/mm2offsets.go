@@ -351,21 +351,42 @@ type bodyValue struct {
 // Body returns the body of PATCH /connectors/{name}/offsets that sets every offset, compact:
 //
 //	{"offsets":[{"partition":{"cluster":"A","partition":0,"topic":"t1"},"offset":{"offset":41}}]}
-func Body(offsets []Offset) []byte {
-	body := struct {
-		Offsets []bodyOffset `json:"offsets"`
-	}{Offsets: make([]bodyOffset, len(offsets))}
+func Body(offsets []Offset) []byte { return body(offsets, "") }
+
+// BodyLines is Body with one offset per line, for people to read and diff.
+func BodyLines(offsets []Offset) []byte { return body(offsets, "\n") }
+
+func body(offsets []Offset, nl string) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"offsets":[`)
 	for i, o := range offsets {
-		body.Offsets[i] = bodyOffset{
-			Partition: bodyPartition{Cluster: o.Source.Cluster, Partition: o.Source.Partition, Topic: o.Source.Topic},
-			Offset:    bodyValue{Offset: o.Offset},
+		if i > 0 {
+			b.WriteByte(',')
 		}
+		b.WriteString(nl)
+		if nl != "" {
+			b.WriteString("  ")
+		}
+		b.Write(entryJSON(o))
 	}
+	if len(offsets) > 0 {
+		b.WriteString(nl)
+	}
+	b.WriteString("]}")
+	b.WriteString(nl)
+	return b.Bytes()
+}
+
+func entryJSON(o Offset) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		panic(err) // strings, integers and slices always encode
+	err := enc.Encode(bodyOffset{
+		Partition: bodyPartition{Cluster: o.Source.Cluster, Partition: o.Source.Partition, Topic: o.Source.Topic},
+		Offset:    bodyValue{Offset: o.Offset},
+	})
+	if err != nil {
+		panic(err) // strings and integers always encode
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -168,4 +168,12 @@ func TestBody(t *testing.T) {
 	require.Equal(t, `{"offsets":[{"partition":{"cluster":"a<&>","partition":1,"topic":"t"},"offset":{"offset":0}}]}`,
 		string(Body([]Offset{{Source: Partition{Cluster: "a<&>", Topic: "t", Partition: 1}}})))
 	require.Equal(t, "mm2-offsets.us-east.internal", Topic("us-east"))
+
+	two := []Offset{{Source: Partition{"A", "t1", 0}, Offset: 41}, {Source: Partition{"A", "t1", 1}, Offset: 7}}
+	require.Equal(t, `{"offsets":[
+  {"partition":{"cluster":"A","partition":0,"topic":"t1"},"offset":{"offset":41}},
+  {"partition":{"cluster":"A","partition":1,"topic":"t1"},"offset":{"offset":7}}
+]}
+`, string(BodyLines(two)))
+	require.JSONEq(t, string(Body(two)), string(BodyLines(two)))
 }
