@@ -1,0 +1,386 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+)
+
+// javaMM2 is a dedicated-mode Java MirrorMaker 2 (Kafka 4.1.1 from the harness's jars) started by a test.
+//
+// It runs as the test's own child process rather than through `scripts/harness mm2 start`, which keeps one
+// MM2 per harness directory: tests running in parallel (and a developer's own harness MM2) would share it.
+// Dedicated MM2 derives everything it owns from its cluster aliases — its Connect group (<source>-mm2), its
+// internal topics (mm2-offsets.<source>.internal, ...) and the remote topic names (<source>.<topic>) — so
+// unique aliases and a topics filter naming only the test's topic keep it apart from everything else.
+type javaMM2 struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	log  string
+	done chan struct{}
+}
+
+func startJavaMM2(t *testing.T, sourceAlias, targetAlias, topicsRegex string) *javaMM2 {
+	t.Helper()
+	java, libs := os.Getenv("JAVA_BIN"), os.Getenv("KAFKA_LIBS")
+	if java == "" || libs == "" {
+		t.Fatalf("JAVA_BIN and KAFKA_LIBS are not set: run the tests with ./scripts/test, or source the env of scripts/harness up")
+	}
+	dir := t.TempDir()
+	props := fmt.Sprintf(`# dedicated-mode MirrorMaker 2 of %s
+clusters = %[2]s, %[3]s
+%[2]s.bootstrap.servers = %[4]s
+%[3]s.bootstrap.servers = %[5]s
+%[2]s->%[3]s.enabled = true
+%[2]s->%[3]s.topics = %[6]s
+%[3]s->%[2]s.enabled = false
+emit.heartbeats.enabled = false
+emit.checkpoints.enabled = false
+sync.group.offsets.enabled = false
+sync.topic.acls.enabled = false
+sync.topic.configs.enabled = false
+tasks.max = 2
+replication.factor = 1
+offset-syncs.topic.replication.factor = 1
+checkpoints.topic.replication.factor = 1
+heartbeats.topic.replication.factor = 1
+offset.storage.replication.factor = 1
+status.storage.replication.factor = 1
+config.storage.replication.factor = 1
+refresh.topics.interval.seconds = 5
+%[3]s.scheduled.rebalance.max.delay.ms = 0
+`, t.Name(), sourceAlias, targetAlias, kafkatest.Bootstrap(t, "A"), kafkatest.Bootstrap(t, "B"), topicsRegex)
+	// offset.flush.interval.ms stays at Connect's 60 s: the test is shorter, so the offsets it hands over are
+	// the ones MM2 commits when it stops, as in a real replacement of a running MM2.
+	propsFile := filepath.Join(dir, "mm2.properties")
+	require.NoError(t, os.WriteFile(propsFile, []byte(props), 0o644))
+	logFile := filepath.Join(dir, "mm2.log")
+	log4j := filepath.Join(dir, "log4j2.xml")
+	require.NoError(t, os.WriteFile(log4j, []byte(`<?xml version="1.0" encoding="UTF-8"?>
+<Configuration status="WARN">
+  <Appenders><File name="file" fileName="`+logFile+`"><PatternLayout pattern="[%d] %p %m (%c)%n"/></File></Appenders>
+  <Loggers>
+    <Root level="INFO"><AppenderRef ref="file"/></Root>
+    <Logger name="org.apache.kafka.clients.consumer.ConsumerConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.clients.producer.ProducerConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.clients.admin.AdminClientConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.connect.runtime.ConnectorConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.connect.runtime.SourceConnectorConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.connect.runtime.TaskConfig" level="WARN"/>
+    <Logger name="org.apache.kafka.connect.mirror.MirrorSourceConfig" level="WARN"/>
+  </Loggers>
+</Configuration>
+`), 0o644))
+	out, err := os.Create(filepath.Join(dir, "stdout.log"))
+	require.NoError(t, err)
+	cmd := exec.Command(java, "-Xms128m", "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile="+log4j, "-cp", libs+"/*", "org.apache.kafka.connect.mirror.MirrorMaker", propsFile)
+	cmd.Stdout, cmd.Stderr = out, out
+	require.NoError(t, cmd.Start())
+	m := &javaMM2{t: t, cmd: cmd, log: logFile, done: make(chan struct{})}
+	go func() {
+		_ = cmd.Wait()
+		out.Close()
+		close(m.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-m.done:
+		default:
+			_ = cmd.Process.Signal(syscall.SIGKILL)
+			<-m.done
+		}
+		if t.Failed() {
+			t.Logf("Java MM2 log: %s (last lines below)\n%s", logFile, tail(logFile, 30))
+		}
+	})
+	return m
+}
+
+// stop stops MM2 the way its init scripts do, with SIGTERM: the shutdown hook stops the herders, whose tasks
+// commit the offsets of every acknowledged record before the process exits.
+func (m *javaMM2) stop() time.Duration {
+	m.t.Helper()
+	began := time.Now()
+	require.NoError(m.t, m.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case <-m.done:
+	case <-time.After(60 * time.Second):
+		m.t.Fatalf("Java MM2 did not stop within 60 s of SIGTERM")
+	}
+	return time.Since(began)
+}
+
+// alive fails the test if MM2 exited.
+func (m *javaMM2) alive() {
+	m.t.Helper()
+	select {
+	case <-m.done:
+		m.t.Fatalf("Java MM2 exited early; log %s:\n%s", m.log, tail(m.log, 40))
+	default:
+	}
+}
+
+// grep returns the log lines matching re.
+func (m *javaMM2) grep(re string) []string {
+	raw, _ := os.ReadFile(m.log)
+	var out []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if regexp.MustCompile(re).MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func tail(file string, n int) string {
+	raw, _ := os.ReadFile(file)
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// seqRecords builds per partition records whose values carry the partition and a sequence number that
+// counts from 0 in each partition: p:<partition>:<seq>.
+func seqRecords(topic string, partitions int, from []int, n int) []kafkatest.Record {
+	out := make([]kafkatest.Record, 0, n*partitions)
+	for i := range n {
+		for p := range partitions {
+			seq := from[p] + i
+			out = append(out, kafkatest.Record{Topic: topic, Partition: int32(p), Key: []byte("k" + strconv.Itoa(seq)),
+				Value: fmt.Appendf(nil, "p:%d:%d", p, seq), Timestamp: time.Now()})
+		}
+	}
+	for p := range partitions {
+		from[p] += n
+	}
+	return out
+}
+
+// seqAudit is what one remote partition holds compared with its source partition's sequence 0..want-1.
+type seqAudit struct {
+	records, missing, duplicated, reordered int
+}
+
+func auditSeq(t *testing.T, partition int, recs []kafkatest.Record, want int) seqAudit {
+	t.Helper()
+	a := seqAudit{records: len(recs)}
+	seen := make([]bool, want)
+	top := -1
+	for _, r := range recs {
+		var p, seq int
+		_, err := fmt.Sscanf(string(r.Value), "p:%d:%d", &p, &seq)
+		require.NoError(t, err, "value %q", r.Value)
+		require.Equal(t, partition, p, "a record of source partition %d in remote partition %d", p, partition)
+		require.Less(t, seq, want, "a record never produced")
+		switch {
+		case seen[seq]:
+			a.duplicated++
+		case seq < top:
+			a.reordered++ // first seen after a later one
+		}
+		seen[seq] = true
+		top = max(top, seq)
+	}
+	for _, s := range seen {
+		if !s {
+			a.missing++
+		}
+	}
+	return a
+}
+
+// TestHandoverFromJavaMM2 replaces a running Java MirrorMaker 2 with kmirror: MM2 replicates a 3-partition
+// topic while records keep arriving and is stopped in the middle of it; `kmirror mm2-offsets --apply` moves
+// MM2's committed source offsets into a STOPPED kmirror connector with the same aliases, which is resumed and
+// replicates the rest. Every remote partition must then hold its source sequence with nothing missing and
+// nothing out of order; records written twice may only be those MM2 wrote past its last offset commit.
+func TestHandoverFromJavaMM2(t *testing.T) {
+	t.Parallel()
+	const partitions = 3
+	bin := kmirrorBinary(t)
+	k := startKmirror(t, "")
+	src, dst := uniqueAlias("hos"), uniqueAlias("hot")
+	topic := kafkatest.TopicName(t, "ho")
+	kafkatest.CreateTopic(t, "A", topic, partitions, nil)
+	remote := src + "." + topic
+	next := make([]int, partitions)
+	produced := 0
+	produce := func(n int) {
+		kafkatest.Produce(t, "A", seqRecords(topic, partitions, next, n))
+		produced += n * partitions
+	}
+
+	// 1. Java MM2 replicates what is there ...
+	produce(1000)
+	began := time.Now()
+	mm2 := startJavaMM2(t, src, dst, regexp.QuoteMeta(topic))
+	for deadline := time.Now().Add(90 * time.Second); kafkatest.EndOffsets(t, "B", remote, partitions) < int64(produced); {
+		mm2.alive()
+		if time.Now().After(deadline) {
+			t.Fatalf("Java MM2 did not replicate the first %d records within 90 s; log %s:\n%s", produced, mm2.log, tail(mm2.log, 40))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("Java MM2 started and replicated %d records in %s", produced, time.Since(began).Round(100*time.Millisecond))
+
+	// 2. ... and is stopped while more records arrive and it copies them.
+	var wg sync.WaitGroup
+	var produceErr error
+	batch := seqRecords(topic, partitions, next, 1500)
+	produced += len(batch)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; i < len(batch) && produceErr == nil; i += 150 {
+			produceErr = kafkatest.ProduceTo(kafkatest.Bootstrap(t, "A"), batch[i:min(i+150, len(batch))])
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	before := kafkatest.EndOffsets(t, "B", remote, partitions)
+	for deadline := time.Now().Add(30 * time.Second); kafkatest.EndOffsets(t, "B", remote, partitions) == before; {
+		mm2.alive()
+		if time.Now().After(deadline) {
+			t.Fatalf("Java MM2 replicated none of the records produced after the first %d within 30 s", before)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := mm2.stop()
+	wg.Wait()
+	require.NoError(t, produceErr)
+	onB := kafkatest.PartitionEnds(t, "B", remote, partitions)
+	onA := kafkatest.PartitionEnds(t, "A", topic, partitions)
+	commits := mm2.grep(`Committing offsets for \d+ acknowledged messages`)
+	t.Logf("Java MM2 stopped in %s; source ends %v, on B %v; its offset commits: %d\n%s", took.Round(10*time.Millisecond), onA, onB, len(commits), strings.Join(commits, "\n"))
+
+	// 3. kmirror's connector, created STOPPED with MM2's aliases and remote topic names, takes MM2's offsets.
+	name := "ho-" + src
+	cfg := mirrorConfig(t, regexp.QuoteMeta(topic), map[string]any{"source.cluster.alias": src, "target.cluster.alias": dst, "tasks.max": "2"})
+	code, body := k.do(http.MethodPost, "/connectors", map[string]any{"name": name, "config": cfg, "initial_state": "STOPPED"})
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "STOPPED", 30*time.Second)
+
+	printed := runKmirror(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src, "--timeout", "30s")
+	var fromJava struct {
+		Offsets []struct {
+			Partition struct {
+				Cluster   string `json:"cluster"`
+				Partition int    `json:"partition"`
+				Topic     string `json:"topic"`
+			} `json:"partition"`
+			Offset struct {
+				Offset int64 `json:"offset"`
+			} `json:"offset"`
+		} `json:"offsets"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(printed), &fromJava), "mm2-offsets prints the PATCH body: %s", printed)
+	committed := make([]int64, partitions)
+	for i := range committed {
+		committed[i] = -1
+	}
+	for _, o := range fromJava.Offsets {
+		require.Equal(t, src, o.Partition.Cluster)
+		require.Equal(t, topic, o.Partition.Topic)
+		committed[o.Partition.Partition] = o.Offset.Offset
+	}
+	applied := runKmirror(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src,
+		"--apply", k.url, "--kmirror-connector", name)
+	require.Contains(t, applied, "have been altered successfully")
+	_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
+	stored := make([]int64, partitions)
+	for i := range stored {
+		stored[i] = -1
+	}
+	for _, o := range offs.(map[string]any)["offsets"].([]any) {
+		part := o.(map[string]any)["partition"].(map[string]any)
+		stored[mustInt(t, part["partition"])] = mustInt(t, o.(map[string]any)["offset"].(map[string]any)["offset"])
+	}
+	require.Equal(t, committed, stored, "kmirror stores the offsets Java MM2 committed")
+	// What MM2 wrote to B past its committed offsets is all kmirror may write a second time.
+	beyond := int64(0)
+	for p := range partitions {
+		require.GreaterOrEqual(t, committed[p], int64(0), "Java MM2 committed an offset for partition %d when it stopped", p)
+		beyond += onB[p] - (committed[p] + 1)
+		require.GreaterOrEqual(t, onB[p], committed[p]+1, "MM2 committed only what the target acknowledged")
+	}
+	t.Logf("Java MM2's committed offsets %v (next to read %v); written to B past them: %d", committed, addOne(committed), beyond)
+
+	// 4. kmirror resumes and replicates the rest, including records produced after the hand-over.
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	produce(500)
+	want := next[0]
+	// Wait for every sequence number rather than for a record count: records sent twice count twice.
+	var got map[kafkatest.Partition][]kafkatest.Record
+	complete := func() bool {
+		for _, e := range kafkatest.PartitionEnds(t, "B", remote, partitions) {
+			if e < int64(want) {
+				return false
+			}
+		}
+		got = kafkatest.ReadPartitions(t, "B", map[string]int{remote: partitions}, 0)
+		for p := range partitions {
+			if auditSeq(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want).missing > 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for deadline := time.Now().Add(90 * time.Second); !complete() && time.Now().Before(deadline); {
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	var total seqAudit
+	for p := range partitions {
+		a := auditSeq(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want)
+		t.Logf("partition %d: %d records on B for %d produced: %d missing, %d duplicated, %d reordered; MM2 wrote %d past its commit",
+			p, a.records, want, a.missing, a.duplicated, a.reordered, onB[p]-(committed[p]+1))
+		total.records += a.records
+		total.missing += a.missing
+		total.duplicated += a.duplicated
+		total.reordered += a.reordered
+	}
+	t.Logf("audit: %d produced, %d on B: %d missing, %d duplicated, %d reordered; MM2 wrote %d records past its committed offsets",
+		produced, total.records, total.missing, total.duplicated, total.reordered, beyond)
+	require.Equal(t, want*partitions, produced)
+	require.Zero(t, total.missing, "records missing on B (kmirror did not replicate them within 90 s, or skipped them)")
+	require.Zero(t, total.reordered, "records out of order on B")
+	require.LessOrEqual(t, int64(total.duplicated), beyond, "only records MM2 wrote past its commit may arrive twice")
+}
+
+func addOne(s []int64) []int64 {
+	out := make([]int64, len(s))
+	for i, v := range s {
+		out[i] = v + 1
+	}
+	return out
+}
+
+// runKmirror runs the kmirror binary and returns its stdout, failing the test (with stderr) if it fails.
+func runKmirror(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	t.Logf("kmirror %s:\n%s", strings.Join(args[:1], " "), strings.TrimSpace(stderr.String()))
+	require.NoError(t, err, "kmirror %v\nstdout: %s\nstderr: %s", args, stdout.String(), stderr.String())
+	return stdout.String()
+}
