@@ -62,6 +62,16 @@
 //     clients see Connect's shape there.
 //   - GET /workers is a kmirror extension (Connect has none): the members, the leader, heartbeat ages, and the
 //     units each worker is assigned or still hands over.
+//   - GET /connectors/{c}/groups and GET /connectors/{c}/groups/{group}/offsets are kmirror extensions for
+//     failover (docs/failover.md), served for a MirrorCheckpointConnector only: the consumer groups it
+//     translates (partitions, how many translate inexactly, when their offsets were last read on the source and
+//     that age in ms), and per source partition the group's committed source offset, the target topic and offset
+//     to resume from (null when untranslatable), whether that is exact, its basis (offset_map: kmirror's exact
+//     offset ranges; offset_syncs: MM2's offset syncs, approximate but never ahead; none), the commit metadata,
+//     read_at and age_ms, replicated_at, and whether the checkpoint is on the checkpoints topic. Instants are
+//     RFC 3339 UTC with milliseconds. A group id is one path segment, percent-encoded like a connector name.
+//     404s: Connect's "Connector X not found", a connector of another class (the message says so), a group the
+//     connector has no translation for (the message names both).
 //
 // Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
 // errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).

@@ -1,6 +1,10 @@
 package api
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/kmirror/kmirror/store"
+)
 
 // openAPI is GET /openapi.json: an OpenAPI 3 description of every route. TestOpenAPIMatchesRouter keeps it and
 // the router in step.
@@ -60,6 +64,8 @@ func openAPIPaths() obj {
 	task := pathParameter("task", "The task's id.", obj{"type": "integer", "format": "int32"})
 	plugin := pathParameter("plugin", "A connector class name or alias (MirrorSourceConnector, MirrorSource).", obj{"type": "string"})
 	logger := pathParameter("logger", "A logger name, or root.", obj{"type": "string"})
+	group := pathParameter("group", "A consumer group id. Percent-encode it as one path segment ('/' as %2F, '%' as %25).", obj{"type": "string"})
+	notCheckpoint := errorResponse("Unknown connector, or a connector that is not a MirrorCheckpointConnector")
 	notFound := errorResponse("Unknown connector")
 	badRequest := errorResponse("Invalid request")
 	configBody := jsonBody("A flat connector config: string values (numbers and booleans are accepted and stored as text).", ref("Config"))
@@ -132,6 +138,14 @@ func openAPIPaths() obj {
 		"/connectors/{connector}/notices": obj{"get": operation("getConnectorNotices", "kmirror extension: typed notices of the connector and its tasks (data not replicated with offsets, unreachable clusters, remote topics gone)", []obj{connector}, nil, obj{
 			"200": response("Notices", ref("ConnectorNotices")),
 			"404": errorResponse("Unknown connector, or no status reported yet"),
+		})},
+		"/connectors/{connector}/groups": obj{"get": operation("listConsumerGroups", "kmirror extension: the consumer groups a MirrorCheckpointConnector translates, how many of their partitions translate exactly, and how old the data is", []obj{connector}, nil, obj{
+			"200": response("Groups, by name", ref("ConsumerGroups")),
+			"404": notCheckpoint,
+		})},
+		"/connectors/{connector}/groups/{group}/offsets": obj{"get": operation("getConsumerGroupOffsets", "kmirror extension: per source partition, a consumer group's committed source offset and the target offset to resume from after a failover", []obj{connector, group}, nil, obj{
+			"200": response("Translations, by source topic and partition", ref("ConsumerGroupOffsets")),
+			"404": errorResponse("Unknown connector, a connector that is not a MirrorCheckpointConnector, or a group it has no translation for"),
 		})},
 		"/connectors/{connector}/restart": obj{"post": operation("restartConnector", "Restart the connector, and optionally its tasks",
 			[]obj{connector, queryFlag("includeTasks", "Also restart tasks"), queryFlag("onlyFailed", "Only restart FAILED instances")}, nil, obj{
@@ -247,6 +261,33 @@ func openAPISchemas() obj {
 			"task": obj{"type": "integer", "format": "int32", "nullable": true}, "state": str, "worker_id": str,
 			"notices": obj{"type": "array", "items": ref("Notice")},
 		}, "task", "state", "worker_id", "notices")}}, "name", "units"),
+		"ConsumerGroup": object(obj{
+			"group":              str,
+			"partitions":         obj{"type": "integer", "description": "Source partitions the group has committed offsets in"},
+			"inexact_partitions": obj{"type": "integer", "description": "Partitions whose translation is approximate or missing"},
+			"exact":              obj{"type": "boolean", "description": "Every partition translates exactly (inexact_partitions is 0)"},
+			"read_at":            obj{"type": "string", "format": "date-time", "description": "When the group's offsets were last read on the source (the oldest over its partitions)"},
+			"age_ms":             obj{"type": "integer", "format": "int64", "description": "Milliseconds since read_at"},
+		}, "group", "partitions", "inexact_partitions", "exact", "read_at", "age_ms"),
+		"ConsumerGroups": object(obj{"name": str, "groups": obj{"type": "array", "items": ref("ConsumerGroup")}}, "name", "groups"),
+		"ConsumerGroupOffset": object(obj{
+			"source_topic":  str,
+			"partition":     obj{"type": "integer", "format": "int32", "description": "The same on the source and the target topic"},
+			"source_offset": obj{"type": "integer", "format": "int64", "description": "The group's committed offset on the source"},
+			"target_topic":  obj{"type": "string", "description": "The topic on the target the group resumes in (A.orders)"},
+			"target_offset": obj{"type": "integer", "format": "int64", "nullable": true, "description": "The offset to resume from on the target; null when it cannot be translated"},
+			"exact":         obj{"type": "boolean", "description": "Resuming at target_offset reads every later record once and none twice"},
+			"basis": obj{"type": "string", "enum": []string{store.BasisOffsetMap, store.BasisOffsetSyncs, store.BasisNone},
+				"description": "offset_map: kmirror's exact source-to-target offset ranges; offset_syncs: MM2's sparse offset syncs (approximate, never ahead); none: nothing to translate with"},
+			"metadata":           obj{"type": "string", "description": "The commit metadata of the group's source offset"},
+			"read_at":            obj{"type": "string", "format": "date-time", "description": "When the group's offset was read on the source"},
+			"age_ms":             obj{"type": "integer", "format": "int64", "description": "Milliseconds since read_at: how old the data behind the answer is"},
+			"replicated_at":      obj{"type": "string", "format": "date-time", "nullable": true, "description": "When the offset map behind the translation last grew; null for the other bases"},
+			"checkpoint_emitted": obj{"type": "boolean", "description": "A checkpoint with this translation is on the checkpoints topic"},
+		}, "source_topic", "partition", "source_offset", "target_topic", "target_offset", "exact", "basis", "metadata", "read_at", "age_ms",
+			"replicated_at", "checkpoint_emitted"),
+		"ConsumerGroupOffsets": object(obj{"name": str, "group": str, "offsets": obj{"type": "array", "items": ref("ConsumerGroupOffset")}},
+			"name", "group", "offsets"),
 		"Workers":      object(obj{"leader": obj{"type": "string", "nullable": true}, "workers": obj{"type": "array", "items": ref("Worker")}}, "leader", "workers"),
 		"ServerInfo":   object(obj{"version": str, "commit": str, "kafka_cluster_id": str}, "version", "commit", "kafka_cluster_id"),
 		"WorkerStatus": object(obj{"status": obj{"type": "string", "enum": []string{"healthy", "starting", "unhealthy"}}, "message": str}, "status", "message"),

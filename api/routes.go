@@ -56,6 +56,8 @@ func (s *server) routes() chi.Router {
 	r.Patch("/connectors/{connector}/config", connect(s.patchConnectorConfig))
 	r.Get("/connectors/{connector}/status", connect(s.getStatus))
 	r.Get("/connectors/{connector}/notices", connect(s.getNotices))
+	r.Get("/connectors/{connector}/groups", connect(s.listGroups))
+	r.Get("/connectors/{connector}/groups/{group}/offsets", connect(s.getGroupOffsets))
 	r.Post("/connectors/{connector}/restart", connect(s.restartConnector))
 	r.Put("/connectors/{connector}/pause", connect(s.setTargetState(store.TargetPaused, http.StatusAccepted)))
 	r.Put("/connectors/{connector}/resume", connect(s.setTargetState(store.TargetStarted, http.StatusAccepted)))
