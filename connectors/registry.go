@@ -45,6 +45,8 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
 	case mirrorconfig.SourceConnectorClass:
 		return &sourceConnector{name: name, cfg: cfg, log: log}, nil
+	case mirrorconfig.CheckpointConnectorClass:
+		return &checkpointConnector{name: name, cfg: cfg, log: log}, nil
 	}
 	return nil, fmt.Errorf("connector class %s is not implemented yet", p.Class)
 }
@@ -58,6 +60,8 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.HeartbeatConnectorClass)
 	case SourceTaskClass:
 		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
+	case CheckpointTaskClass:
+		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.CheckpointConnectorClass)
 	default:
 		return nil, fmt.Errorf("unknown task class %q in the config of task %s", class, id)
 	}
@@ -71,6 +75,8 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
 		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs}, nil
+	case CheckpointTaskClass:
+		return &checkpointTask{id: id, cfg: cfg, log: log}, nil
 	}
 	return nil, fmt.Errorf("task class %s is not implemented yet", class)
 }

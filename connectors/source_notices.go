@@ -15,6 +15,9 @@ const (
 	NoticeRemoteTopicProblem   = "remote_topic_problem"   // the target refused to create or grow a remote topic
 	NoticeWritesPaused         = "writes_paused"          // the worker's lease lapsed: no writes until its heartbeats are confirmed
 	NoticePipelineRestarted    = "pipeline_restarted"     // the consumer and producer were restarted after an error
+	NoticeNoGroups             = "no_groups"              // the checkpoint connector found no consumer group to checkpoint
+	NoticeCheckpointsProblem   = "checkpoints_problem"    // checkpoints could not be written to the checkpoints topic (retrying)
+	NoticeGroupsUnreadable     = "groups_unreadable"      // consumer groups or their offsets could not be read (retrying)
 )
 
 // partitionNotice is a notice about one partition, with the offsets it concerns (first > last: none).

@@ -119,6 +119,13 @@ type (
 	GroupOffset  = store.GroupOffset
 )
 
+// Bases of a group offset translation (store.GroupOffset.Basis).
+const (
+	BasisOffsetMap   = store.BasisOffsetMap
+	BasisOffsetSyncs = store.BasisOffsetSyncs
+	BasisNone        = store.BasisNone
+)
+
 // Offset is a source offset in Connect's shape: a partition map and an offset map.
 type Offset = store.Offset
 

@@ -1,0 +1,324 @@
+package connectors
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// checkpointOpaque routes a checkpoint's delivery to the round and translation it belongs to.
+type checkpointOpaque struct {
+	round int64
+	row   int
+}
+
+// round is one emission of checkpoints for the task's groups.
+func (r *checkpointRun) round(ctx context.Context) error {
+	r.rounds++
+	readAt := time.Now()
+	offsets, failed, err := r.source.GroupOffsets(ctx, r.groups)
+	if err != nil {
+		r.setNotice("groups", tasks.Notice{Kind: NoticeGroupsUnreadable,
+			Message: fmt.Sprintf("offsets of consumer groups on source cluster %s could not be read, retrying: %v", r.sourceAlias, err)})
+		return errors.Join(err, r.report(ctx))
+	}
+	if len(failed) > 0 {
+		names := slices.Sorted(maps.Keys(failed))
+		r.setNotice("groups", tasks.Notice{Kind: NoticeGroupsUnreadable,
+			Message: fmt.Sprintf("offsets of %d consumer group(s) on source cluster %s could not be read, retrying: %s: %v", len(names), r.sourceAlias, names[0], failed[names[0]])})
+	} else {
+		r.clearNotice("groups")
+	}
+
+	var rows []tasks.GroupOffset
+	var queries []tasks.RangeQuery
+	for _, g := range r.groups {
+		for _, o := range offsets[g] {
+			if o.Offset < 0 || !r.topicFilter.Accepts(o.Topic) {
+				continue
+			}
+			rows = append(rows, tasks.GroupOffset{Group: g, Topic: o.Topic, Partition: o.Partition, UpstreamOffset: o.Offset,
+				DownstreamTopic: r.renameTopic(o.Topic), Metadata: o.Metadata, ReadAt: readAt, Basis: basisNone})
+			queries = append(queries, tasks.RangeQuery{Offset: o.Offset, RangeKey: tasks.RangeKey{
+				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}})
+		}
+	}
+	around, err := r.env.OffsetRangesAround(ctx, queries)
+	if err != nil {
+		return fmt.Errorf("read the offset map: %w", err)
+	}
+	var emit []int // rows to checkpoint
+	for i := range rows {
+		row := &rows[i]
+		r.translate(row, around[i])
+		if row.DownstreamOffset == nil {
+			continue
+		}
+		c := checkpointOf(row)
+		prev, seen := r.lastCheckpoint(c)
+		switch {
+		case !seen || c.UpstreamOffset < prev.UpstreamOffset || c.DownstreamOffset > prev.DownstreamOffset:
+			// MM2's rule: only forward, unless the group itself moved back on the source.
+			emit = append(emit, i)
+		case c.DownstreamOffset == prev.DownstreamOffset:
+			row.Emitted = true
+		}
+	}
+	if err := r.emit(ctx, rows, emit, readAt); err != nil {
+		return err
+	}
+	if err := r.env.PutGroupOffsets(ctx, r.groups, rows); err != nil {
+		return fmt.Errorf("publish group offsets: %w", err)
+	}
+	return r.report(ctx)
+}
+
+// Bases of a translation, as the group offsets API shows them.
+const (
+	basisMap   = tasks.BasisOffsetMap
+	basisSyncs = tasks.BasisOffsetSyncs
+	basisNone  = tasks.BasisNone
+)
+
+// translate fills in where row's group resumes on the target: exactly from the offset map where it covers the
+// position, else from the offset syncs as MM2 does (never ahead of the true position), else nowhere.
+func (r *checkpointRun) translate(row *tasks.GroupOffset, around tasks.RangesAround) {
+	prev, next := rangeOf(around.Prev), rangeOf(around.Next)
+	if a, ok := offsetmap.Translate(prev, next, row.UpstreamOffset); ok {
+		d := a.Offset
+		row.DownstreamOffset, row.Exact, row.Basis = &d, a.Exact, basisMap
+		at := around.Prev.UpdatedAt
+		row.ReplicatedAt = &at
+		return
+	}
+	if d, ok := r.syncs.Translate(mirror.TopicPartition{Topic: row.Topic, Partition: row.Partition}, row.UpstreamOffset); ok && d >= 0 {
+		row.DownstreamOffset, row.Exact, row.Basis = &d, false, basisSyncs
+	}
+}
+
+func rangeOf(r *tasks.OffsetRange) *offsetmap.Range {
+	if r == nil {
+		return nil
+	}
+	return &offsetmap.Range{SourceStart: r.SourceStart, SourceEnd: r.SourceEnd, TargetStart: r.TargetStart, SourceNext: r.SourceNext}
+}
+
+// renameTopic names a source topic as it is on the target (MirrorCheckpointTask.renameTopicPartition): a topic
+// that came from the target gets its original name back (failback), any other the remote name.
+func (r *checkpointRun) renameTopic(topic string) string {
+	if src, ok := r.policy.TopicSource(topic); ok && src == r.targetAlias {
+		return r.policy.OriginalTopic(topic)
+	}
+	return r.policy.FormatRemoteTopic(r.sourceAlias, topic)
+}
+
+func checkpointOf(row *tasks.GroupOffset) mirror.Checkpoint {
+	return mirror.Checkpoint{Group: row.Group, Topic: row.DownstreamTopic, Partition: row.Partition,
+		UpstreamOffset: row.UpstreamOffset, DownstreamOffset: *row.DownstreamOffset, Metadata: row.Metadata}
+}
+
+func (r *checkpointRun) lastCheckpoint(c mirror.Checkpoint) (mirror.Checkpoint, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	prev, ok := r.last[checkpointKey{c.Group, c.TopicPartition()}]
+	return prev, ok
+}
+
+// emit writes the checkpoints of rows[emit] to partition 0 of the checkpoints topic and waits for them. Only
+// acknowledged checkpoints count as the latest ones; the others are tried again next round.
+func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit []int, readAt time.Time) error {
+	if len(emit) == 0 {
+		return nil
+	}
+	lease := r.env.Lease()
+	sent := 0
+	for _, i := range emit {
+		if !lease.Valid() {
+			break // the next round tries again; nothing may be written without the lease
+		}
+		c := checkpointOf(&rows[i])
+		key, err := c.Key()
+		if err != nil {
+			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
+			continue
+		}
+		value, err := c.Value()
+		if err != nil {
+			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
+			continue
+		}
+		for {
+			err = r.producer.Produce(r.topic, 0, key, value, nil, readAt, checkpointOpaque{round: r.rounds, row: i})
+			if !errors.Is(err, kafka.ErrQueueFull) {
+				break
+			}
+			if err := r.awaitDelivery(ctx, rows, time.Second); err != nil {
+				return err
+			}
+			sent--
+		}
+		if err != nil {
+			return fmt.Errorf("write checkpoint to %s: %w", r.topic, err)
+		}
+		sent++
+	}
+	deadline := time.Now().Add(r.settle())
+	for sent > 0 && time.Now().Before(deadline) {
+		if err := r.awaitDelivery(ctx, rows, time.Until(deadline)); err != nil {
+			return err
+		}
+		sent--
+	}
+	if r.failures > 0 {
+		r.failures = 0
+		// The topic may have been deleted: create it again (as the connector does at start) and try next round.
+		if err := createCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.values.Short("checkpoints.topic.replication.factor"))); err != nil && ctx.Err() == nil {
+			r.log.Warn("could not create the checkpoints topic", "topic", r.topic, "error", err)
+		}
+		return nil
+	}
+	r.clearNotice("checkpoints")
+	return nil
+}
+
+// settle is how long a round waits for its checkpoints: the producer's delivery timeout is capped below the
+// lease's settle window, so everything is delivered or failed by then.
+func (r *checkpointRun) settle() time.Duration { return r.env.Lease().Settle() + 2*time.Second }
+
+// awaitDelivery takes one delivery report (or gives up after wait) and applies it.
+func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOffset, wait time.Duration) error {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-r.env.Lease().Revoked():
+			return tasks.ErrFenced
+		case <-timer.C:
+			return nil
+		case d := <-r.deliveries:
+			o, ok := d.Opaque.(checkpointOpaque)
+			if !ok || o.round != r.rounds {
+				continue // from an earlier round that stopped waiting
+			}
+			row := &rows[o.row]
+			if d.Err != nil {
+				r.failures++
+				r.limit.Log(ctx, r.log, slog.LevelWarn, "checkpoint-delivery", "checkpoint not written", "topic", r.topic, "error", d.Err)
+				r.setNotice("checkpoints", tasks.Notice{Kind: NoticeCheckpointsProblem,
+					Message: fmt.Sprintf("checkpoints could not be written to %s on cluster %s, retrying: %v", r.topic, r.targetAlias, d.Err)})
+				return nil
+			}
+			c := checkpointOf(row)
+			r.mu.Lock()
+			r.last[checkpointKey{c.Group, c.TopicPartition()}] = c
+			r.mu.Unlock()
+			row.Emitted = true
+			return nil
+		}
+	}
+}
+
+// setNotice and clearNotice keep the task's status notices; report publishes them when they changed.
+func (r *checkpointRun) setNotice(key string, n tasks.Notice) {
+	if r.notices == nil {
+		r.notices = map[string]tasks.Notice{}
+	}
+	r.notices[key] = n
+}
+
+func (r *checkpointRun) clearNotice(key string) { delete(r.notices, key) }
+
+func (r *checkpointRun) report(ctx context.Context) error {
+	var list []tasks.Notice
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(r.notices)) {
+		list = append(list, r.notices[k])
+		b.WriteString(k + r.notices[k].Message)
+	}
+	if b.String() == r.reported {
+		return nil
+	}
+	if err := r.env.Report(ctx, list); err != nil {
+		return err
+	}
+	r.reported = b.String()
+	return nil
+}
+
+// syncGroupOffsets commits the latest checkpoints to the target's consumer groups (sync.group.offsets): only to
+// a group that does not exist there or has no member (checked here, and refused by the broker otherwise), and
+// only forward of what the group has committed there.
+func (r *checkpointRun) syncGroupOffsets(ctx context.Context) error {
+	converted := map[string][]kafka.GroupOffset{}
+	r.mu.Lock()
+	for k, c := range r.last {
+		converted[k.group] = append(converted[k.group], kafka.GroupOffset{Topic: c.Topic, Partition: c.Partition, Offset: c.DownstreamOffset, Metadata: c.Metadata})
+	}
+	r.mu.Unlock()
+	if len(converted) == 0 {
+		return nil
+	}
+	groups := slices.Sorted(maps.Keys(converted))
+	states, err := r.target.DescribeGroups(ctx, groups)
+	if err != nil {
+		return fmt.Errorf("describe target groups: %w", err)
+	}
+	for _, g := range groups {
+		st := states[g]
+		if st.Members > 0 || (st.Exists && st.State != "Empty" && st.State != "Dead") {
+			r.log.Debug("not syncing the offsets of a group active on the target", "group", g, "state", st.State, "members", st.Members)
+			continue
+		}
+		write := converted[g]
+		if st.Exists {
+			have, failed, err := r.target.GroupOffsets(ctx, []string{g})
+			if err != nil {
+				return fmt.Errorf("read target offsets of group %s: %w", g, err)
+			}
+			if err := failed[g]; err != nil {
+				r.limit.Log(ctx, r.log, slog.LevelWarn, "sync-group:"+g, "cannot read the target offsets of a group", "group", g, "error", err)
+				continue
+			}
+			current := map[mirror.TopicPartition]int64{}
+			for _, o := range have[g] {
+				current[mirror.TopicPartition{Topic: o.Topic, Partition: o.Partition}] = o.Offset
+			}
+			write = slices.DeleteFunc(slices.Clone(write), func(o kafka.GroupOffset) bool {
+				cur, ok := current[mirror.TopicPartition{Topic: o.Topic, Partition: o.Partition}]
+				return ok && cur >= o.Offset // only forward
+			})
+		}
+		if len(write) == 0 {
+			continue
+		}
+		if !r.env.Lease().Valid() {
+			return nil
+		}
+		slices.SortFunc(write, func(a, b kafka.GroupOffset) int {
+			return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
+		})
+		if err := r.target.AlterGroupOffsets(ctx, g, write); err != nil {
+			if kafka.IsGroupActive(err) {
+				r.log.Info("a consumer joined the group on the target meanwhile; its offsets are left alone", "group", g)
+				continue
+			}
+			r.limit.Log(ctx, r.log, slog.LevelWarn, "sync-group:"+g, "committing translated offsets to the target group failed", "group", g, "error", err)
+			continue
+		}
+		r.log.Debug("synced group offsets to the target", "group", g, "partitions", len(write))
+	}
+	return nil
+}
