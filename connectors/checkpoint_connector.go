@@ -112,8 +112,8 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 			}
 			if len(groups) == 0 {
 				notices = append(notices, tasks.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
-					"no consumer group of source cluster %s matches groups=%q and groups.exclude=%q with a committed offset on a topic matching topics=%q and topics.exclude=%q: the connector runs no task",
-					c.cfg.sourceAlias(), c.cfg.raw["groups"], c.cfg.values.String("groups.exclude"), c.cfg.raw["topics"], c.cfg.raw["topics.exclude"])})
+					"no consumer group of source cluster %s matches groups=%q and groups.exclude=%q with a committed offset on a topic the topic filter accepts (topics=%q): the connector runs no task",
+					c.cfg.sourceAlias(), strings.Join(c.cfg.values.List("groups"), ","), strings.Join(c.cfg.values.List("groups.exclude"), ","), c.cfg.raw["topics"])})
 			}
 		}
 		if msg := noticeText(notices); msg != reported {
