@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,12 +14,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
@@ -36,7 +39,7 @@ type javaMM2 struct {
 	done chan struct{}
 }
 
-func startJavaMM2(t *testing.T, sourceAlias, targetAlias, topicsRegex string) *javaMM2 {
+func startJavaMM2(t *testing.T, sourceAlias, targetAlias, topicsRegex, extraProps string) *javaMM2 {
 	t.Helper()
 	java, libs := os.Getenv("JAVA_BIN"), os.Getenv("KAFKA_LIBS")
 	if java == "" || libs == "" {
@@ -65,9 +68,8 @@ status.storage.replication.factor = 1
 config.storage.replication.factor = 1
 refresh.topics.interval.seconds = 5
 %[3]s.scheduled.rebalance.max.delay.ms = 0
-`, t.Name(), sourceAlias, targetAlias, kafkatest.Bootstrap(t, "A"), kafkatest.Bootstrap(t, "B"), topicsRegex)
-	// offset.flush.interval.ms stays at Connect's 60 s: the test is shorter, so the offsets it hands over are
-	// the ones MM2 commits when it stops, as in a real replacement of a running MM2.
+%[7]s
+`, t.Name(), sourceAlias, targetAlias, kafkatest.Bootstrap(t, "A"), kafkatest.Bootstrap(t, "B"), topicsRegex, extraProps)
 	propsFile := filepath.Join(dir, "mm2.properties")
 	require.NoError(t, os.WriteFile(propsFile, []byte(props), 0o644))
 	logFile := filepath.Join(dir, "mm2.log")
@@ -107,7 +109,7 @@ refresh.topics.interval.seconds = 5
 			<-m.done
 		}
 		if t.Failed() {
-			t.Logf("Java MM2 log: %s (last lines below)\n%s", logFile, tail(logFile, 30))
+			t.Logf("Java MM2 log: %s (last lines below)\n%s", logFile, logTail(logFile, 30))
 		}
 	})
 	return m
@@ -127,12 +129,19 @@ func (m *javaMM2) stop() time.Duration {
 	return time.Since(began)
 }
 
+// kill ends MM2 with SIGKILL, as a crash would: nothing is committed on the way out.
+func (m *javaMM2) kill() {
+	m.t.Helper()
+	require.NoError(m.t, m.cmd.Process.Signal(syscall.SIGKILL))
+	<-m.done
+}
+
 // alive fails the test if MM2 exited.
 func (m *javaMM2) alive() {
 	m.t.Helper()
 	select {
 	case <-m.done:
-		m.t.Fatalf("Java MM2 exited early; log %s:\n%s", m.log, tail(m.log, 40))
+		m.t.Fatalf("Java MM2 exited early; log %s:\n%s", m.log, logTail(m.log, 40))
 	default:
 	}
 }
@@ -149,15 +158,56 @@ func (m *javaMM2) grep(re string) []string {
 	return out
 }
 
-func tail(file string, n int) string {
+// producePaced writes records with one idempotent producer, batch records every pause, and waits until all
+// are acknowledged: a stream that keeps arriving while MM2 stops.
+func producePaced(bootstrap string, records []kafkatest.Record, batch int, pause time.Duration) error {
+	var failed atomic.Pointer[error]
+	p, err := kafka.NewProducer(map[string]string{"bootstrap.servers": bootstrap, "enable.idempotence": "true", "linger.ms": "5"},
+		slog.New(slog.DiscardHandler), func(d kafka.Delivery) {
+			if d.Err != nil {
+				failed.CompareAndSwap(nil, &d.Err)
+			}
+		})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	for i, r := range records {
+		if i > 0 && i%batch == 0 {
+			time.Sleep(pause)
+		}
+		for {
+			err := p.Produce(r.Topic, r.Partition, r.Key, r.Value, r.Headers, r.Timestamp, nil)
+			if err == kafka.ErrQueueFull {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if left := p.Flush(ctx); left > 0 {
+		return fmt.Errorf("%d records not acknowledged within 2 minutes", left)
+	}
+	if e := failed.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+func logTail(file string, n int) string {
 	raw, _ := os.ReadFile(file)
 	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
 
-// seqRecords builds per partition records whose values carry the partition and a sequence number that
+// handoverRecords builds per partition records whose values carry the partition and a sequence number that
 // counts from 0 in each partition: p:<partition>:<seq>.
-func seqRecords(topic string, partitions int, from []int, n int) []kafkatest.Record {
+func handoverRecords(topic string, partitions int, from []int, n int) []kafkatest.Record {
 	out := make([]kafkatest.Record, 0, n*partitions)
 	for i := range n {
 		for p := range partitions {
@@ -172,14 +222,14 @@ func seqRecords(topic string, partitions int, from []int, n int) []kafkatest.Rec
 	return out
 }
 
-// seqAudit is what one remote partition holds compared with its source partition's sequence 0..want-1.
-type seqAudit struct {
+// handoverAudit is what one remote partition holds compared with its source partition's sequence 0..want-1.
+type handoverAudit struct {
 	records, missing, duplicated, reordered int
 }
 
-func auditSeq(t *testing.T, partition int, recs []kafkatest.Record, want int) seqAudit {
+func auditHandover(t *testing.T, partition int, recs []kafkatest.Record, want int) handoverAudit {
 	t.Helper()
-	a := seqAudit{records: len(recs)}
+	a := handoverAudit{records: len(recs)}
 	seen := make([]bool, want)
 	top := -1
 	for _, r := range recs {
@@ -206,13 +256,29 @@ func auditSeq(t *testing.T, partition int, recs []kafkatest.Record, want int) se
 }
 
 // TestHandoverFromJavaMM2 replaces a running Java MirrorMaker 2 with kmirror: MM2 replicates a 3-partition
-// topic while records keep arriving and is stopped in the middle of it; `kmirror mm2-offsets --apply` moves
-// MM2's committed source offsets into a STOPPED kmirror connector with the same aliases, which is resumed and
-// replicates the rest. Every remote partition must then hold its source sequence with nothing missing and
-// nothing out of order; records written twice may only be those MM2 wrote past its last offset commit.
+// topic while records keep arriving and is stopped (SIGTERM) in the middle of it; `kmirror mm2-offsets
+// --apply` moves MM2's committed source offsets into a STOPPED kmirror connector with the same aliases, which
+// is resumed and replicates the rest. Every remote partition must then hold its source sequence with nothing
+// missing and nothing out of order; records written twice may only be those MM2 wrote past its last offset
+// commit — none, since a clean stop commits. MM2 keeps Connect's 60 s offset.flush.interval.ms, longer than
+// the test: the offsets handed over are the ones it commits as it stops, as in a real replacement.
 func TestHandoverFromJavaMM2(t *testing.T) {
 	t.Parallel()
+	testHandover(t, false)
+}
+
+// TestHandoverFromJavaMM2AfterCrash is the hand-over from an MM2 that died (SIGKILL) while replicating, with
+// offsets flushed every second: kmirror re-sends what MM2 wrote after its last commit, exactly as a restarted
+// MM2 would, and nothing else.
+func TestHandoverFromJavaMM2AfterCrash(t *testing.T) {
+	t.Parallel()
+	testHandover(t, true)
+}
+
+func testHandover(t *testing.T, crash bool) {
 	const partitions = 3
+	testStart := time.Now()
+	at := func() time.Duration { return time.Since(testStart).Round(100 * time.Millisecond) }
 	bin := kmirrorBinary(t)
 	k := startKmirror(t, "")
 	src, dst := uniqueAlias("hos"), uniqueAlias("hot")
@@ -222,35 +288,52 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 	next := make([]int, partitions)
 	produced := 0
 	produce := func(n int) {
-		kafkatest.Produce(t, "A", seqRecords(topic, partitions, next, n))
+		kafkatest.Produce(t, "A", handoverRecords(topic, partitions, next, n))
 		produced += n * partitions
+	}
+	extra := ""
+	if crash {
+		// A worker setting: dedicated MM2 takes it only with the target alias prefix; a top-level
+		// offset.flush.interval.ms is silently ignored (MirrorMakerConfig.workerConfig passes on just a few
+		// top-level prefixes).
+		extra = dst + ".offset.flush.interval.ms = 1000"
 	}
 
 	// 1. Java MM2 replicates what is there ...
 	produce(1000)
 	began := time.Now()
-	mm2 := startJavaMM2(t, src, dst, regexp.QuoteMeta(topic))
+	t.Logf("[%s] set up; starting Java MM2", at())
+	mm2 := startJavaMM2(t, src, dst, regexp.QuoteMeta(topic), extra)
 	for deadline := time.Now().Add(90 * time.Second); kafkatest.EndOffsets(t, "B", remote, partitions) < int64(produced); {
 		mm2.alive()
 		if time.Now().After(deadline) {
-			t.Fatalf("Java MM2 did not replicate the first %d records within 90 s; log %s:\n%s", produced, mm2.log, tail(mm2.log, 40))
+			t.Fatalf("Java MM2 did not replicate the first %d records within 90 s; log %s:\n%s", produced, mm2.log, logTail(mm2.log, 40))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Logf("Java MM2 started and replicated %d records in %s", produced, time.Since(began).Round(100*time.Millisecond))
+	t.Logf("[%s] Java MM2 started and replicated %d records in %s", at(), produced, time.Since(began).Round(100*time.Millisecond))
+	if crash {
+		// Let a periodic flush commit the first records, so that the crash leaves offsets behind.
+		for deadline := time.Now().Add(30 * time.Second); len(mm2.grep(`Committing offsets for \d+ acknowledged messages`)) == 0; {
+			mm2.alive()
+			if time.Now().After(deadline) {
+				t.Fatalf("Java MM2 committed no offsets within 30 s with %s", extra)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(1500 * time.Millisecond)
+	}
 
-	// 2. ... and is stopped while more records arrive and it copies them.
+	// 2. ... and is stopped (or dies) while more records arrive and it copies them.
 	var wg sync.WaitGroup
 	var produceErr error
-	batch := seqRecords(topic, partitions, next, 1500)
+	batch := handoverRecords(topic, partitions, next, 1500)
 	produced += len(batch)
 	wg.Add(1)
+	bootstrapA := kafkatest.Bootstrap(t, "A")
 	go func() {
 		defer wg.Done()
-		for i := 0; i < len(batch) && produceErr == nil; i += 150 {
-			produceErr = kafkatest.ProduceTo(kafkatest.Bootstrap(t, "A"), batch[i:min(i+150, len(batch))])
-			time.Sleep(50 * time.Millisecond)
-		}
+		produceErr = producePaced(bootstrapA, batch, 60, 50*time.Millisecond) // about 1.5 s of records
 	}()
 	before := kafkatest.EndOffsets(t, "B", remote, partitions)
 	for deadline := time.Now().Add(30 * time.Second); kafkatest.EndOffsets(t, "B", remote, partitions) == before; {
@@ -260,13 +343,20 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	took := mm2.stop()
+	how := "stopped"
+	var took time.Duration
+	if crash {
+		how = "killed"
+		mm2.kill()
+	} else {
+		took = mm2.stop()
+	}
 	wg.Wait()
 	require.NoError(t, produceErr)
 	onB := kafkatest.PartitionEnds(t, "B", remote, partitions)
 	onA := kafkatest.PartitionEnds(t, "A", topic, partitions)
 	commits := mm2.grep(`Committing offsets for \d+ acknowledged messages`)
-	t.Logf("Java MM2 stopped in %s; source ends %v, on B %v; its offset commits: %d\n%s", took.Round(10*time.Millisecond), onA, onB, len(commits), strings.Join(commits, "\n"))
+	t.Logf("[%s] Java MM2 %s (in %s); source ends %v, on B %v; its offset commits: %d\n%s", at(), how, took.Round(10*time.Millisecond), onA, onB, len(commits), strings.Join(commits, "\n"))
 
 	// 3. kmirror's connector, created STOPPED with MM2's aliases and remote topic names, takes MM2's offsets.
 	name := "ho-" + src
@@ -275,7 +365,7 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates(name, "STOPPED", 30*time.Second)
 
-	printed := runKmirror(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src, "--timeout", "30s")
+	printed := runKmirrorCommand(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src, "--timeout", "30s")
 	var fromJava struct {
 		Offsets []struct {
 			Partition struct {
@@ -298,7 +388,7 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 		require.Equal(t, topic, o.Partition.Topic)
 		committed[o.Partition.Partition] = o.Offset.Offset
 	}
-	applied := runKmirror(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src,
+	applied := runKmirrorCommand(t, bin, "mm2-offsets", "--bootstrap-servers", kafkatest.Bootstrap(t, "B"), "--source-alias", src,
 		"--apply", k.url, "--kmirror-connector", name)
 	require.Contains(t, applied, "have been altered successfully")
 	_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
@@ -314,15 +404,16 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 	// What MM2 wrote to B past its committed offsets is all kmirror may write a second time.
 	beyond := int64(0)
 	for p := range partitions {
-		require.GreaterOrEqual(t, committed[p], int64(0), "Java MM2 committed an offset for partition %d when it stopped", p)
+		require.GreaterOrEqual(t, committed[p], int64(0), "Java MM2 committed an offset for partition %d", p)
 		beyond += onB[p] - (committed[p] + 1)
 		require.GreaterOrEqual(t, onB[p], committed[p]+1, "MM2 committed only what the target acknowledged")
 	}
-	t.Logf("Java MM2's committed offsets %v (next to read %v); written to B past them: %d", committed, addOne(committed), beyond)
+	t.Logf("Java MM2's committed offsets %v (the last replicated record of each partition); written to B past them: %d", committed, beyond)
 
 	// 4. kmirror resumes and replicates the rest, including records produced after the hand-over.
 	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
 	require.Equal(t, http.StatusAccepted, code)
+	resumed := time.Now()
 	produce(500)
 	want := next[0]
 	// Wait for every sequence number rather than for a record count: records sent twice count twice.
@@ -335,7 +426,7 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 		}
 		got = kafkatest.ReadPartitions(t, "B", map[string]int{remote: partitions}, 0)
 		for p := range partitions {
-			if auditSeq(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want).missing > 0 {
+			if auditHandover(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want).missing > 0 {
 				return false
 			}
 		}
@@ -345,9 +436,9 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 		time.Sleep(250 * time.Millisecond)
 	}
 
-	var total seqAudit
+	var total handoverAudit
 	for p := range partitions {
-		a := auditSeq(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want)
+		a := auditHandover(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want)
 		t.Logf("partition %d: %d records on B for %d produced: %d missing, %d duplicated, %d reordered; MM2 wrote %d past its commit",
 			p, a.records, want, a.missing, a.duplicated, a.reordered, onB[p]-(committed[p]+1))
 		total.records += a.records
@@ -355,6 +446,7 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 		total.duplicated += a.duplicated
 		total.reordered += a.reordered
 	}
+	t.Logf("[%s] kmirror completed the copy %s after its resume", at(), time.Since(resumed).Round(100*time.Millisecond))
 	t.Logf("audit: %d produced, %d on B: %d missing, %d duplicated, %d reordered; MM2 wrote %d records past its committed offsets",
 		produced, total.records, total.missing, total.duplicated, total.reordered, beyond)
 	require.Equal(t, want*partitions, produced)
@@ -363,16 +455,8 @@ func TestHandoverFromJavaMM2(t *testing.T) {
 	require.LessOrEqual(t, int64(total.duplicated), beyond, "only records MM2 wrote past its commit may arrive twice")
 }
 
-func addOne(s []int64) []int64 {
-	out := make([]int64, len(s))
-	for i, v := range s {
-		out[i] = v + 1
-	}
-	return out
-}
-
 // runKmirror runs the kmirror binary and returns its stdout, failing the test (with stderr) if it fails.
-func runKmirror(t *testing.T, bin string, args ...string) string {
+func runKmirrorCommand(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
