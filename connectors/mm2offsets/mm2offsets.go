@@ -30,8 +30,9 @@
 //
 // Collector reproduces the reading side of Connect's KafkaOffsetBackingStore: records are taken in topic
 // order, the last value per key bytes wins, tombstones delete. Records of other connectors (the checkpoint and
-// heartbeat connectors share the topic) are skipped; records that do not parse are counted, never fatal, as
-// Java skips an offset it cannot deserialize. Body builds the PATCH body. The command kmirror mm2-offsets
+// heartbeat connectors share the topic) are skipped; records that do not parse are counted and described,
+// never fatal, and a key whose last value does not parse has no offset (Connect's reader, too, returns no
+// offset for a value it cannot deserialize). Body builds the PATCH body. The command kmirror mm2-offsets
 // (cmd/kmirror) reads the topic and applies the body; docs/handover-from-mm2.md is the operator's procedure.
 package mm2offsets
 
@@ -145,7 +146,7 @@ func (c *Collector) Add(key, value []byte) {
 	}
 	e := entry{p: p, canonical: bytes.Equal(key, Key(c.connector, p)), seq: c.seq}
 	if e.offset, err = ParseValue(value); err != nil {
-		c.malformed(fmt.Sprintf("value %s of %s: %v (Java MM2 would ignore it and start the partition as if it had no offset)", quote(value), p, err))
+		c.malformed(fmt.Sprintf("value %s of %s: %v (the partition is left without an offset)", quote(value), p, err))
 	} else {
 		e.valid = true
 	}
