@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -411,4 +412,96 @@ func TestCheckpointValidation(t *testing.T) {
 		}
 		require.NotEmpty(t, errs, "%s=%s must be a validation error naming the key", key, value)
 	}
+}
+
+func TestCheckpointTranslatesExactlyOverCompactionGaps(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	alias := uniqueAlias("A")
+	topic := kafkatest.TopicName(t, "ckcompact")
+	kafkatest.CreateTopic(t, "A", topic, 1, map[string]string{
+		"cleanup.policy": "compact", "segment.ms": "100", "min.cleanable.dirty.ratio": "0.01", "min.compaction.lag.ms": "0",
+	})
+	// 600 records over 20 keys, then records that roll the segment, so the cleaner compacts the first one.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(kafkatest.Bootstrap(t, "A")), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	require.NoError(t, err)
+	defer cl.Close()
+	var recs []*kgo.Record
+	for i := range 600 {
+		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte("k" + strconv.Itoa(i%20)), Value: []byte("p0-" + strconv.Itoa(i))})
+	}
+	require.NoError(t, cl.ProduceSync(context.Background(), recs...).FirstErr())
+	var offsets []int64
+	require.Eventually(t, func() bool {
+		// Each append after segment.ms rolls the segment; the cleaner then compacts the closed ones.
+		_ = cl.ProduceSync(context.Background(), &kgo.Record{Topic: topic, Key: []byte("roll"), Value: []byte("roll-" + time.Now().String())}).FirstErr()
+		offsets = offsets[:0]
+		for _, r := range kafkatest.ReadAll(t, "A", topic, 0) {
+			offsets = append(offsets, r.Offset)
+		}
+		return len(offsets) > 0 && offsets[0] > 0 || len(offsets) < 300
+	}, 3*time.Minute, time.Second, "the topic was never compacted")
+	// Positions: inside a gap, on a surviving record, and at the end.
+	gap := int64(-1)
+	for i := 1; i < len(offsets); i++ {
+		if offsets[i] > offsets[i-1]+1 {
+			gap = offsets[i-1] + 1
+			break
+		}
+	}
+	require.GreaterOrEqual(t, gap, int64(0), "no gap in %v", offsets)
+	end := kafkatest.EndOffsets(t, "A", topic, 1)
+	group := "compacted-" + alias
+	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, group, map[string]any{"topics": topic}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	remote := alias + "." + topic
+	p := kafkatest.Partition{Topic: topic, Partition: 0}
+	for _, c := range []int64{gap, offsets[len(offsets)/2], end} {
+		commitGroup(t, group, map[kafkatest.Partition]int64{p: c})
+		got := k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: c}, 90*time.Second)
+		auditResume(t, remote, p, c, got[p].target)
+	}
+}
+
+func TestCheckpointFallsBackToOffsetSyncs(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	alias := uniqueAlias("A")
+	topic := kafkatest.TopicName(t, "cksyncs")
+	kafkatest.CreateTopic(t, "A", topic, 1, nil)
+	producePlain(t, topic, 0, 0, 1000)
+	group := "syncs-" + alias
+	p := kafkatest.Partition{Topic: topic, Partition: 0}
+	commitGroup(t, group, map[kafkatest.Partition]int64{p: 500})
+	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, group, map[string]any{"topics": topic}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 500}, 90*time.Second)
+
+	// As if the topic had been replicated by Java MM2 (or kmirror's history pruned): only offset syncs remain.
+	conn, err := pgx.Connect(context.Background(), k.dbURL)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), "DELETE FROM offset_ranges WHERE source_alias = $1", alias)
+	require.NoError(t, err)
+	commitGroup(t, group, map[kafkatest.Partition]int64{p: 777})
+	var o groupOffset
+	require.Eventually(t, func() bool {
+		o = k.groupOffsets("ck-"+alias, group)[p]
+		return o.source == 777 && o.basis == "offset_syncs"
+	}, 60*time.Second, 200*time.Millisecond, "no fallback to offset syncs: %+v", o)
+	require.False(t, o.exact, "a translation from offset syncs is approximate")
+	require.True(t, o.translated)
+	require.LessOrEqual(t, o.target, int64(777), "never ahead of the true position")
+	// A consumer resuming there misses nothing; it re-reads the records between the offset sync MM2's sparse
+	// history kept and its true position (the topic's offsets are the same on both sides here).
+	want := readValuesFrom(t, "A", topic, 0, 777)
+	got := readValuesFrom(t, "B", alias+"."+topic, 0, o.target)
+	missing, dups, reordered := auditSeqs(want, got)
+	require.Zero(t, missing+reordered, "missing %d, reordered %d", missing, reordered)
+	require.Equal(t, int(777-o.target), dups, "re-read records")
+	t.Logf("offset-sync fallback: group at 777 resumes at %d, re-reading %d records", o.target, dups)
 }
