@@ -182,10 +182,14 @@ func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit
 	}
 	if r.failures > 0 {
 		r.failures = 0
-		// The topic may have been deleted: create it again (as the connector does at start) and try next round.
+		// The topic may have been deleted: create it again (as the connector does at start) and write every
+		// checkpoint again next round, since a new topic holds none of the earlier ones.
 		if err := createCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.values.Short("checkpoints.topic.replication.factor"))); err != nil && ctx.Err() == nil {
 			r.log.Warn("could not create the checkpoints topic", "topic", r.topic, "error", err)
 		}
+		r.mu.Lock()
+		clear(r.last)
+		r.mu.Unlock()
 		return nil
 	}
 	r.clearNotice("checkpoints")

@@ -258,8 +258,14 @@ func TestCheckpointTranslatesExactlyAcrossMarkersAndRestarts(t *testing.T) {
 	code, _ = k.do(http.MethodGet, "/connectors/ck-"+alias+"/groups/"+other+"/offsets", nil)
 	require.Equal(t, http.StatusNotFound, code, "a group whose only topic is excluded gets no checkpoint")
 
-	// The checkpoints on B say the same, in MM2's format; sync.group.offsets committed them to the group on B.
+	// The checkpoints on B say the same, in MM2's format, and Java's RemoteClusterUtils reads them; sync.group.offsets
+	// committed them to the group on B.
 	requireCheckpoints(t, alias, group, got)
+	java := javaTranslateOffsets(t, "B", alias, group)
+	require.Len(t, java, len(got))
+	for p, o := range got {
+		require.Equal(t, o.target, java[kafkatest.Partition{Topic: remote(p.Topic), Partition: p.Partition}], "Java's translateOffsets for %v", p)
+	}
 	requireTargetGroupOffsets(t, group, got, 30*time.Second)
 
 	// More records, a group that moved on, and a kmirror restart in between: translations stay exact.
@@ -504,4 +510,36 @@ func TestCheckpointFallsBackToOffsetSyncs(t *testing.T) {
 	require.Zero(t, missing+reordered, "missing %d, reordered %d", missing, reordered)
 	require.Equal(t, int(777-o.target), dups, "re-read records")
 	t.Logf("offset-sync fallback: group at 777 resumes at %d, re-reading %d records", o.target, dups)
+}
+
+func TestCheckpointSurvivesADeletedCheckpointsTopic(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	alias := uniqueAlias("A")
+	topic := kafkatest.TopicName(t, "ckdeleted")
+	kafkatest.CreateTopic(t, "A", topic, 1, nil)
+	producePlain(t, topic, 0, 0, 100)
+	group := "deleted-" + alias
+	p := kafkatest.Partition{Topic: topic, Partition: 0}
+	commitGroup(t, group, map[kafkatest.Partition]int64{p: 40})
+	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, group, map[string]any{"topics": topic}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 40}, 90*time.Second)
+
+	checkpoints := alias + ".checkpoints.internal"
+	require.NoError(t, kafkatest.Admin(t, "B").DeleteTopics(context.Background(), []string{checkpoints}))
+	commitGroup(t, group, map[kafkatest.Partition]int64{p: 60})
+	require.Eventually(t, func() bool {
+		_, body := k.do(http.MethodGet, "/connectors/ck-"+alias+"/notices", nil)
+		return strings.Contains(fmt.Sprint(body), "checkpoints_problem")
+	}, 60*time.Second, 100*time.Millisecond, "no notice that checkpoints cannot be written")
+	got := k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 60}, 90*time.Second)
+	requireCheckpoints(t, alias, group, got)
+	require.Equal(t, "RUNNING RUNNING", k.states("ck-"+alias), "the task never failed")
+	require.Eventually(t, func() bool {
+		_, body := k.do(http.MethodGet, "/connectors/ck-"+alias+"/notices", nil)
+		return !strings.Contains(fmt.Sprint(body), "checkpoints_problem")
+	}, 30*time.Second, 100*time.Millisecond, "the notice stays after checkpoints are written again")
 }
