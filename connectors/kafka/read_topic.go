@@ -26,8 +26,9 @@ type TopicRead struct {
 //
 // props are librdkafka consumer properties (translated by package clientconfig); the consumer is assign-only
 // and never commits. Use isolation.level=read_committed for a topic written with transactions (Connect's
-// offsets topic under exactly-once source support): records of aborted transactions are then skipped, and a
-// transaction still open at the end keeps the read from completing until it ends.
+// offsets topic under exactly-once source support): records of aborted transactions are then skipped, and the
+// end offsets are the last stable offsets, so a transaction still open at the start is left out rather than
+// waited for.
 func ReadTopic(ctx context.Context, props map[string]string, topic string, log *slog.Logger, fn func(Record) error) (TopicRead, error) {
 	var read TopicRead
 	props = maps.Clone(props)
@@ -99,8 +100,7 @@ func ReadTopic(ctx context.Context, props map[string]string, topic string, log *
 				delete(ends, p)
 			}
 		case ckafka.PartitionEOF:
-			// At the end of what can be read: under read_committed that is the last stable offset, which an
-			// open transaction holds below the end offset taken at the start.
+			// At the end of the partition, past any trailing transaction marker.
 			if end, ok := ends[ev.Partition]; ok && int64(ev.Offset) >= end {
 				delete(ends, ev.Partition)
 			}
