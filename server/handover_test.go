@@ -343,20 +343,18 @@ func testHandover(t *testing.T, crash bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	how := "stopped"
-	var took time.Duration
+	how := "killed"
 	if crash {
-		how = "killed"
 		mm2.kill()
 	} else {
-		took = mm2.stop()
+		how = fmt.Sprintf("stopped in %s", mm2.stop().Round(10*time.Millisecond))
 	}
 	wg.Wait()
 	require.NoError(t, produceErr)
 	onB := kafkatest.PartitionEnds(t, "B", remote, partitions)
 	onA := kafkatest.PartitionEnds(t, "A", topic, partitions)
 	commits := mm2.grep(`Committing offsets for \d+ acknowledged messages`)
-	t.Logf("[%s] Java MM2 %s (in %s); source ends %v, on B %v; its offset commits: %d\n%s", at(), how, took.Round(10*time.Millisecond), onA, onB, len(commits), strings.Join(commits, "\n"))
+	t.Logf("[%s] Java MM2 %s; source ends %v, on B %v; its offset commits: %d\n%s", at(), how, onA, onB, len(commits), strings.Join(commits, "\n"))
 
 	// 3. kmirror's connector, created STOPPED with MM2's aliases and remote topic names, takes MM2's offsets.
 	name := "ho-" + src
