@@ -474,18 +474,8 @@ func TestCheckpointTranslatesExactlyOverCompactionGaps(t *testing.T) {
 func TestCheckpointFallsBackToOffsetSyncs(t *testing.T) {
 	t.Parallel()
 	k := startKmirror(t, "")
-	alias := uniqueAlias("A")
-	topic := kafkatest.TopicName(t, "cksyncs")
-	kafkatest.CreateTopic(t, "A", topic, 1, nil)
-	producePlain(t, topic, 0, 0, 1000)
-	group := "syncs-" + alias
-	p := kafkatest.Partition{Topic: topic, Partition: 0}
-	commitGroup(t, group, map[kafkatest.Partition]int64{p: 500})
-	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, group, map[string]any{"topics": topic}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 500}, 90*time.Second)
+	m := startMirroredGroup(t, k, "cksyncs", 1000, 500)
+	alias, topic, group, p := m.alias, m.topic, m.group, m.p
 
 	// As if the topic had been replicated by Java MM2 (or kmirror's history pruned): only offset syncs remain.
 	conn, err := pgx.Connect(context.Background(), k.dbURL)
@@ -512,34 +502,58 @@ func TestCheckpointFallsBackToOffsetSyncs(t *testing.T) {
 	t.Logf("offset-sync fallback: group at 777 resumes at %d, re-reading %d records", o.target, dups)
 }
 
-func TestCheckpointSurvivesADeletedCheckpointsTopic(t *testing.T) {
+func TestCheckpointSurvivesADeletedOrUnwritableCheckpointsTopic(t *testing.T) {
 	t.Parallel()
 	k := startKmirror(t, "")
-	alias := uniqueAlias("A")
-	topic := kafkatest.TopicName(t, "ckdeleted")
-	kafkatest.CreateTopic(t, "A", topic, 1, nil)
-	producePlain(t, topic, 0, 0, 100)
-	group := "deleted-" + alias
-	p := kafkatest.Partition{Topic: topic, Partition: 0}
-	commitGroup(t, group, map[kafkatest.Partition]int64{p: 40})
-	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, group, map[string]any{"topics": topic}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 40}, 90*time.Second)
+	m := startMirroredGroup(t, k, "ckdeleted", 100, 40)
+	alias, group, p := m.alias, m.group, m.p
 
+	// Deleted: the task creates the topic again and writes every checkpoint again.
 	checkpoints := alias + ".checkpoints.internal"
-	require.NoError(t, kafkatest.Admin(t, "B").DeleteTopics(context.Background(), []string{checkpoints}))
+	admin := kafkatest.Admin(t, "B")
+	require.NoError(t, admin.DeleteTopics(context.Background(), []string{checkpoints}))
 	commitGroup(t, group, map[kafkatest.Partition]int64{p: 60})
-	require.Eventually(t, func() bool {
-		_, body := k.do(http.MethodGet, "/connectors/ck-"+alias+"/notices", nil)
-		return strings.Contains(fmt.Sprint(body), "checkpoints_problem")
-	}, 60*time.Second, 100*time.Millisecond, "no notice that checkpoints cannot be written")
 	got := k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 60}, 90*time.Second)
 	requireCheckpoints(t, alias, group, got)
-	require.Equal(t, "RUNNING RUNNING", k.states("ck-"+alias), "the task never failed")
-	require.Eventually(t, func() bool {
+
+	// Not writable (the broker refuses every checkpoint): the status says so while the task retries, and it
+	// recovers once the topic takes records again.
+	require.NoError(t, admin.AlterTopicConfigs(context.Background(), checkpoints, []kafka.ConfigOp{{Name: "max.message.bytes", Value: "16"}}))
+	commitGroup(t, group, map[kafkatest.Partition]int64{p: 80})
+	notices := func() string {
 		_, body := k.do(http.MethodGet, "/connectors/ck-"+alias+"/notices", nil)
-		return !strings.Contains(fmt.Sprint(body), "checkpoints_problem")
-	}, 30*time.Second, 100*time.Millisecond, "the notice stays after checkpoints are written again")
+		return fmt.Sprint(body)
+	}
+	require.Eventually(t, func() bool { return strings.Contains(notices(), "checkpoints_problem") }, 60*time.Second, 100*time.Millisecond,
+		"no notice that checkpoints cannot be written")
+	require.Equal(t, "RUNNING RUNNING", k.states("ck-"+alias), "the task never fails for it")
+	require.NoError(t, admin.AlterTopicConfigs(context.Background(), checkpoints, []kafka.ConfigOp{{Name: "max.message.bytes", Delete: true}}))
+	got = k.awaitTranslation("ck-"+alias, group, map[kafkatest.Partition]int64{p: 80}, 90*time.Second)
+	requireCheckpoints(t, alias, group, got)
+	require.Eventually(t, func() bool { return !strings.Contains(notices(), "checkpoints_problem") }, 30*time.Second, 100*time.Millisecond,
+		"the notice stays after checkpoints are written again")
+	require.Equal(t, "RUNNING RUNNING", k.states("ck-"+alias))
+}
+
+// mirroredGroup is a one-partition topic on A with records and a group committed in it, replicated by a source
+// connector src-<alias> and translated by a checkpoint connector ck-<alias>, once the first translation is in.
+type mirroredGroup struct {
+	alias, topic, group string
+	p                   kafkatest.Partition
+}
+
+func startMirroredGroup(t *testing.T, k *kmirror, name string, records int, committed int64) mirroredGroup {
+	t.Helper()
+	alias := uniqueAlias("A")
+	m := mirroredGroup{alias: alias, topic: kafkatest.TopicName(t, name), group: name + "-" + alias}
+	m.p = kafkatest.Partition{Topic: m.topic, Partition: 0}
+	kafkatest.CreateTopic(t, "A", m.topic, 1, nil)
+	producePlain(t, m.topic, 0, 0, records)
+	commitGroup(t, m.group, map[kafkatest.Partition]int64{m.p: committed})
+	code, body := k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, m.topic, map[string]any{"source.cluster.alias": alias}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	code, body = k.do(http.MethodPut, "/connectors/ck-"+alias+"/config", checkpointConfig(t, alias, m.group, map[string]any{"topics": m.topic}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitTranslation("ck-"+alias, m.group, map[kafkatest.Partition]int64{m.p: committed}, 90*time.Second)
+	return m
 }
