@@ -61,4 +61,5 @@ func killCase(t *testing.T, prefix string, victimOf func(*scenario) *worker) {
 	t.Logf("SUMMARY %s: %d kill(s); failover %s; duplicates per kill %s; duplicates per rejoin %s; worker TTL %s",
 		t.Name(), v.iterations, durations(failovers), ints(killDups), ints(rejoinDups), workerTTL)
 	expectClean(t, res, "missing", "reordered", "stale")
+	s.requireExactResumes(v.deadline)
 }

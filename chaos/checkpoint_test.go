@@ -1,0 +1,172 @@
+package chaos
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+)
+
+// requireExactResumes fails consumer groups over from A to B after the case's faults, where those faults left
+// duplicates on B: for each partition, a group committed at the first record B holds twice (the first record
+// re-sent after a kill), one committed just after it, and one at the end. A MirrorCheckpointConnector
+// translates them; a consumer resuming on B at each translated offset must read exactly the records of A from
+// the committed offset on: none missing, none twice, in order.
+func (s *scenario) requireExactResumes(within time.Duration) {
+	t := s.t
+	t.Helper()
+	srcValues := make([]map[string]int64, sourcePartitions) // value -> offset on A
+	src := make([][]kafkatest.Record, sourcePartitions)
+	dst := make([][]kafkatest.Record, sourcePartitions)
+	positions := make([][3]int64, sourcePartitions)
+	for p := range sourcePartitions {
+		src[p] = kafkatest.ReadAll(t, "A", s.topic, int32(p))
+		dst[p] = kafkatest.ReadAll(t, "B", s.remote, int32(p))
+		srcValues[p] = map[string]int64{}
+		for _, r := range src[p] {
+			srcValues[p][string(r.Value)] = r.Offset
+		}
+		resent := int64(-1)
+		seen := map[string]bool{}
+		for _, r := range dst[p] {
+			if seen[string(r.Value)] {
+				resent = srcValues[p][string(r.Value)]
+				break
+			}
+			seen[string(r.Value)] = true
+		}
+		if resent < 0 && len(src[p]) > 0 {
+			resent = src[p][len(src[p])/2].Offset // this partition got no duplicate: somewhere in the middle
+		}
+		end := int64(0)
+		if n := len(src[p]); n > 0 {
+			end = src[p][n-1].Offset + 1
+		}
+		positions[p] = [3]int64{resent, min(resent+1, end), end}
+	}
+	admin := newAdmin(t, "A")
+	groups := make([]string, 3)
+	for i := range groups {
+		groups[i] = fmt.Sprintf("ck-%s-%d", s.name, i)
+		var offs []kafka.GroupOffset
+		for p := range sourcePartitions {
+			offs = append(offs, kafka.GroupOffset{Topic: s.topic, Partition: int32(p), Offset: positions[p][i]})
+		}
+		if err := admin.AlterGroupOffsets(t.Context(), groups[i], offs); err != nil {
+			t.Fatalf("commit group %s on A: %v", groups[i], err)
+		}
+	}
+	ck := "ck-" + s.name
+	s.c.putConfig(ck, map[string]string{
+		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
+		"source.cluster.alias":                 "A",
+		"target.cluster.alias":                 "B",
+		"source.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "A"),
+		"target.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "B"),
+		"groups":                               regexp.QuoteMeta(ck) + "-.*",
+		"topics":                               regexp.QuoteMeta(s.topic),
+		"emit.checkpoints.interval.seconds":    "1",
+		"refresh.groups.interval.seconds":      "1",
+		"checkpoints.topic.replication.factor": "1",
+	})
+	wrong := 0
+	for i, g := range groups {
+		targets := s.awaitExactTranslation(ck, g, func(p int) int64 { return positions[p][i] }, within)
+		if targets == nil {
+			continue
+		}
+		for p := range sourcePartitions {
+			var want, got []string
+			for _, r := range src[p] {
+				if r.Offset >= positions[p][i] {
+					want = append(want, string(r.Value))
+				}
+			}
+			for _, r := range dst[p] {
+				if r.Offset >= targets[p] {
+					got = append(got, string(r.Value))
+				}
+			}
+			missing, dups, reordered := compareResume(want, got)
+			if missing+dups+reordered > 0 {
+				wrong++
+				t.Errorf("group %s partition %d: committed %d on A, resumes at %d on B: %d missing, %d read twice, %d reordered",
+					g, p, positions[p][i], targets[p], missing, dups, reordered)
+			}
+		}
+	}
+	t.Logf("failed over 3 groups x %d partitions (at re-sent records, just after them, at the end; positions %v): %d resumes not exact",
+		sourcePartitions, positions, wrong)
+}
+
+// awaitExactTranslation waits until the checkpoint connector shows every partition of the group at its
+// committed offset, translated exactly, and returns the target offsets (nil after a reported failure).
+func (s *scenario) awaitExactTranslation(ck, group string, committed func(p int) int64, within time.Duration) []int64 {
+	t := s.t
+	t.Helper()
+	var last string
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		code, body, err := s.c.do(http.MethodGet, "/connectors/"+ck+"/groups/"+group+"/offsets", nil)
+		if err == nil && code == http.StatusOK {
+			last = string(body)
+			var resp struct {
+				Offsets []struct {
+					Partition    int             `json:"partition"`
+					SourceOffset int64           `json:"source_offset"`
+					Target       json.RawMessage `json:"target_offset"`
+					Exact        bool            `json:"exact"`
+				} `json:"offsets"`
+			}
+			if json.Unmarshal(body, &resp) == nil && len(resp.Offsets) == sourcePartitions {
+				out := make([]int64, sourcePartitions)
+				ok := true
+				for _, o := range resp.Offsets {
+					v, err := strconv.ParseInt(string(o.Target), 10, 64)
+					ok = ok && err == nil && o.Exact && o.SourceOffset == committed(o.Partition)
+					out[o.Partition] = v
+				}
+				if ok {
+					return out
+				}
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("group %s never translated exactly within %s; last answer: %s", group, within, last)
+	return nil
+}
+
+// compareResume counts what a resumed consumer reads wrong against what it should read.
+func compareResume(want, got []string) (missing, dups, reordered int) {
+	pos := make(map[string]int, len(want))
+	for i, v := range want {
+		pos[v] = i
+	}
+	seen := map[string]bool{}
+	last := -1
+	for _, v := range got {
+		i, ok := pos[v]
+		switch {
+		case !ok || seen[v]:
+			dups++
+		case i < last:
+			reordered++
+		}
+		if ok {
+			seen[v] = true
+			last = max(last, i)
+		}
+	}
+	for _, v := range want {
+		if !seen[v] {
+			missing++
+		}
+	}
+	return missing, dups, reordered
+}
