@@ -163,22 +163,39 @@ func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit
 			if !errors.Is(err, kafka.ErrQueueFull) {
 				break
 			}
-			if err := r.awaitDelivery(ctx, rows, time.Second); err != nil {
+			got, err := r.awaitDelivery(ctx, rows, time.Second)
+			if err != nil {
 				return err
 			}
-			sent--
+			if got {
+				sent--
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("write checkpoint to %s: %w", r.topic, err)
 		}
 		sent++
+		// Take what has been acknowledged meanwhile, so the delivery handler never waits for this loop.
+		for drained := false; !drained; {
+			select {
+			case d := <-r.deliveries:
+				if r.applyDelivery(ctx, rows, d) {
+					sent--
+				}
+			default:
+				drained = true
+			}
+		}
 	}
 	deadline := time.Now().Add(r.settle())
 	for sent > 0 && time.Now().Before(deadline) {
-		if err := r.awaitDelivery(ctx, rows, time.Until(deadline)); err != nil {
+		got, err := r.awaitDelivery(ctx, rows, time.Until(deadline))
+		if err != nil {
 			return err
 		}
-		sent--
+		if got {
+			sent--
+		}
 	}
 	if r.failures > 0 {
 		r.failures = 0
@@ -200,39 +217,48 @@ func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit
 // lease's settle window, so everything is delivered or failed by then.
 func (r *checkpointRun) settle() time.Duration { return r.env.Lease().Settle() + 2*time.Second }
 
-// awaitDelivery takes one delivery report (or gives up after wait) and applies it.
-func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOffset, wait time.Duration) error {
+// awaitDelivery takes one delivery report of this round and applies it; got is false when none came within
+// wait.
+func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOffset, wait time.Duration) (got bool, err error) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-r.env.Lease().Revoked():
-			return tasks.ErrFenced
+			return false, tasks.ErrFenced
 		case <-timer.C:
-			return nil
+			return false, nil
 		case d := <-r.deliveries:
-			o, ok := d.Opaque.(checkpointOpaque)
-			if !ok || o.round != r.rounds {
-				continue // from an earlier round that stopped waiting
+			if r.applyDelivery(ctx, rows, d) {
+				return true, nil
 			}
-			row := &rows[o.row]
-			if d.Err != nil {
-				r.failures++
-				r.limit.Log(ctx, r.log, slog.LevelWarn, "checkpoint-delivery", "checkpoint not written", "topic", r.topic, "error", d.Err)
-				r.setNotice("checkpoints", tasks.Notice{Kind: NoticeCheckpointsProblem,
-					Message: fmt.Sprintf("checkpoints could not be written to %s on cluster %s, retrying: %v", r.topic, r.targetAlias, d.Err)})
-				return nil
-			}
-			c := checkpointOf(row)
-			r.mu.Lock()
-			r.last[checkpointKey{c.Group, c.TopicPartition()}] = c
-			r.mu.Unlock()
-			row.Emitted = true
-			return nil
 		}
 	}
+}
+
+// applyDelivery records one delivery report; it returns false for a report of an earlier round (one that
+// stopped waiting for it).
+func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOffset, d kafka.Delivery) bool {
+	o, ok := d.Opaque.(checkpointOpaque)
+	if !ok || o.round != r.rounds {
+		return false
+	}
+	row := &rows[o.row]
+	if d.Err != nil {
+		r.failures++
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "checkpoint-delivery", "checkpoint not written", "topic", r.topic, "error", d.Err)
+		r.setNotice("checkpoints", tasks.Notice{Kind: NoticeCheckpointsProblem,
+			Message: fmt.Sprintf("checkpoints could not be written to %s on cluster %s, retrying: %v", r.topic, r.targetAlias, d.Err)})
+		return true
+	}
+	c := checkpointOf(row)
+	r.mu.Lock()
+	r.last[checkpointKey{c.Group, c.TopicPartition()}] = c
+	r.mu.Unlock()
+	row.Emitted = true
+	return true
 }
 
 // setNotice and clearNotice keep the task's status notices; report publishes them when they changed.

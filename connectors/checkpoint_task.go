@@ -50,6 +50,7 @@ type checkpointRun struct {
 	source, target *kafka.Admin
 	producer       *kafka.Producer
 	deliveries     chan kafka.Delivery
+	closing        chan struct{} // closed when the run ends: deliveries are dropped from then on
 	syncs          *mirror.OffsetSyncStore
 	syncsNext      int64 // the next offset of the offset-syncs topic to index (owned by tailOffsetSyncs)
 	syncsReady     bool  // the initial read reached the end
@@ -159,7 +160,14 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 	}
 	capDelivery(props, env.Lease().Settle(), r.log)
 	r.deliveries = make(chan kafka.Delivery, 1024)
-	if r.producer, err = kafka.NewProducer(props, r.log, func(d kafka.Delivery) { r.deliveries <- d }); err != nil {
+	r.closing = make(chan struct{})
+	onDelivery := func(d kafka.Delivery) {
+		select {
+		case r.deliveries <- d:
+		case <-r.closing: // nobody waits any more: the run is ending
+		}
+	}
+	if r.producer, err = kafka.NewProducer(props, r.log, onDelivery); err != nil {
 		r.close()
 		return nil, err
 	}
@@ -187,6 +195,9 @@ func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin,
 }
 
 func (r *checkpointRun) close() {
+	if r.closing != nil {
+		close(r.closing)
+	}
 	if r.producer != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		r.producer.Flush(ctx)
