@@ -102,6 +102,8 @@ type result struct {
 	// ThreadCPU is the process's CPU seconds from t0 to done by thread name (threads alive at done).
 	ThreadCPU map[string]float64 `json:"thread_cpu_s,omitempty"`
 	Samples   []sample           `json:"samples,omitempty"`
+	// Checkpoints are the checkpoints scenario's figures (scenario_checkpoints.go).
+	Checkpoints *checkpointFigures `json:"checkpoints,omitempty"`
 }
 
 func (b *bench) systems() []system {
@@ -175,6 +177,8 @@ func (b *bench) run(ctx context.Context) error {
 			err = b.scenarioPartitions(ctx)
 		case "newtopic":
 			err = b.scenarioNewTopic(ctx)
+		case "checkpoints":
+			err = b.scenarioCheckpoints(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc, err)

@@ -91,6 +91,7 @@ type config struct {
 	pprof          bool
 	profileFor     time.Duration
 	stats          bool
+	ck             checkpointFlags
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -148,7 +149,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.pipeProducer, "pipe-producer", "", "extra librdkafka/confluent-kafka-go properties of the pipe's producers, for experiments, k=v,k=v (e.g. go.events.channel.size=10000)")
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
-	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic")
+	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only)")
 	sys := fs.String("systems", "pipe,kmirror,mm2", "systems to run: pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
@@ -168,6 +169,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.BoolVar(&c.pprof, "pprof", false, "run kmirror with net/http/pprof (this binary's serve subcommand) and save CPU and heap profiles")
 	fs.DurationVar(&c.profileFor, "profile-seconds", 10*time.Second, "length of kmirror's CPU profile (with -pprof)")
 	fs.BoolVar(&c.stats, "stats", false, "write the pipe's librdkafka statistics (1 s interval) and summarise them")
+	registerCheckpointFlags(fs, &c.ck)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -177,7 +179,7 @@ func parseConfig(args []string) (*config, error) {
 	c.scenarios = splitList(*scen)
 	c.systems = splitList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic"}, s) {
+		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints"}, s) {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}

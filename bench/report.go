@@ -280,6 +280,8 @@ func (b *bench) markdown(rep *report) string {
 		w("\n")
 	}
 
+	b.checkpointsMarkdown(w)
+
 	rep.Goals = b.goals()
 	if len(rep.Goals) > 0 {
 		w("### Goals\n\n")
@@ -344,7 +346,7 @@ func (b *bench) goals() []string {
 			}
 		}
 	}
-	return out
+	return append(out, b.checkpointGoals()...)
 }
 
 // summarizeStats condenses the pipe's librdkafka statistics up to until (the end of the bulk copy): per

@@ -62,6 +62,8 @@ type instance struct {
 	pid       int
 	t0        time.Time // when the system was asked to replicate: connector creation, or process start
 	pprofAddr string
+	api       string // kmirror: the REST API's base URL
+	dbURL     string // kmirror: the URL of its database
 	stop      func() error
 	// tasks returns how many replication tasks (pipelines) run, as the system reports it.
 	tasks func() int
@@ -283,7 +285,7 @@ func (k kmirrorSystem) start(ctx context.Context, b *bench, f flow, run string) 
 		return nil, fmt.Errorf("create connector: %s: %s", resp.Status, rb)
 	}
 	status := base + "/connectors/bench-" + f.alias + "/status"
-	return &instance{pid: c.pid(), t0: t0, pprofAddr: pprofAddr, stop: stop, tasks: func() int {
+	return &instance{pid: c.pid(), t0: t0, pprofAddr: pprofAddr, api: base, dbURL: b.h.databaseURL(db), stop: stop, tasks: func() int {
 		resp, err := http.Get(status)
 		if err != nil {
 			return 0
