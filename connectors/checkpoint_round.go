@@ -41,17 +41,51 @@ func (r *checkpointRun) round(ctx context.Context) error {
 		r.clearNotice("groups")
 	}
 
+	// Translate in batches of whole groups: a round's memory stays bounded whatever the number of groups.
+	var batch []string
+	n := 0
+	for i, g := range r.groups {
+		if _, ok := offsets[g]; ok { // a group whose offsets could not be read keeps its last translations
+			batch = append(batch, g)
+			n += len(offsets[g])
+		}
+		if len(batch) > 0 && (n >= checkpointBatchRows || i == len(r.groups)-1) {
+			if err := r.translateGroups(ctx, batch, offsets, readAt); err != nil {
+				return err
+			}
+			batch, n = batch[:0], 0
+		}
+	}
+	return r.report(ctx)
+}
+
+// checkpointBatchRows is about how many group partitions a round translates, checkpoints and publishes at a
+// time (whole groups): the benchmark measured 5.5 MB of round memory per 1,000 translations when a round took
+// all of a task's 100,000 at once.
+const checkpointBatchRows = 5_000
+
+// translateGroups translates, checkpoints and publishes the positions of a batch of groups.
+func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, offsets map[string][]kafka.GroupOffset, readAt time.Time) error {
 	var rows []tasks.GroupOffset
 	var queries []tasks.RangeQuery
-	for _, g := range r.groups {
+	asked := map[tasks.RangeQuery]int{} // groups at the same position (often the log end) share a lookup
+	var lookup []int                    // row -> query
+	for _, g := range groups {
 		for _, o := range offsets[g] {
 			if o.Offset < 0 || !r.topicFilter.Accepts(o.Topic) {
 				continue
 			}
 			rows = append(rows, tasks.GroupOffset{Group: g, Topic: o.Topic, Partition: o.Partition, UpstreamOffset: o.Offset,
 				DownstreamTopic: r.renameTopic(o.Topic), Metadata: o.Metadata, ReadAt: readAt, Basis: basisNone})
-			queries = append(queries, tasks.RangeQuery{Offset: o.Offset, RangeKey: tasks.RangeKey{
-				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}})
+			q := tasks.RangeQuery{Offset: o.Offset, RangeKey: tasks.RangeKey{
+				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}}
+			i, ok := asked[q]
+			if !ok {
+				i = len(queries)
+				asked[q] = i
+				queries = append(queries, q)
+			}
+			lookup = append(lookup, i)
 		}
 	}
 	around, err := r.env.OffsetRangesAround(ctx, queries)
@@ -61,7 +95,7 @@ func (r *checkpointRun) round(ctx context.Context) error {
 	var emit []int // rows to checkpoint
 	for i := range rows {
 		row := &rows[i]
-		r.translate(row, around[i])
+		r.translate(row, around[lookup[i]])
 		if row.DownstreamOffset == nil {
 			continue
 		}
@@ -78,10 +112,10 @@ func (r *checkpointRun) round(ctx context.Context) error {
 	if err := r.emit(ctx, rows, emit, readAt); err != nil {
 		return err
 	}
-	if err := r.env.PutGroupOffsets(ctx, r.groups, rows); err != nil {
+	if err := r.env.PutGroupOffsets(ctx, groups, rows); err != nil {
 		return fmt.Errorf("publish group offsets: %w", err)
 	}
-	return r.report(ctx)
+	return nil
 }
 
 // Bases of a translation, as the group offsets API shows them.

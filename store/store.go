@@ -50,6 +50,12 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if _, set := cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
 		cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] = "3000"
 	}
+	// kmirror's statements are short and many; the planner's cost estimate for a batched lookup (the checkpoint
+	// task's offset-map query over thousands of positions) triggered JIT compilation that cost more than the
+	// query itself (measured by the checkpoints benchmark).
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	timeout := opts.ConnectTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
