@@ -77,6 +77,9 @@ type TaskEnv interface {
 	PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error
 	// OffsetRangesAround returns, for each query, the offset-map ranges around its offset.
 	OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error)
+	// PublishPartitionStats publishes where the task's partitions stand (GET /connectors/{c}/partitions).
+	// ErrFenced as for CommitOffsets.
+	PublishPartitionStats(ctx context.Context, stats []PartitionStat) error
 	// PutGroupOffsets publishes the latest translations of groups (GET /connectors/{c}/groups). ErrFenced as
 	// for CommitOffsets.
 	PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error
@@ -117,6 +120,8 @@ type (
 	RangeQuery   = store.RangeQuery
 	RangesAround = store.RangesAround
 	GroupOffset  = store.GroupOffset
+	// PartitionStat is what a source task reports of one of its partitions.
+	PartitionStat = store.PartitionStat
 )
 
 // Bases of a group offset translation (store.GroupOffset.Basis).

@@ -77,6 +77,10 @@ func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []RangeQuery) (
 	return e.w.store.OffsetRangesAround(ctx, queries)
 }
 
+func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []PartitionStat) error {
+	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
+}
+
 func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error {
 	return e.w.store.PutGroupOffsets(ctx, e.claim, groups, offsets)
 }

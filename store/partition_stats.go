@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// PartitionStat is what a source task last reported of one of its partitions.
+type PartitionStat struct {
+	Topic            string
+	Partition        int32
+	RemoteTopic      string
+	Task             int    // set by the store from the claim
+	WorkerID         string // set by the runtime
+	ReplicatedOffset int64  // the next source offset to replicate
+	EndOffset        *int64 // the source's end offset as last seen; nil when unknown yet
+	LagRecords       *int64
+	LagSeconds       *float64 // nil when unknown (nothing fetched yet)
+	RecordsPerSecond float64
+	BytesPerSecond   float64
+	LastReplicatedAt *time.Time // source timestamp of the last replicated record
+	Status           string     // ok, stall, truncated, … (see the observability docs)
+	UpdatedAt        time.Time  // read only
+}
+
+// PutPartitionStats stores a task's partition stats for the run holding claim; ErrFenced once it no longer
+// holds its unit.
+func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	n := len(stats)
+	topics, remotes, statuses := make([]string, n), make([]string, n), make([]string, n)
+	parts := make([]int32, n)
+	repl := make([]int64, n)
+	ends, lags := make([]*int64, n), make([]*int64, n)
+	lagSecs := make([]*float64, n)
+	rps, bps := make([]float64, n), make([]float64, n)
+	last := make([]*time.Time, n)
+	for i, st := range stats {
+		topics[i], parts[i], remotes[i], repl[i] = st.Topic, st.Partition, st.RemoteTopic, st.ReplicatedOffset
+		ends[i], lags[i], lagSecs[i], rps[i], bps[i], last[i], statuses[i] = st.EndOffset, st.LagRecords, st.LagSeconds,
+			st.RecordsPerSecond, st.BytesPerSecond, st.LastReplicatedAt, st.Status
+		if statuses[i] == "" {
+			statuses[i] = "ok"
+		}
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO partition_stats (connector_name, topic, partition, remote_topic, task_id, worker_id, replicated_offset,
+				end_offset, lag_records, lag_seconds, records_per_second, bytes_per_second, last_replicated_at, status, updated_at)
+			SELECT $1, t, p, r, $2, $3, o, e, l, ls, rps, bps, lr, st, now()
+			FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[], $11::float8[],
+				$12::float8[], $13::timestamptz[], $14::text[]) AS u(t, p, r, o, e, l, ls, rps, bps, lr, st)
+			WHERE EXISTS (SELECT 1 FROM connectors WHERE name = $1)
+			ON CONFLICT (connector_name, topic, partition) DO UPDATE
+			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
+			    replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset, lag_records = EXCLUDED.lag_records,
+			    lag_seconds = EXCLUDED.lag_seconds, records_per_second = EXCLUDED.records_per_second,
+			    bytes_per_second = EXCLUDED.bytes_per_second, last_replicated_at = EXCLUDED.last_replicated_at,
+			    status = EXCLUDED.status, updated_at = now()`,
+			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store partition stats of %s-%d: %w", c.Connector, c.Task, err)
+	}
+	return nil
+}
+
+// ConnectorPartitionStats returns what the connector's tasks last reported of their partitions, by topic and
+// partition; ErrNotFound if the connector does not exist.
+func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) ([]PartitionStat, error) {
+	if _, err := s.GetConnector(ctx, connector); err != nil {
+		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
+	}
+	rows, err := s.pool.Query(ctx, `
+		SELECT topic, partition, remote_topic, task_id, worker_id, replicated_offset, end_offset, lag_records, lag_seconds,
+			records_per_second, bytes_per_second, last_replicated_at, status, updated_at
+		FROM partition_stats WHERE connector_name = $1 ORDER BY topic, partition`, connector)
+	if err != nil {
+		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionStat, error) {
+		var st PartitionStat
+		return st, r.Scan(&st.Topic, &st.Partition, &st.RemoteTopic, &st.Task, &st.WorkerID, &st.ReplicatedOffset, &st.EndOffset,
+			&st.LagRecords, &st.LagSeconds, &st.RecordsPerSecond, &st.BytesPerSecond, &st.LastReplicatedAt, &st.Status, &st.UpdatedAt)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
+	}
+	return out, nil
+}
