@@ -49,6 +49,11 @@
 //   - The admin logger endpoints accept OFF, FATAL, ERROR, WARN, INFO, DEBUG and TRACE in any case (log4j2's
 //     ALL is refused as an invalid level), and treat any capitalisation of "root" as the root logger. They
 //     answer 404 when the server provides no Loggers, as Connect does with admin.listeners set but empty.
+//     GET /admin/loggers lists root and every logger the worker created or a PUT created, as Connect 4.x
+//     lists its log4j2 context, but keeps the loggers at OFF, which Connect leaves out. A PUT reaches the
+//     descendants by dotted name (kmirror.task does not reach kmirror.tasks; Connect matches any name starting
+//     with the text). A worker that starts after a cluster-scope PUT applies the stored levels, oldest first;
+//     Connect ignores the changes written before the worker started.
 //   - Status objects carry no "version" field (KIP-891): the store does not record the running version.
 //   - Internal failures do not show their text. Connect answers 500 with the exception's message; kmirror's
 //     messages come from the store, and during a database outage they carry the database's host, port, user and

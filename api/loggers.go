@@ -22,7 +22,9 @@ func loggerName(name string) string {
 	return name
 }
 
-// listLoggers is GET /admin/loggers: the loggers whose level was set explicitly, keyed (and so sorted) by name.
+// listLoggers is GET /admin/loggers: every logger the worker knows (root, the loggers it created and those a
+// PUT created), each with its effective level, keyed (and so sorted) by name, as Connect 4.x lists the loggers
+// of its log4j2 context.
 func (s *server) listLoggers(w http.ResponseWriter, r *http.Request) error {
 	if s.loggers == nil {
 		return errNotFound
@@ -53,8 +55,9 @@ func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
 }
 
 // setLogger is PUT /admin/loggers/{logger}[?scope=worker|cluster] with {"level": ...}. Worker scope (the
-// default, and what any unrecognized scope means) changes this process and answers the affected loggers;
-// cluster scope stores the level for every worker to apply and answers 204.
+// default, and what any unrecognized scope means) changes this process and answers the loggers whose level
+// changed (creating the named logger if it is unknown, as log4j2 does); cluster scope stores the level for
+// every worker to apply and answers 204.
 func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 	if s.loggers == nil {
 		return errNotFound

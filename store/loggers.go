@@ -14,11 +14,18 @@ type LoggerLevel struct {
 	LastModified int64 // epoch milliseconds
 }
 
-// SetLoggerLevel stores a cluster-wide logger level and announces it to every worker.
+// SetLoggerLevel stores a cluster-wide logger level and announces it to every worker. Workers apply the rows
+// newer than the last one they applied, oldest first, so the stored time is later than every other row's, even
+// when the requesting worker's clock is behind another's, and writers take turns so that rows commit in the
+// order of their times.
 func (s *Store) SetLoggerLevel(ctx context.Context, l LoggerLevel) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "LOCK TABLE logger_levels IN EXCLUSIVE MODE"); err != nil {
+			return fmt.Errorf("set logger level: %w", err)
+		}
 		_, err := tx.Exec(ctx, `
-			INSERT INTO logger_levels (logger, level, last_modified) VALUES ($1, $2, $3)
+			INSERT INTO logger_levels (logger, level, last_modified)
+			SELECT $1::text, $2::text, GREATEST($3::bigint, COALESCE(MAX(last_modified), 0) + 1) FROM logger_levels
 			ON CONFLICT (logger) DO UPDATE SET level = EXCLUDED.level, last_modified = EXCLUDED.last_modified`,
 			l.Logger, l.Level, l.LastModified)
 		if err != nil {
@@ -28,9 +35,10 @@ func (s *Store) SetLoggerLevel(ctx context.Context, l LoggerLevel) error {
 	})
 }
 
-// LoggerLevels returns the cluster-wide logger levels, sorted by logger.
+// LoggerLevels returns the cluster-wide logger levels, oldest change first, so that applying them in order
+// leaves a logger at the level of the newest change to it or to an ancestor.
 func (s *Store) LoggerLevels(ctx context.Context) ([]LoggerLevel, error) {
-	rows, err := s.pool.Query(ctx, "SELECT logger, level, last_modified FROM logger_levels ORDER BY logger")
+	rows, err := s.pool.Query(ctx, "SELECT logger, level, last_modified FROM logger_levels ORDER BY last_modified, logger")
 	if err != nil {
 		return nil, fmt.Errorf("read logger levels: %w", err)
 	}
