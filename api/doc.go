@@ -77,6 +77,17 @@
 //     RFC 3339 UTC with milliseconds. A group id is one path segment, percent-encoded like a connector name.
 //     404s: Connect's "Connector X not found", a connector of another class (the message says so), a group the
 //     connector has no translation for (the message names both).
+//   - GET /connectors/{c}/partitions is a kmirror extension for a MirrorSourceConnector (docs/partitions.md):
+//     per source partition, as its task last reported it (table partition_stats, every ~2 s), the task and
+//     worker, replicated and end offsets, lag in records and seconds, records/s, bytes/s, its share of the
+//     connector's records/s, its status, and whether the report is stale (older than 10 s by the database's
+//     clock: then its status is at least stop and its rates count nowhere); per task of the current task set,
+//     its state, worker, partition count and rates; totals; and verdicts on the parallelism, each a kind, a
+//     severity and a message with the figures it rests on (unusable task slots, stragglers, bounds by
+//     tasks.max, by the workers or by each task's pipeline, stale or missing reports, caught up). The verdicts are a pure function of the response
+//     (partitions_verdicts.go), so the rules are table-tested apart from the store. A connector whose tasks
+//     have not reported answers 200 with an empty by_partition and a no_reports verdict. 404s as for the
+//     group endpoints: "Connector X not found", or a connector of another class.
 //
 // Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
 // errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).

@@ -58,6 +58,7 @@ func (s *server) routes() chi.Router {
 	r.Get("/connectors/{connector}/notices", connect(s.getNotices))
 	r.Get("/connectors/{connector}/groups", connect(s.listGroups))
 	r.Get("/connectors/{connector}/groups/{group}/offsets", connect(s.getGroupOffsets))
+	r.Get("/connectors/{connector}/partitions", connect(s.getPartitions))
 	r.Post("/connectors/{connector}/restart", connect(s.restartConnector))
 	r.Put("/connectors/{connector}/pause", connect(s.setTargetState(store.TargetPaused, http.StatusAccepted)))
 	r.Put("/connectors/{connector}/resume", connect(s.setTargetState(store.TargetStarted, http.StatusAccepted)))
