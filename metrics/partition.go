@@ -1,0 +1,232 @@
+package metrics
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// PartitionLabels name one source partition a source task replicates.
+type PartitionLabels struct {
+	Connector                string
+	Task                     int
+	SourceAlias, TargetAlias string
+	Topic                    string // source topic
+	RemoteTopic              string // topic on the target
+	Partition                int32
+}
+
+// Partition statuses, the values of SetStatus and of kmirror_partition_status's status label (a state-set).
+const (
+	StatusOK        = "ok"
+	StatusWarn      = "warn"
+	StatusStall     = "stall"
+	StatusStop      = "stop"
+	StatusRewind    = "rewind"
+	StatusTruncated = "truncated"
+)
+
+var partitionStatuses = [...]string{StatusOK, StatusWarn, StatusStall, StatusStop, StatusRewind, StatusTruncated}
+
+// topicKey names a topic-level histogram child.
+type topicKey struct{ connector, source, target, topic string }
+
+var topicLabelNames = []string{"connector", "source", "target", "topic"}
+
+// SourcePartition is the metrics of one source partition. Fetched and Acked are the hot path: each takes one
+// uncontended mutex of its own side (the poll loop's, the delivery handler's, on separate cache lines) and
+// observes one topic-level histogram, with no allocation and no lookup. The windowed stats are computed when
+// scraped. All methods are safe for concurrent use.
+type SourcePartition struct {
+	fetch side // poll loop: record age and value bytes
+	_     [64]byte
+	ack   side // delivery handler: replication latency and records
+	_     [64]byte
+
+	ageObs, latencyObs prometheus.Observer
+
+	r       *Registry
+	labels  PartitionLabels
+	compat  []string // source, target, remote topic, partition: jmx-sanitized
+	native  []string // connector, source, target, topic, partition
+	seq     uint64
+	created time.Time
+	removed atomic.Bool
+
+	posMu sync.Mutex
+	pos   positions
+
+	status atomic.Int32 // index into partitionStatuses + 1; 0 before the first SetStatus
+}
+
+// side is what one goroutine records: a Kafka window and the totals beside it.
+type side struct {
+	mu     sync.Mutex
+	w      window
+	last   float64 // ms: the last value (MM2's bare record-age-ms / replication-latency-ms)
+	total  float64 // value bytes (fetch: byte-count) or records (ack: record-count)
+	bytes  int64   // ack: bytes of acknowledged records (AckedSize)
+	lastTS int64   // ack: source timestamp (ms) of the last acknowledged record; 0 before the first
+}
+
+type positions struct {
+	set        bool
+	replicated int64
+	end        int64   // -1 unknown
+	lagSeconds float64 // NaN unknown
+}
+
+// SourcePartition returns the metrics of the partition named by l, creating them on first use; the same
+// labels return the same *SourcePartition until it is removed.
+func (r *Registry) SourcePartition(l PartitionLabels) *SourcePartition {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if p, ok := r.partitions[l]; ok {
+		return p
+	}
+	part := strconv.Itoa(int(l.Partition))
+	tk := topicKey{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic}
+	r.seq++
+	p := &SourcePartition{
+		r: r, labels: l, seq: r.seq, created: time.Now(),
+		compat:     []string{jmxSanitize(l.SourceAlias), jmxSanitize(l.TargetAlias), jmxSanitize(l.RemoteTopic), part},
+		native:     []string{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic, part},
+		ageObs:     r.recordAge.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
+		latencyObs: r.latency.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
+	}
+	r.topics[tk]++
+	r.partitions[l] = p
+	return p
+}
+
+// Fetched records a record the poll loop fetched: valueBytes is the length of its value (MM2's byte-count and
+// byte-rate count value bytes at poll), and its age (now - recordTS) goes into record-age-ms and
+// kmirror_record_age_seconds. A zero recordTS (no timestamp) counts the bytes only.
+func (p *SourcePartition) Fetched(valueBytes int, recordTS, now time.Time) {
+	nowMs := now.UnixMilli()
+	has := !recordTS.IsZero()
+	var age float64
+	if has {
+		age = float64(nowMs - recordTS.UnixMilli())
+	}
+	s := &p.fetch
+	s.mu.Lock()
+	s.w.record(age, has, float64(valueBytes), nowMs)
+	s.total += float64(valueBytes)
+	if has {
+		s.last = age
+	}
+	s.mu.Unlock()
+	if has {
+		p.ageObs.Observe(now.Sub(recordTS).Seconds())
+	}
+}
+
+// Acked records a record the target acknowledged: record-count and record-rate, and its replication latency
+// (now - recordTS) in replication-latency-ms and kmirror_replication_latency_seconds. It adds no bytes to
+// kmirror_replicated_bytes_total; AckedSize does.
+func (p *SourcePartition) Acked(recordTS, now time.Time) { p.acked(recordTS, now, 0) }
+
+// AckedSize is Acked for a record of size bytes (key + value + headers), which kmirror_replicated_bytes_total
+// counts.
+func (p *SourcePartition) AckedSize(recordTS, now time.Time, size int) { p.acked(recordTS, now, size) }
+
+func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
+	nowMs := now.UnixMilli()
+	has := !recordTS.IsZero()
+	var latency float64
+	var ts int64
+	if has {
+		ts = recordTS.UnixMilli()
+		latency = float64(nowMs - ts)
+	}
+	s := &p.ack
+	s.mu.Lock()
+	s.w.record(latency, has, 1, nowMs)
+	s.total++
+	s.bytes += int64(size)
+	if has {
+		s.last = latency
+		s.lastTS = ts
+	}
+	s.mu.Unlock()
+	if has {
+		p.latencyObs.Observe(now.Sub(recordTS).Seconds())
+	}
+}
+
+// SetPositions records where the partition stands: replicated is the next source offset to replicate, end the
+// source's end offset (-1 when unknown), headTS the source timestamp of the record at replicated when known
+// (zero otherwise). The lag in seconds is 0 when caught up (replicated >= end), now - headTS otherwise, and
+// unknown (no sample) when end or headTS is.
+func (p *SourcePartition) SetPositions(replicated, end int64, headTS, now time.Time) {
+	lag := math.NaN()
+	switch {
+	case end < 0:
+	case replicated >= end:
+		lag = 0
+	case !headTS.IsZero():
+		lag = max(0, now.Sub(headTS).Seconds())
+	}
+	p.posMu.Lock()
+	p.pos = positions{set: true, replicated: replicated, end: end, lagSeconds: lag}
+	p.posMu.Unlock()
+}
+
+// SetStatus sets the partition's status, one of StatusOK, StatusWarn, StatusStall, StatusStop, StatusRewind,
+// StatusTruncated (kmirror_partition_status); other values are ignored.
+func (p *SourcePartition) SetStatus(status string) {
+	for i, s := range partitionStatuses {
+		if s == status {
+			p.status.Store(int32(i + 1))
+			return
+		}
+	}
+}
+
+// Rates returns the windowed rates the compat gauges show: records acknowledged per second (record-rate) and
+// value bytes fetched per second (byte-rate).
+func (p *SourcePartition) Rates() (recordsPerSec, bytesPerSec float64) {
+	nowMs := time.Now().UnixMilli()
+	return p.ack.measure(nowMs).rate, p.fetch.measure(nowMs).rate
+}
+
+// Remove deletes every series of the partition (and the topic-level ones once no partition of the topic is
+// left). Calls on a removed SourcePartition change nothing that is exported; SourcePartition with the same
+// labels then starts afresh.
+func (p *SourcePartition) Remove() {
+	if p.removed.Swap(true) {
+		return
+	}
+	r := p.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.partitions[p.labels] == p {
+		delete(r.partitions, p.labels)
+	}
+	l := p.labels
+	tk := topicKey{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic}
+	if r.topics[tk]--; r.topics[tk] <= 0 {
+		delete(r.topics, tk)
+		r.recordAge.DeleteLabelValues(tk.connector, tk.source, tk.target, tk.topic)
+		r.latency.DeleteLabelValues(tk.connector, tk.source, tk.target, tk.topic)
+	}
+}
+
+// sideView is one measurement of a side.
+type sideView struct {
+	stats
+	last, total float64
+	bytes       int64
+	lastTS      int64
+}
+
+func (s *side) measure(nowMs int64) sideView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return sideView{stats: s.w.measure(nowMs), last: s.last, total: s.total, bytes: s.bytes, lastTS: s.lastTS}
+}

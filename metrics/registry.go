@@ -1,0 +1,100 @@
+package metrics
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Registry holds every metric of one kmirror process. The server creates one and hands it to whatever
+// reports; nothing registers anywhere else.
+type Registry struct {
+	reg     *prometheus.Registry
+	handler http.Handler
+
+	mu         sync.Mutex // guards partitions, topics and seq
+	partitions map[PartitionLabels]*SourcePartition
+	topics     map[topicKey]int // live partitions per topic-level histogram child
+	seq        uint64           // creation order, so the newest of two duplicates wins
+	recordAge  *prometheus.HistogramVec
+	latency    *prometheus.HistogramVec
+
+	cpMu        sync.Mutex // guards checkpoints and cpSeq
+	checkpoints map[CheckpointLabels]*checkpointStat
+	cpSeq       uint64
+	cpLatency   *prometheus.HistogramVec
+
+	clMu    sync.Mutex // guards clients and clSeq
+	clients map[ClientLabels]*clientSnapshot
+	clSeq   uint64
+
+	rtMu   sync.Mutex
+	units  map[unitKey]string // state of each unit this worker runs (tasks.Observer)
+	leader bool
+
+	httpRequests *prometheus.CounterVec
+	httpDuration *prometheus.HistogramVec
+}
+
+// latencyBuckets are the classic buckets of the latency histograms: 5 ms to 600 s. Scrapers that negotiate
+// protobuf also get native (exponential) buckets.
+var latencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+
+func latencyHistogram(name, help string, labels ...string) *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: name, Help: help, Buckets: latencyBuckets,
+		NativeHistogramBucketFactor:     1.1,
+		NativeHistogramMaxBucketNumber:  160,
+		NativeHistogramMinResetDuration: time.Hour,
+	}, labels)
+}
+
+// New returns a Registry with the Go runtime and process collectors and every kmirror metric registered.
+func New() *Registry {
+	r := &Registry{
+		reg:         prometheus.NewRegistry(),
+		partitions:  make(map[PartitionLabels]*SourcePartition),
+		topics:      make(map[topicKey]int),
+		checkpoints: make(map[CheckpointLabels]*checkpointStat),
+		clients:     make(map[ClientLabels]*clientSnapshot),
+		units:       make(map[unitKey]string),
+		recordAge: latencyHistogram("kmirror_record_age_seconds",
+			"Age of source records when the source task fetched them (fetch time - record timestamp), per topic.", topicLabelNames...),
+		latency: latencyHistogram("kmirror_replication_latency_seconds",
+			"Replication latency of source records (target acknowledgement - record timestamp), per topic.", topicLabelNames...),
+		cpLatency: latencyHistogram("kmirror_checkpoint_latency_seconds",
+			"Latency of emitted checkpoints (target acknowledgement - time the upstream group offsets were read).", "connector"),
+		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kmirror_http_requests_total", Help: "REST requests served, by route pattern, method and status code.",
+		}, []string{"route", "method", "code"}),
+		httpDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "kmirror_http_request_duration_seconds", Help: "Time to serve REST requests, by route pattern.",
+			Buckets: prometheus.DefBuckets,
+		}, []string{"route"}),
+	}
+	r.reg.MustRegister(
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		r.recordAge, r.latency, r.cpLatency, r.httpRequests, r.httpDuration,
+		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r},
+	)
+	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
+		EnableOpenMetrics: true,
+		// One bad collector must not blank the whole page: the rest is served and the error counted in
+		// promhttp_metric_handler_errors_total.
+		ErrorHandling: promhttp.ContinueOnError,
+		Registry:      r.reg,
+	}))
+	return r
+}
+
+// Handler serves GET /metrics: the text exposition format, OpenMetrics or protobuf (native histograms), as
+// the scraper asks.
+func (r *Registry) Handler() http.Handler { return r.handler }
+
+// Prometheus returns the underlying registry, for tests and PromQL checks that gather directly.
+func (r *Registry) Prometheus() *prometheus.Registry { return r.reg }
