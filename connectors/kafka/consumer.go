@@ -24,21 +24,23 @@ type Start struct {
 // Consumer is an assign-only consumer: no group membership, no offset commits to the cluster. MM2's
 // replication consumer works this way, and so do kmirror's readers of internal topics.
 type Consumer struct {
-	c      *ckafka.Consumer
-	closed chan struct{}
+	c       *ckafka.Consumer
+	closed  chan struct{}
+	onStats func(json string) // WithStats; called by Poll
 }
 
 // NewConsumer creates a consumer from librdkafka properties (which must carry a group.id, even though it is
 // never used for membership).
-func NewConsumer(props map[string]string, log *slog.Logger) (*Consumer, error) {
+func NewConsumer(props map[string]string, log *slog.Logger, opts ...Option) (*Consumer, error) {
+	o := applyOptions(opts)
 	logs := make(chan ckafka.LogEvent, 64)
-	c, err := ckafka.NewConsumer(configMap(props, logs))
+	c, err := ckafka.NewConsumer(o.apply(configMap(props, logs)))
 	if err != nil {
 		return nil, fmt.Errorf("create consumer: %w", err)
 	}
 	closed := make(chan struct{})
 	go forwardLogs(logs, closed, log)
-	return &Consumer{c: c, closed: closed}, nil
+	return &Consumer{c: c, closed: closed, onStats: o.onStats}, nil
 }
 
 // Assign replaces the assignment with starts.
@@ -126,6 +128,15 @@ func (r Record) Value() []byte { return r.m.Value }
 // Timestamp returns the record timestamp, or the zero time when the record has none.
 func (r Record) Timestamp() time.Time { return r.m.Timestamp }
 
+// Size returns the bytes of the record's key, value and headers (their keys and values).
+func (r Record) Size() int {
+	n := len(r.m.Key) + len(r.m.Value)
+	for _, h := range r.m.Headers {
+		n += len(h.Key) + len(h.Value)
+	}
+	return n
+}
+
 // Headers returns the headers in order (duplicates and null values kept).
 func (r Record) Headers() []Header {
 	if len(r.m.Headers) == 0 {
@@ -160,6 +171,7 @@ func IsOffsetOutOfRange(err error) bool {
 
 // Poll waits up to timeout for the next record. It returns (Record{}, false, nil) when nothing arrived, a
 // *PartitionError for per-partition problems, and other errors for client-wide ones (check IsRetriable).
+// Statistics (WithStats) go to their handler, and Poll then returns as if nothing arrived.
 func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 	ev := c.c.Poll(int(timeout.Milliseconds()))
 	switch e := ev.(type) {
@@ -174,8 +186,10 @@ func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 		return Record{m: e}, true, nil
 	case ckafka.Error:
 		return Record{}, false, e
-	case nil:
-		return Record{}, false, nil
+	case *ckafka.Stats:
+		if c.onStats != nil {
+			c.onStats(e.String())
+		}
 	}
 	return Record{}, false, nil
 }

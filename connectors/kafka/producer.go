@@ -38,9 +38,10 @@ type Producer struct {
 
 // NewProducer creates a producer from librdkafka properties; onDelivery is called from one goroutine, in
 // delivery order per partition, and must not block for long.
-func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Delivery)) (*Producer, error) {
+func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Delivery), opts ...Option) (*Producer, error) {
+	o := applyOptions(opts)
 	logs := make(chan ckafka.LogEvent, 64)
-	cm := configMap(props, logs)
+	cm := o.apply(configMap(props, logs))
 	// The delivery report keeps the topic-partition, offset and opaque without copying key and value back.
 	(*cm)["go.delivery.report.fields"] = "none"
 	// confluent-kafka-go allocates a million-slot events channel and a million-slot produce channel per
@@ -54,11 +55,11 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	}
 	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
 	go forwardLogs(logs, pr.closed, log)
-	go pr.events(onDelivery)
+	go pr.events(onDelivery, o.onStats)
 	return pr, nil
 }
 
-func (p *Producer) events(onDelivery func(Delivery)) {
+func (p *Producer) events(onDelivery func(Delivery), onStats func(string)) {
 	defer close(p.done)
 	for ev := range p.p.Events() {
 		switch e := ev.(type) {
@@ -71,6 +72,10 @@ func (p *Producer) events(onDelivery func(Delivery)) {
 				d.Err = e.TopicPartition.Error
 			}
 			onDelivery(d)
+		case *ckafka.Stats:
+			if onStats != nil {
+				onStats(e.String())
+			}
 		case ckafka.Error:
 			if e.IsFatal() {
 				err := error(e)
