@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -18,13 +19,15 @@ const (
 
 // Registry creates MM2 connectors and tasks for the runtime.
 type Registry struct {
-	logger func(name string) *slog.Logger
-	syncs  *producerPool
+	logger  func(name string) *slog.Logger
+	syncs   *producerPool
+	metrics *metrics.Registry // nil: the tasks report no metrics
 }
 
-// NewRegistry returns a Registry whose connectors log through loggers named by logger.
-func NewRegistry(logger func(name string) *slog.Logger) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors"))}
+// NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
+// to m (nil for none: the partitions they publish are the same either way).
+func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry) *Registry {
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m}
 }
 
 var _ tasks.Registry = (*Registry)(nil)
@@ -74,9 +77,9 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics}, nil
 	case CheckpointTaskClass:
-		return &checkpointTask{id: id, cfg: cfg, log: log}, nil
+		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}
 	return nil, fmt.Errorf("task class %s is not implemented yet", class)
 }

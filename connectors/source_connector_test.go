@@ -152,7 +152,7 @@ func startPlanner(t *testing.T, config map[string]string) *plannerRunning {
 	t.Helper()
 	logs := &plannerLogs{}
 	log := slog.New(logs)
-	conn, err := NewRegistry(func(string) *slog.Logger { return log }).NewConnector(config["name"], config)
+	conn, err := NewRegistry(func(string) *slog.Logger { return log }, nil).NewConnector(config["name"], config)
 	require.NoError(t, err)
 	env := &plannerEnv{log: log}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -503,7 +503,7 @@ func TestSourceConnectorFailsOnPermanentStartError(t *testing.T) {
 		_ = kafkatest.Admin(t, "A").DeleteTopics(context.Background(), []string{"mm2-offset-syncs." + tgt + ".internal"})
 	})
 	logs := &plannerLogs{}
-	conn, err := NewRegistry(func(string) *slog.Logger { return slog.New(logs) }).NewConnector(config["name"], config)
+	conn, err := NewRegistry(func(string) *slog.Logger { return slog.New(logs) }, nil).NewConnector(config["name"], config)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"math"
 	"sync"
 	"time"
 
@@ -9,21 +10,25 @@ import (
 )
 
 // sourcePartition is the replication state of one source partition inside a source task. The poll loop
-// pushes the source offset of every record it forwards; the delivery handler pops them in the same order,
-// because librdkafka reports deliveries of one partition in the order they were produced. So the offset of a
-// delivery is known without attaching anything to the record.
+// pushes the source offset (and timestamp) of every record it forwards; the delivery handler pops them in the
+// same order, because librdkafka reports deliveries of one partition in the order they were produced. So the
+// offset of a delivery, and the source timestamp its replication latency is measured from, are known without
+// attaching anything to the record.
 type sourcePartition struct {
 	tp     mirror.TopicPartition
 	remote *string // the remote topic name, shared by every forwarded record
 
 	mu        sync.Mutex
-	inflight  offsetRing
+	inflight  ring[inflightRecord]
 	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
 	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
 	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
 	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
 	acks      uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
+	bytes     uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
+	lastTS    int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
+	readNext  int64                  // the consumer's position when it last had nothing to return; -1 unknown
 	// Owned by the stall check (stalledFor): when it last saw the partition idle or acknowledging.
 	acksSeen   uint64
 	progressAt time.Time
@@ -34,6 +39,9 @@ type sourcePartition struct {
 	// Owned by the committer.
 	committed int64 // last source offset committed to PostgreSQL
 	tracked   bool  // the remote topic has been recorded as an active topic
+	stats     partitionStats
+
+	metrics partitionMetrics // the partition's series, for the run's life (zero without metrics)
 
 	// Source identity, under mu: the identity checks and the committer both use it.
 	sourceID string // the source topic id the offsets belong to ("" until known)
@@ -45,7 +53,7 @@ type sourcePartition struct {
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
 	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, sourceID: sourceID,
-		ranges: offsetmap.NewTracker(nil)}
+		ranges: offsetmap.NewTracker(nil), lastTS: noTimestamp, readNext: -1}
 }
 
 // continueRanges makes the offset map continue the partition's last stored range.
@@ -59,6 +67,7 @@ func (p *sourcePartition) continueRanges(last offsetmap.Range) {
 func (p *sourcePartition) readThrough(next int64) {
 	p.mu.Lock()
 	p.ranges.ReadThrough(next)
+	p.readNext = next
 	p.mu.Unlock()
 }
 
@@ -69,10 +78,12 @@ func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
 	p.mu.Unlock()
 }
 
-// forwarded records that the record at offset is on its way to the target.
-func (p *sourcePartition) forwarded(offset int64) {
+// forwarded records that the record at offset, with source timestamp ts (Unix ms, or noTimestamp), size
+// bytes in all and valueBytes of value, is on its way to the target.
+func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 	p.mu.Lock()
-	p.inflight.push(offset)
+	p.inflight.push(inflightRecord{offset: offset, ts: ts, size: size})
+	p.bytes += uint64(valueBytes)
 	p.ranges.Forwarded()
 	p.mu.Unlock()
 }
@@ -98,25 +109,29 @@ func (p *sourcePartition) unforward() {
 	p.mu.Unlock()
 }
 
-// ack records that the target acknowledged the oldest forwarded record at downstream, and returns the offset
-// sync to send now, if the offset-sync rules ask for one. After a failed delivery the partition stops
+// ack records that the target acknowledged the oldest forwarded record at downstream. It returns whether the
+// record counts as replicated (acked), the record as forwarded (its source timestamp and size), and the offset
+// sync to send now, if the offset-sync rules ask for one (send). After a failed delivery the partition stops
 // advancing: a later record that did arrive must not let a restart skip the failed one.
-func (p *sourcePartition) ack(downstream int64) (mirror.OffsetSync, bool) {
+func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord, sync mirror.OffsetSync, send bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	off, ok := p.inflight.pop()
+	rec, ok := p.inflight.pop()
 	if !ok || p.broken {
 		p.ranges.Dropped()
-		return mirror.OffsetSync{}, false
+		return false, rec, mirror.OffsetSync{}, false
 	}
+	off := rec.offset
 	p.acks++
 	p.acked = off
+	p.lastTS = rec.ts
 	p.delivered = true
 	p.ranges.Acked(off, downstream)
 	if p.syncs == nil {
-		return mirror.OffsetSync{}, false
+		return true, rec, mirror.OffsetSync{}, false
 	}
-	return p.syncs.Record(off, downstream)
+	sync, send = p.syncs.Record(off, downstream)
+	return true, rec, sync, send
 }
 
 // delayedSync returns the partition's latest offset sync that was not sent yet, if any.
@@ -133,10 +148,10 @@ func (p *sourcePartition) delayedSync() (mirror.OffsetSync, bool) {
 func (p *sourcePartition) fail() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	off, _ := p.inflight.pop()
+	rec, _ := p.inflight.pop()
 	p.broken = true
 	p.ranges.Dropped()
-	return off
+	return rec.offset
 }
 
 // progress returns the last acknowledged offset and whether anything was delivered.
@@ -167,6 +182,7 @@ func (p *sourcePartition) restartAt(id string) {
 	defer p.mu.Unlock()
 	p.acked, p.delivered = -1, false
 	p.committed = -1
+	p.readNext = -1
 	p.sourceID, p.newID, p.idDirty, p.seenEnd, p.logStart = id, "", true, 0, 0
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
@@ -190,22 +206,44 @@ func (p *sourcePartition) identityStored() {
 func (p *sourcePartition) reset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.inflight = offsetRing{}
+	p.inflight = ring[inflightRecord]{}
 	p.next = -1
+	p.readNext = -1
 	p.broken = false
 	p.ranges.Reset()
 	return p.acked
 }
 
-// offsetRing is a growable FIFO of offsets that reuses its buffer, so the hot path does not allocate.
-type offsetRing struct {
-	buf        []int64
+// inflightRecord is a forwarded record whose delivery report has not arrived yet.
+type inflightRecord struct {
+	offset int64
+	ts     int64 // the record's source timestamp in Unix milliseconds; noTimestamp when it has none
+	size   int   // bytes of its key, value and headers
+}
+
+// noTimestamp stands for a record without a timestamp.
+const noTimestamp = math.MinInt64
+
+// unixMilli turns a record timestamp into Unix milliseconds (noTimestamp for the zero time).
+func unixMilli(t time.Time) int64 {
+	if t.IsZero() {
+		return noTimestamp
+	}
+	return t.UnixMilli()
+}
+
+// ring is a growable FIFO that reuses its buffer, so the hot path does not allocate.
+type ring[T any] struct {
+	buf        []T
 	head, size int
 }
 
-func (r *offsetRing) push(v int64) {
+// offsetRing is a ring of offsets.
+type offsetRing = ring[int64]
+
+func (r *ring[T]) push(v T) {
 	if r.size == len(r.buf) {
-		grown := make([]int64, max(64, 2*len(r.buf)))
+		grown := make([]T, max(64, 2*len(r.buf)))
 		for i := range r.size {
 			grown[i] = r.buf[(r.head+i)%len(r.buf)]
 		}
@@ -215,9 +253,10 @@ func (r *offsetRing) push(v int64) {
 	r.size++
 }
 
-func (r *offsetRing) pop() (int64, bool) {
+func (r *ring[T]) pop() (T, bool) {
 	if r.size == 0 {
-		return 0, false
+		var zero T
+		return zero, false
 	}
 	v := r.buf[r.head]
 	r.head = (r.head + 1) % len(r.buf)
@@ -225,10 +264,19 @@ func (r *offsetRing) pop() (int64, bool) {
 	return v, true
 }
 
-func (r *offsetRing) popBack() {
+// peek returns the oldest element without removing it.
+func (r *ring[T]) peek() (T, bool) {
+	if r.size == 0 {
+		var zero T
+		return zero, false
+	}
+	return r.buf[r.head], true
+}
+
+func (r *ring[T]) popBack() {
 	if r.size > 0 {
 		r.size--
 	}
 }
 
-func (r *offsetRing) len() int { return r.size }
+func (r *ring[T]) len() int { return r.size }

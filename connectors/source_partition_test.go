@@ -118,6 +118,10 @@ func (m *partitionModel) step(format string, args ...any) {
 	m.steps = append(m.steps, fmt.Sprintf(format, args...))
 }
 
+// tsOf is the source timestamp the model gives the record at off (Unix ms), so that every ack can be checked
+// against the record it reports on.
+func tsOf(off int64) int64 { return 1_700_000_000_000 + off%(1<<30) }
+
 // deliverable is how many forwarded records the producer can still report on: a refused record gets none.
 func (m *partitionModel) deliverable() int {
 	if m.refusing {
@@ -136,7 +140,7 @@ func (m *partitionModel) forward() {
 	off := m.record(m.pos)
 	m.pos++
 	m.step("forwarded(%d)", off)
-	m.p.forwarded(off)
+	m.p.forwarded(off, tsOf(off), int(off%100)+3, int(off%100))
 	m.inflight = append(m.inflight, off)
 	m.refusing = m.rng.IntN(40) == 0
 }
@@ -163,7 +167,10 @@ func (m *partitionModel) ack() {
 	m.nextDownstream += 1 + m.gap()
 	m.inTarget[off] = append(m.inTarget[off], down)
 	m.step("ack(%d) for %d", down, off)
-	sync, now := m.p.ack(down)
+	acked, rec, sync, now := m.p.ack(down)
+	if acked == m.broken || (acked && (rec.ts != tsOf(off) || rec.size != int(off%100)+3)) {
+		m.failf("ack of %d = %v with %+v; want %v with timestamp %d (broken: %v)", off, acked, rec, !m.broken, tsOf(off), m.broken)
+	}
 	if !m.broken {
 		m.acked, m.delivered = off, true
 	}
@@ -339,7 +346,7 @@ func TestPartitionResumesAfterAckedAcrossFailures(t *testing.T) {
 		t.Fatalf("reset() = %d, want the stored offset 9", got)
 	}
 	for _, off := range []int64{10, 11, 14, 15} { // 12 and 13 were compacted away
-		p.forwarded(off)
+		p.forwarded(off, tsOf(off), 1, 1)
 	}
 	p.ack(100)
 	p.ack(101)
@@ -353,7 +360,7 @@ func TestPartitionResumesAfterAckedAcrossFailures(t *testing.T) {
 	if got := p.reset(); got != 11 {
 		t.Fatalf("reset() = %d, want 11: the next pipeline reads from 12 on", got)
 	}
-	p.forwarded(14)
+	p.forwarded(14, tsOf(14), 1, 1)
 	p.ack(103)
 	if acked, _ := p.progress(); acked != 14 {
 		t.Fatalf("acked = %d after the restart delivered 14, want 14", acked)
@@ -371,8 +378,8 @@ func TestPartitionResumesAfterAckedAcrossFailures(t *testing.T) {
 // behaviour as it is; it must not happen because such configurations never run.
 func TestPartitionOutOfOrderDeliveriesCommitPastAnUnackedRecord(t *testing.T) {
 	p := newSourcePartition(testTP, "A.orders", 9, "")
-	p.forwarded(10)
-	p.forwarded(11)
+	p.forwarded(10, tsOf(10), 1, 1)
+	p.forwarded(11, tsOf(11), 1, 1)
 
 	p.ack(500) // the report for 11, ahead of 10's
 	acked, _ := p.progress()
@@ -409,7 +416,7 @@ func TestPartitionConcurrentInOrderDeliveries(t *testing.T) {
 			if i%7 == 6 {
 				off += 3 // a gap now and then
 			}
-			p.forwarded(off)
+			p.forwarded(off, tsOf(off), 1, 1)
 			queue <- off
 			off++
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
 	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -31,10 +32,11 @@ const sourceSyncPromoteInterval = 10 * time.Second
 // sourceTask is MirrorSourceTask: it replicates its assigned source partitions to the same partitions of the
 // remote topics, committing each partition's progress only over records the target acknowledged.
 type sourceTask struct {
-	id    tasks.TaskID
-	cfg   connectorConfig
-	log   *slog.Logger
-	syncs *producerPool // the worker's shared offset-sync producers
+	id      tasks.TaskID
+	cfg     connectorConfig
+	log     *slog.Logger
+	syncs   *producerPool     // the worker's shared offset-sync producers
+	metrics *metrics.Registry // nil without metrics
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -44,11 +46,12 @@ type pipelineError struct{ err error }
 func (e *pipelineError) Error() string { return e.err.Error() }
 func (e *pipelineError) Unwrap() error { return e.err }
 
-func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) error {
+func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 	r, err := t.prepare(ctx, env)
 	if err != nil {
 		return err
 	}
+	defer func() { r.end(ctx, err) }()
 	if err := env.Running(ctx); err != nil {
 		return err
 	}
@@ -202,6 +205,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
+	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
+		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
+	}
 	return r, nil
 }
 
@@ -317,7 +323,9 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
-	consumer, err := kafka.NewConsumer(r.consumerProps, r.log)
+	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps)
+	defer removeConsumerStats() // after the consumer closed: no statistics come later
+	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
 	if err != nil {
 		return err
 	}
@@ -350,7 +358,9 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 			p.withOffsetSyncs(r.offsetLagMax)
 		}
 	}
-	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) })
+	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps)
+	defer removeProducerStats()
+	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
 	if err != nil {
 		return err
 	}
@@ -399,7 +409,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
 	committer := make(chan error, 1)
-	go func() { committer <- r.committer(commitCtx, syncs) }()
+	go func() { committer <- r.committer(commitCtx, syncs, consumer) }()
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -519,9 +529,9 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			continue // not ours (cannot happen with assign, but never forward a stray record)
 		}
 		r.clearNotice("source")
-		off := rec.Offset()
+		off, ts, valueBytes := rec.Offset(), rec.Timestamp(), len(rec.Value())
 		p.next = off + 1
-		p.forwarded(off)
+		p.forwarded(off, unixMilli(ts), rec.Size(), valueBytes)
 		if err := r.forward(ctx, producer, rec, p); err != nil {
 			p.unforward()
 			if errors.Is(err, errAbandoned) {
@@ -529,6 +539,7 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			}
 			return err, nil, false
 		}
+		p.metrics.fetched(valueBytes, ts)
 		if !lease.Valid() {
 			// The lease ended while the record was being handed over (the process stalled in between): it may
 			// have been queued after the lease ended, so nothing queued may be sent now.
@@ -639,7 +650,11 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		}
 		return
 	}
-	if sync, now := p.ack(d.Offset); now {
+	acked, rec, sync, send := p.ack(d.Offset)
+	if acked {
+		p.metrics.acked(rec.ts, rec.size)
+	}
+	if send {
 		syncs.send(sync)
 	}
 }
@@ -744,19 +759,30 @@ func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, 
 	return nil
 }
 
-// committer commits acknowledged offsets every sourceCommitInterval and promotes delayed offset syncs every
-// sourceSyncPromoteInterval, until ctx is done or a commit is fenced.
-func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer) error {
+// committer commits acknowledged offsets every sourceCommitInterval, promotes delayed offset syncs every
+// sourceSyncPromoteInterval, and samples and publishes the partitions' stats (against the end offsets consumer
+// saw), until ctx is done or a commit or publication is fenced.
+func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer *kafka.Consumer) error {
 	tick := time.NewTicker(sourceCommitInterval)
 	defer tick.Stop()
 	promote := time.NewTicker(sourceSyncPromoteInterval)
 	defer promote.Stop()
 	prune := time.NewTicker(sourcePruneInterval)
 	defer prune.Stop()
+	stats := time.NewTicker(sourceStatsInterval)
+	defer stats.Stop()
+	samples := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case now := <-stats.C:
+			// The first sample is published at once: a pipeline that just started shows its lag within a second.
+			publish := samples%int(sourcePublishInterval/sourceStatsInterval) == 0
+			samples++
+			if err := r.statsTick(ctx, consumer, now, publish); err != nil {
+				return err
+			}
 		case <-promote.C:
 			if syncs != nil {
 				r.promoteSyncs(syncs)

@@ -79,7 +79,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, nil)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rt := tasks.New(rtCfg)
 

@@ -1,0 +1,114 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/metrics"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// partitionMetrics is one partition's series in the metrics registry. Its zero value reports nothing, so a
+// task without metrics pays one comparison per call and reads no clock.
+type partitionMetrics struct{ m *metrics.SourcePartition }
+
+func (pm partitionMetrics) on() bool { return pm.m != nil }
+
+// fetched reports a record forwarded with valueBytes of value and source timestamp ts (zero: none).
+func (pm partitionMetrics) fetched(valueBytes int, ts time.Time) {
+	if pm.m != nil {
+		pm.m.Fetched(valueBytes, ts, time.Now())
+	}
+}
+
+// acked reports a record of size bytes (key, value, headers) acknowledged now, with source timestamp ts (Unix
+// ms, or noTimestamp).
+func (pm partitionMetrics) acked(ts int64, size int) {
+	if pm.m != nil {
+		pm.m.AckedSize(recordTime(ts), time.Now(), size)
+	}
+}
+
+func (pm partitionMetrics) setPositions(replicated, end int64, headTS, now time.Time) {
+	if pm.m != nil {
+		pm.m.SetPositions(replicated, end, headTS, now)
+	}
+}
+
+func (pm partitionMetrics) setStatus(status string) {
+	if pm.m != nil {
+		pm.m.SetStatus(status)
+	}
+}
+
+func (pm partitionMetrics) rates() (records, bytes float64) {
+	if pm.m == nil {
+		return 0, 0
+	}
+	return pm.m.Rates()
+}
+
+func (pm partitionMetrics) remove() {
+	if pm.m != nil {
+		pm.m.Remove()
+	}
+}
+
+// recordTime turns a timestamp kept in Unix milliseconds back into a time (zero for noTimestamp).
+func recordTime(ts int64) time.Time {
+	if ts == noTimestamp {
+		return time.Time{}
+	}
+	return time.UnixMilli(ts)
+}
+
+// partitionMetrics returns the series of one of the task's partitions (none without a metrics registry).
+func (t *sourceTask) partitionMetrics(sourceAlias, targetAlias string, p *sourcePartition) partitionMetrics {
+	if t.metrics == nil {
+		return partitionMetrics{}
+	}
+	return partitionMetrics{t.metrics.SourcePartition(metrics.PartitionLabels{
+		Connector: t.id.Connector, Task: t.id.Task, SourceAlias: sourceAlias, TargetAlias: targetAlias,
+		Topic: p.tp.Topic, RemoteTopic: *p.remote, Partition: p.tp.Partition,
+	})}
+}
+
+// How often librdkafka hands its statistics to the metrics: its counters (bytes, queues, round trips) are
+// exported as they stand, and librdkafka builds the document under its locks, so not more often.
+const clientStatsInterval = 5 * time.Second
+
+// Client roles as the metrics name them (MM2's client.id suffixes).
+const (
+	roleReplicationConsumer = "replication-consumer"
+	roleReplicationProducer = "replication-producer"
+)
+
+// clientStats returns the options that hand a replication client's librdkafka statistics to the metrics, and
+// what removes its series once the client has closed (no statistics arrive after Close).
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string) ([]kafka.Option, func()) {
+	if t.metrics == nil {
+		return nil, func() {}
+	}
+	name := roleReplicationConsumer
+	if role == clientconfig.ReplicationProducer {
+		name = roleReplicationProducer
+	}
+	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
+	reg := t.metrics
+	return []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) { reg.ClientStats(l, json) })},
+		func() { reg.RemoveClient(l) }
+}
+
+// end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
+// it removes their series.
+func (r *sourceRun) end(ctx context.Context, err error) {
+	if !errors.Is(err, tasks.ErrFenced) {
+		r.publishFinalStats(ctx)
+	}
+	for _, p := range r.parts {
+		p.metrics.remove()
+	}
+}

@@ -1,0 +1,284 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// How often a source task samples where its partitions stand (positions, lag, status: the metrics), and how
+// often it publishes them for GET /connectors/{c}/partitions. The partition status is judged over the last
+// statusWindow samples, as Burrow judges a consumer over its last 10 commits.
+const (
+	sourceStatsInterval   = time.Second
+	sourcePublishInterval = 2 * time.Second
+	statusWindow          = 10
+)
+
+// Partition statuses (tasks.PartitionStat.Status and the kmirror_partition_status state set).
+const (
+	statusOK        = "ok"        // caught up at least once in the window, or the lag is falling
+	statusWarn      = "warn"      // the position moves, but the lag grew all through the window
+	statusStall     = "stall"     // the position has not moved through the window, with records to replicate
+	statusStop      = "stop"      // the task does not run (left by its last run)
+	statusRewind    = "rewind"    // the position went back in the window (a re-created source topic)
+	statusTruncated = "truncated" // the task reported records lost before they were replicated
+)
+
+// lagSample is one sample of a partition's position.
+type lagSample struct {
+	at    time.Time
+	pos   int64 // the next source offset to replicate
+	lag   int64 // records between pos and the source's end; -1 when the end is unknown
+	acks  uint64
+	bytes uint64
+}
+
+// partitionStats is what the committer keeps of one partition between samples; it outlives pipeline restarts
+// (not runs: a new run starts over).
+type partitionStats struct {
+	samples [statusWindow]lagSample
+	n, next int // samples held; where the next one goes
+	last    tasks.PartitionStat
+	ready   bool // last has been computed at least once
+}
+
+func (s *partitionStats) add(x lagSample) {
+	s.samples[s.next] = x
+	s.next = (s.next + 1) % statusWindow
+	s.n = min(s.n+1, statusWindow)
+}
+
+// at returns the i-th sample held, oldest first.
+func (s *partitionStats) at(i int) lagSample {
+	return s.samples[(s.next-s.n+i+statusWindow)%statusWindow]
+}
+
+// status judges the window as §5.3 of the dashboard-and-metrics reference says (Burrow's rules): lost records
+// first, then a position that went back, then any sample caught up (ok); with a full window, a position that
+// did not move while records wait (stall) or a lag that grew at every sample while the position moved (warn).
+func (s *partitionStats) status(lost bool) string {
+	if lost {
+		return statusTruncated
+	}
+	if s.n == 0 {
+		return statusOK
+	}
+	for i := 1; i < s.n; i++ {
+		if s.at(i).pos < s.at(i-1).pos {
+			return statusRewind
+		}
+	}
+	for i := range s.n {
+		if s.at(i).lag == 0 {
+			return statusOK
+		}
+	}
+	if s.n < statusWindow {
+		return statusOK // too early to judge
+	}
+	first, last := s.at(0), s.at(s.n-1)
+	if last.lag < 0 {
+		return statusOK
+	}
+	if first.pos == last.pos {
+		return statusStall
+	}
+	for i := 1; i < s.n; i++ {
+		if a, b := s.at(i-1).lag, s.at(i).lag; a < 0 || b < a {
+			return statusOK // unknown, or fell at least once
+		}
+	}
+	if last.lag > first.lag {
+		return statusWarn
+	}
+	return statusOK
+}
+
+// rates returns the records acknowledged and the value bytes forwarded per second over the window.
+func (s *partitionStats) rates() (records, bytes float64) {
+	if s.n < 2 {
+		return 0, 0
+	}
+	first, last := s.at(0), s.at(s.n-1)
+	secs := last.at.Sub(first.at).Seconds()
+	if secs <= 0 {
+		return 0, 0
+	}
+	return float64(last.acks-first.acks) / secs, float64(last.bytes-first.bytes) / secs
+}
+
+// partitionPosition is what a partition's stats are computed from, read at once under its lock.
+type partitionPosition struct {
+	acked    int64 // last acknowledged source offset; -1 before the first
+	head     int64 // offset of the oldest record in flight; -1 when nothing is
+	headTS   int64 // its source timestamp (Unix ms), or noTimestamp
+	lastTS   int64 // source timestamp of the last acknowledged record, or noTimestamp
+	readNext int64 // the consumer's position when it last had nothing to return; -1 unknown
+	acks     uint64
+	bytes    uint64
+	broken   bool
+}
+
+func (p *sourcePartition) position() partitionPosition {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pp := partitionPosition{acked: p.acked, head: -1, headTS: noTimestamp, lastTS: p.lastTS, readNext: p.readNext,
+		acks: p.acks, bytes: p.bytes, broken: p.broken}
+	if rec, ok := p.inflight.peek(); ok {
+		pp.head, pp.headTS = rec.offset, rec.ts
+	}
+	return pp
+}
+
+// replicatedOffset is the next source offset to replicate: past the last acknowledged record, and past what
+// the consumer skipped without returning it (transaction markers, compacted offsets) once every record it
+// returned has been acknowledged. Before the first acknowledgement it is where replication starts.
+func (pp partitionPosition) replicatedOffset(low, end int64, latest bool) int64 {
+	pos := pp.acked + 1
+	if pp.acked < 0 {
+		switch {
+		case pp.head >= 0:
+			pos = pp.head
+		case latest && end >= 0:
+			pos = end
+		case low >= 0:
+			pos = low
+		default:
+			pos = 0
+		}
+	}
+	if pp.head < 0 && !pp.broken && pp.readNext > pos {
+		pos = pp.readNext
+	}
+	return pos
+}
+
+// sampleStats samples every partition's position against the source's end offsets that consumer last saw,
+// judges its status, and hands both to the metrics; what GET /connectors/{c}/partitions shows is kept for
+// publishStats.
+func (r *sourceRun) sampleStats(consumer *kafka.Consumer, now time.Time) {
+	lost := r.lossPartitions()
+	for _, p := range r.parts {
+		pp := p.position()
+		low, end := int64(-1), int64(-1)
+		if consumer != nil {
+			if l, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
+				low, end = max(l, -1), max(h, -1)
+			}
+		}
+		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
+		lag := int64(-1)
+		if end >= 0 {
+			lag = max(end-pos, 0)
+		}
+		st := &p.stats
+		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})
+		status := st.status(lost[p.tp])
+
+		var headTS time.Time
+		if pp.head >= 0 && pp.headTS != noTimestamp {
+			headTS = time.UnixMilli(pp.headTS)
+		}
+		p.metrics.setPositions(pos, end, headTS, now)
+		p.metrics.setStatus(status)
+
+		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
+			ReplicatedOffset: pos, Status: status}
+		if end >= 0 {
+			e, l := end, lag
+			stat.EndOffset, stat.LagRecords = &e, &l
+			switch {
+			case lag == 0:
+				secs := 0.0
+				stat.LagSeconds = &secs
+			case !headTS.IsZero():
+				secs := max(now.Sub(headTS).Seconds(), 0)
+				stat.LagSeconds = &secs
+			}
+		}
+		if p.metrics.on() {
+			stat.RecordsPerSecond, stat.BytesPerSecond = p.metrics.rates()
+		} else {
+			stat.RecordsPerSecond, stat.BytesPerSecond = st.rates()
+		}
+		if pp.lastTS != noTimestamp {
+			at := time.UnixMilli(pp.lastTS).UTC()
+			stat.LastReplicatedAt = &at
+		}
+		st.last, st.ready = stat, true
+	}
+}
+
+// lossPartitions returns the partitions the task has reported records of as lost (retention, a truncated or
+// re-created source log) in the notices it shows: they are truncated for as long as the status says so.
+func (r *sourceRun) lossPartitions() map[mirror.TopicPartition]bool {
+	if !r.hasNotices.Load() {
+		return nil
+	}
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	var out map[mirror.TopicPartition]bool
+	for _, n := range r.notices {
+		if (n.Kind == NoticeDataNotReplicated || n.Kind == NoticeSourceTruncated) && n.Partition != nil {
+			if out == nil {
+				out = map[mirror.TopicPartition]bool{}
+			}
+			out[mirror.TopicPartition{Topic: n.Topic, Partition: *n.Partition}] = true
+		}
+	}
+	return out
+}
+
+// publishStats publishes the partitions' last samples; status, when set, replaces theirs (stop, as a run
+// ends). ErrFenced means the run lost its unit.
+func (r *sourceRun) publishStats(ctx context.Context, status string) error {
+	stats := make([]tasks.PartitionStat, 0, len(r.parts))
+	for _, p := range r.parts {
+		if !p.stats.ready {
+			continue
+		}
+		st := p.stats.last
+		if status != "" {
+			st.Status = status
+			st.RecordsPerSecond, st.BytesPerSecond = 0, 0
+		}
+		stats = append(stats, st)
+	}
+	return r.env.PublishPartitionStats(ctx, stats)
+}
+
+// publishFinalStats leaves the partitions' last positions behind as the run ends, marked stop: the task no
+// longer replicates them here. A fenced run writes nothing.
+func (r *sourceRun) publishFinalStats(ctx context.Context) {
+	if !r.env.Lease().Valid() {
+		return
+	}
+	finalCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, tasks.ErrFenced) {
+		r.log.Debug("could not publish the partitions' final stats", "error", err)
+	}
+}
+
+// statsTick is the committer's stats work at now: sample every tick, publish every other.
+func (r *sourceRun) statsTick(ctx context.Context, consumer *kafka.Consumer, now time.Time, publish bool) error {
+	r.sampleStats(consumer, now)
+	if !publish {
+		return nil
+	}
+	if err := r.publishStats(ctx, ""); err != nil {
+		if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
+			return err
+		}
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "partition-stats", "publishing partition stats failed, will retry", "error", err)
+		return nil
+	}
+	r.limit.Resolved(ctx, r.log, "partition-stats", "publishing partition stats works again")
+	return nil
+}

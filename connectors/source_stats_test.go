@@ -1,0 +1,102 @@
+package connectors
+
+import (
+	"testing"
+	"time"
+)
+
+// statsOf feeds samples of (pos, lag) one second apart, with acks and bytes growing by the position.
+func statsOf(samples ...[2]int64) *partitionStats {
+	var s partitionStats
+	at := time.Unix(1_700_000_000, 0)
+	for i, x := range samples {
+		s.add(lagSample{at: at.Add(time.Duration(i) * time.Second), pos: x[0], lag: x[1], acks: uint64(x[0]), bytes: 10 * uint64(x[0])})
+	}
+	return &s
+}
+
+// window repeats a step function over a full window: pos(i), lag(i).
+func window(pos, lag func(i int64) int64) [][2]int64 {
+	out := make([][2]int64, statusWindow)
+	for i := range out {
+		out[i] = [2]int64{pos(int64(i)), lag(int64(i))}
+	}
+	return out
+}
+
+func TestPartitionStatusFollowsBurrowsRules(t *testing.T) {
+	cases := []struct {
+		name    string
+		samples [][2]int64
+		lost    bool
+		want    string
+	}{
+		{"no samples", nil, false, statusOK},
+		{"caught up once in the window", append(window(func(int64) int64 { return 5 }, func(int64) int64 { return 7 })[1:], [2]int64{5, 0}), false, statusOK},
+		{"idle and caught up", window(func(int64) int64 { return 5 }, func(int64) int64 { return 0 }), false, statusOK},
+		{"not moving with records waiting", window(func(int64) int64 { return 5 }, func(i int64) int64 { return 3 + i }), false, statusStall},
+		{"not moving, too early to say", window(func(int64) int64 { return 5 }, func(int64) int64 { return 3 })[:statusWindow-1], false, statusOK},
+		{"moving while the lag grows at every sample", window(func(i int64) int64 { return 100 * i }, func(i int64) int64 { return 10 + i }), false, statusWarn},
+		{"moving, the lag grew but fell once", window(func(i int64) int64 { return 100 * i }, func(i int64) int64 { return 10 + i - 3*(i/5)*(i%5/4) }), false, statusOK},
+		{"moving, the lag falls", window(func(i int64) int64 { return 100 * i }, func(i int64) int64 { return 100 - i }), false, statusOK},
+		{"moving at a steady distance", window(func(i int64) int64 { return 100 * i }, func(int64) int64 { return 40 }), false, statusOK},
+		{"position went back", [][2]int64{{50, 0}, {60, 0}, {0, 80}, {10, 70}}, false, statusRewind},
+		{"lost records win", window(func(int64) int64 { return 5 }, func(int64) int64 { return 0 }), true, statusTruncated},
+		{"end unknown", window(func(int64) int64 { return 5 }, func(int64) int64 { return -1 }), false, statusOK},
+	}
+	for _, c := range cases {
+		if got := statsOf(c.samples...).status(c.lost); got != c.want {
+			t.Errorf("%s: status %q, want %q (samples %v)", c.name, got, c.want, c.samples)
+		}
+	}
+}
+
+func TestPartitionStatusWindowSlides(t *testing.T) {
+	s := statsOf(window(func(int64) int64 { return 5 }, func(int64) int64 { return 0 })...)
+	at := time.Unix(1_800_000_000, 0)
+	for i := range statusWindow - 1 {
+		s.add(lagSample{at: at.Add(time.Duration(i) * time.Second), pos: 5, lag: 9})
+		if got := s.status(false); got != statusOK {
+			t.Fatalf("after %d stuck samples: %q, want ok while a caught-up sample is in the window", i+1, got)
+		}
+	}
+	s.add(lagSample{at: at.Add(time.Hour), pos: 5, lag: 9})
+	if got := s.status(false); got != statusStall {
+		t.Fatalf("a window of stuck samples: %q, want stall", got)
+	}
+}
+
+func TestPartitionRatesOverTheWindow(t *testing.T) {
+	s := statsOf([2]int64{0, 0}, [2]int64{100, 0}, [2]int64{300, 0})
+	records, bytes := s.rates()
+	if records != 150 || bytes != 1500 {
+		t.Fatalf("rates = %v records/s, %v bytes/s; want 150 and 1500", records, bytes)
+	}
+	if r, b := statsOf([2]int64{7, 0}).rates(); r != 0 || b != 0 {
+		t.Fatalf("one sample: rates %v, %v; want 0", r, b)
+	}
+}
+
+func TestReplicatedOffset(t *testing.T) {
+	cases := []struct {
+		name     string
+		pp       partitionPosition
+		low, end int64
+		latest   bool
+		want     int64
+	}{
+		{"past the last ack", partitionPosition{acked: 41, head: 42, readNext: -1}, 0, 100, false, 42},
+		{"past markers once everything is acked", partitionPosition{acked: 41, head: -1, readNext: 44}, 0, 44, false, 44},
+		{"not past markers while records are in flight", partitionPosition{acked: 41, head: 45, readNext: 44}, 0, 60, false, 42},
+		{"not past markers after a failed delivery", partitionPosition{acked: 41, head: -1, readNext: 44, broken: true}, 0, 44, false, 42},
+		{"first record in flight", partitionPosition{acked: -1, head: 17, readNext: -1}, 10, 30, false, 17},
+		{"from the beginning, nothing fetched", partitionPosition{acked: -1, head: -1, readNext: -1}, 10, 30, false, 10},
+		{"from the end, nothing fetched", partitionPosition{acked: -1, head: -1, readNext: -1}, 10, 30, true, 30},
+		{"nothing known", partitionPosition{acked: -1, head: -1, readNext: -1}, -1, -1, false, 0},
+	}
+	for _, c := range cases {
+		if got := c.pp.replicatedOffset(c.low, c.end, c.latest); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
+	}
+}
