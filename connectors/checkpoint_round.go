@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -292,7 +293,32 @@ func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOff
 	r.last[checkpointKey{c.Group, c.TopicPartition()}] = c
 	r.mu.Unlock()
 	row.Emitted = true
+	if m := r.t.metrics; m != nil {
+		// MM2's checkpoint-latency-ms: the acknowledgement against the checkpoint's timestamp, which is when the
+		// upstream offsets were read (readAt).
+		m.CheckpointLatency(r.checkpointLabels(c.Group, c.Topic, c.Partition), time.Since(row.ReadAt))
+	}
 	return true
+}
+
+// checkpointLabels names a checkpointed group partition (downstream topic) in the metrics.
+func (r *checkpointRun) checkpointLabels(group, topic string, partition int32) metrics.CheckpointLabels {
+	return metrics.CheckpointLabels{Connector: r.t.id.Connector, SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias,
+		Group: group, Topic: topic, Partition: partition}
+}
+
+// removeMetrics removes the series of the checkpoints this run wrote. Key by key, not the whole connector:
+// another task of the connector may be running on this worker, and its series must stay.
+func (r *checkpointRun) removeMetrics() {
+	m := r.t.metrics
+	if m == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k := range r.last {
+		m.RemoveCheckpoint(r.checkpointLabels(k.group, k.tp.Topic, k.tp.Partition))
+	}
 }
 
 // setNotice and clearNotice keep the task's status notices; report publishes them when they changed.

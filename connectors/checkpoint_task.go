@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -23,9 +24,10 @@ import (
 // group rewound on the source) to the checkpoints topic; with sync.group.offsets.enabled it also commits the
 // translated offsets to target groups nobody is consuming with.
 type checkpointTask struct {
-	id  tasks.TaskID
-	cfg connectorConfig
-	log *slog.Logger
+	id      tasks.TaskID
+	cfg     connectorConfig
+	log     *slog.Logger
+	metrics *metrics.Registry // nil without metrics
 }
 
 // checkpointKey identifies a checkpoint: a group and a downstream topic-partition.
@@ -204,6 +206,7 @@ func (r *checkpointRun) close() {
 		cancel()
 		r.producer.Close()
 	}
+	r.removeMetrics()
 	if r.target != nil {
 		r.target.Close()
 	}
