@@ -24,11 +24,11 @@ func (pm partitionMetrics) fetched(valueBytes int, ts time.Time) {
 	}
 }
 
-// acked reports a record of size bytes (key, value, headers) acknowledged now, with source timestamp ts (Unix
+// acked reports a record of size bytes (key, value, headers) acknowledged at, with source timestamp ts (Unix
 // ms, or noTimestamp).
-func (pm partitionMetrics) acked(ts int64, size int) {
+func (pm partitionMetrics) acked(ts int64, size int, at time.Time) {
 	if pm.m != nil {
-		pm.m.AckedSize(recordTime(ts), time.Now(), size)
+		pm.m.AckedSize(recordTime(ts), at, size)
 	}
 }
 

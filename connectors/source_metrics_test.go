@@ -31,9 +31,10 @@ func BenchmarkRecordBookkeeping(b *testing.B) {
 					p.forwarded(int64(i+j), unixMilli(ts), 120, 100)
 					p.metrics.fetched(100, ts)
 				}
+				now := time.Now() // one reading per burst of reports, as kafka.Producer takes it
 				for j := range n {
 					if acked, rec, _, _ := p.ack(int64(i + j)); acked {
-						p.metrics.acked(rec.ts, rec.size)
+						p.metrics.acked(rec.ts, rec.size, now)
 					}
 				}
 			}

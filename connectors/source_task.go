@@ -652,7 +652,7 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 	}
 	acked, rec, sync, send := p.ack(d.Offset)
 	if acked {
-		p.metrics.acked(rec.ts, rec.size)
+		p.metrics.acked(rec.ts, rec.size, d.At)
 	}
 	if send {
 		syncs.send(sync)

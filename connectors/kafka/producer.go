@@ -17,7 +17,8 @@ type Delivery struct {
 	Partition int32
 	Offset    int64 // offset assigned by the target; valid when Err is nil
 	Err       error
-	Opaque    any // what the caller passed to Produce
+	Opaque    any       // what the caller passed to Produce
+	At        time.Time // when the report arrived, to within a burst of reports read back to back (see events)
 }
 
 // Header is a record header; Value nil is a null header value.
@@ -59,12 +60,27 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	return pr, nil
 }
 
+// reportBurst bounds how many delivery reports share one reading of the clock.
+const reportBurst = 64
+
 func (p *Producer) events(onDelivery func(Delivery), onStats func(string)) {
 	defer close(p.done)
-	for ev := range p.p.Events() {
+	events := p.p.Events()
+	// Reports come in bursts (a produce response acknowledges a batch). The clock is read for the first report
+	// of a burst and again every reportBurst reports: a report that was waiting in the channel arrived no later
+	// than when the previous one was taken, so the time is off by the handling of at most that many reports.
+	var at time.Time
+	burst := 0
+	for ev := range events {
 		switch e := ev.(type) {
 		case *ckafka.Message:
-			d := Delivery{Partition: e.TopicPartition.Partition, Offset: int64(e.TopicPartition.Offset), Opaque: e.Opaque}
+			if burst == 0 {
+				at = time.Now()
+			}
+			if burst++; burst == reportBurst || len(events) == 0 {
+				burst = 0
+			}
+			d := Delivery{Partition: e.TopicPartition.Partition, Offset: int64(e.TopicPartition.Offset), Opaque: e.Opaque, At: at}
 			if e.TopicPartition.Topic != nil {
 				d.Topic = *e.TopicPartition.Topic
 			}
