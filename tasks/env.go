@@ -28,8 +28,12 @@ func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
 	for i, n := range notices {
 		msgs[i] = n.Message
 	}
-	return e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
+	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
 		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
+	if err == nil {
+		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StateRunning)
+	}
+	return err
 }
 
 func (e *runEnv) StopContext() context.Context { return e.stopCtx }

@@ -27,6 +27,7 @@ type leader struct {
 	trusted time.Time
 	// troubleAt tells when this worker last failed to reach the database (heartbeater.troubleAt).
 	troubleAt func() time.Time
+	observer  Observer
 }
 
 // run campaigns on every tick and wake-up until ctx is done, then releases the lease so another worker can
@@ -43,6 +44,7 @@ func (l *leader) run(ctx context.Context, wake <-chan struct{}, renew time.Durat
 				l.log.Warn("release leadership", "error", err)
 			}
 			cancel()
+			l.observer.Leader(false)
 			return
 		case <-wake:
 		case <-ticker.C:
@@ -62,6 +64,7 @@ func (l *leader) round(ctx context.Context) {
 	l.limit.Resolved(ctx, l.log, "campaign", "campaigning for leadership works again")
 	if ok != l.isLeader {
 		l.isLeader = ok
+		l.observer.Leader(ok)
 		if ok {
 			l.log.Info("became leader", "lease_epoch", epoch)
 			l.trusted = l.troubleAt()

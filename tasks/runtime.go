@@ -29,6 +29,7 @@ type Config struct {
 	Store    *store.Store
 	Registry Registry
 	Logger   *slog.Logger
+	Observer Observer // told of unit states and leadership (metrics); nil: nobody
 
 	PollInterval      time.Duration // safety-net reconcile when no notification arrives
 	HeartbeatInterval time.Duration // worker heartbeat and leader lease renewal
@@ -50,6 +51,9 @@ func (c Config) withDefaults() Config {
 	c.WorkerTTL = cmp.Or(c.WorkerTTL, DefaultWorkerTTL)
 	c.LeaseTTL = cmp.Or(c.LeaseTTL, c.WorkerTTL)
 	c.StopTimeout = cmp.Or(c.StopTimeout, DefaultStopTimeout)
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
+	}
 	return c
 }
 
@@ -101,6 +105,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	limit := lograte.New(30 * time.Second)
 	settle := settleOf(cfg.WorkerTTL)
 	w := newWorker(cfg.WorkerID, cfg.Store, cfg.Registry, log, limit, cfg.StopTimeout, settle)
+	w.observer = cfg.Observer
 	hb := &heartbeater{cfg: cfg, w: w, log: log, limit: limit, settle: settle}
 	if err := hb.join(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -123,7 +128,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	wg.Go(func() { hb.run(bg, workerWake) })
 	var leaderDone sync.WaitGroup
 	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, limit: limit, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL,
-		troubleAt: hb.troubleAt}
+		troubleAt: hb.troubleAt, observer: cfg.Observer}
 	leaderDone.Go(func() { l.run(ctx, leaderWake, cfg.HeartbeatInterval) })
 
 	w.run(ctx, workerWake, cfg.PollInterval, func() { r.ready.Store(true) })

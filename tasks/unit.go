@@ -54,11 +54,13 @@ func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
 	if prev != nil {
 		<-prev
 	}
+	w.observer.UnitState(s.unit.Connector, s.unit.Task, store.StateUnassigned)
 	for {
 		r := w.launch(want)
 		next, leaving := s.await(want)
 		if leaving {
 			w.stop(r, &store.Status{State: store.StateUnassigned, WorkerID: w.id})
+			w.observer.UnitGone(s.unit.Connector, s.unit.Task)
 			return
 		}
 		// Restarted, reconfigured, paused or resumed in place: the next run reports its own status.

@@ -24,6 +24,7 @@ type worker struct {
 	limit       *lograte.Limiter
 	stopTimeout time.Duration // the soft-stop budget of a run
 	settle      time.Duration // how long a revoked run's records may take to settle (Lease.Settle)
+	observer    Observer
 
 	session atomic.Pointer[session] // the current session; replaced when the worker re-joins
 
@@ -43,6 +44,7 @@ type session struct {
 func newWorker(id string, st *store.Store, reg Registry, log *slog.Logger, limit *lograte.Limiter, stopTimeout, settle time.Duration) *worker {
 	return &worker{
 		id: id, store: st, registry: reg, log: log, limit: limit, stopTimeout: stopTimeout, settle: settle,
+		observer: nopObserver{},
 		slots:    make(map[store.Unit]*slot),
 		stopping: make(map[store.Unit]*slot),
 		failed:   make(map[store.Unit]store.Work),
@@ -145,7 +147,11 @@ func quiet(err error) bool {
 }
 
 func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace string) error {
-	return w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
+	err := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
+	if err == nil {
+		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, state)
+	}
+	return err
 }
 
 // retry runs fn until it succeeds, is fenced, or ctx ends; database hiccups must not lose a status report.

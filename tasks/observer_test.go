@@ -1,0 +1,90 @@
+package tasks_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// recordingObserver keeps what the runtime told it.
+type recordingObserver struct {
+	mu     sync.Mutex
+	units  map[string]string // "connector/task" -> state
+	leader bool
+}
+
+func (o *recordingObserver) UnitState(connector string, task int, state string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.units[fmt.Sprintf("%s/%d", connector, task)] = state
+}
+
+func (o *recordingObserver) UnitGone(connector string, task int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	delete(o.units, fmt.Sprintf("%s/%d", connector, task))
+}
+
+func (o *recordingObserver) Leader(leader bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.leader = leader
+}
+
+func (o *recordingObserver) snapshot() (map[string]string, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.units), o.leader
+}
+
+// TestObserverSeesUnitStates: the observer follows the statuses the worker writes, the units it is given and
+// loses, and its leadership.
+func TestObserverSeesUnitStates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	obs := &recordingObserver{units: map[string]string{}}
+	rctx, cancel := context.WithCancel(ctx)
+	rt := tasks.New(tasks.Config{
+		WorkerID: "w1", URL: "http://w1", Store: c.store, Registry: c.reg, Logger: testLogger(), Observer: obs,
+		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
+		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
+	})
+	done := make(chan error, 1)
+	go func() { done <- rt.Run(rctx) }()
+	var stopErr error
+	stop := sync.OnceFunc(func() { cancel(); stopErr = <-done })
+	t.Cleanup(stop)
+
+	await := func(want map[string]string, leader bool) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			got, l := obs.snapshot()
+			return maps.Equal(got, want) && l == leader
+		}, 20*time.Second, 20*time.Millisecond, "observer never saw %v (leader %v)", want, leader)
+	}
+	_, err := c.store.CreateConnector(ctx, "c", map[string]string{"name": "c", "connector.class": "Fake", "tasks.max": "2", "fail.task": "1"}, store.TargetStarted)
+	require.NoError(t, err)
+	await(map[string]string{"c/-1": "RUNNING", "c/0": "RUNNING", "c/1": "FAILED"}, true)
+
+	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
+	await(map[string]string{"c/-1": "PAUSED", "c/0": "PAUSED", "c/1": "FAILED"}, true)
+
+	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
+	await(map[string]string{}, true)
+
+	stop()
+	require.NoError(t, stopErr)
+	got, leader := obs.snapshot()
+	require.Empty(t, slices.Collect(maps.Keys(got)))
+	require.False(t, leader, "a stopped worker is no longer leader")
+}
