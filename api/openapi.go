@@ -79,6 +79,12 @@ func openAPIPaths() obj {
 			"500": response("Unhealthy", ref("WorkerStatus")),
 			"503": response("Still starting", ref("WorkerStatus")),
 		})},
+		"/metrics": obj{"get": operation("getMetrics", "kmirror extension: this worker's Prometheus metrics (Strimzi MM2 dashboard names and kmirror_* ones; docs in package metrics), served by the server beside this API", nil, nil, obj{
+			"200": obj{"description": "Prometheus text format, OpenMetrics or protobuf, as the Accept header asks", "content": obj{
+				"text/plain; version=0.0.4":                   obj{"schema": obj{"type": "string"}},
+				"application/openmetrics-text; version=1.0.0": obj{"schema": obj{"type": "string"}},
+			}},
+		})},
 		"/workers": obj{"get": operation("listWorkers", "kmirror extension: the cluster's workers, its leader, heartbeat ages and each worker's units", nil, nil, obj{
 			"200": response("Workers", ref("Workers")),
 		})},

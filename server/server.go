@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -19,6 +20,7 @@ import (
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -77,14 +79,20 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 
+	// One metrics registry per process: the runtime reports unit states into it, the connectors their
+	// partitions, checkpoints and clients, and GET /metrics serves it.
+	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
 	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, nil)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
+	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
 
 	router := chi.NewRouter()
-	router.Mount("/", api.New(api.Config{
+	// Every worker serves its own series: Prometheus scrapes each one.
+	router.Method(http.MethodGet, "/metrics", metricsReg.Handler())
+	router.Mount("/", metricsReg.HTTPMiddleware(apiRoute())(api.New(api.Config{
 		Store: st,
 		Info: func(context.Context) (api.ServerInfo, error) {
 			return api.ServerInfo{Version: ConnectVersion, Commit: Commit(), ClusterID: clusterID}, nil
@@ -92,7 +100,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Health:  healthCheck(st, rt),
 		Loggers: cfg.Loggers,
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
-	}))
+	})))
 	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
 
 	g, gctx := errgroup.WithContext(ctx)
@@ -123,6 +131,34 @@ func Run(ctx context.Context, cfg Config) error {
 	log.Info("stopped")
 	return err
 }
+
+// apiRoute names a request's API route pattern ("/connectors/{connector}/status") for the REST metrics, so
+// their cardinality is the route table's. The API routes every request afresh on its escaped path (it drops
+// an enclosing router's context), so the pattern is looked up in a copy of its route table, the same way;
+// requests that match no route are "unmatched".
+func apiRoute() func(*http.Request) string {
+	table := chi.NewRouter()
+	noop := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	for _, rt := range api.Routes() {
+		table.Method(rt.Method, rt.Pattern, noop)
+	}
+	return func(r *http.Request) string {
+		path := r.URL.EscapedPath()
+		if len(path) > 1 && strings.HasSuffix(path, "/") {
+			path = path[:len(path)-1]
+		}
+		method := r.Method
+		if method == http.MethodHead {
+			method = http.MethodGet
+		}
+		if p := table.Find(chi.NewRouteContext(), method, cmp.Or(path, "/")); p != "" {
+			return p
+		}
+		return "unmatched"
+	}
+}
+
+var _ tasks.Observer = (*metrics.Registry)(nil)
 
 func defaultAdvertisedURL(addr net.Addr) string {
 	host, port, _ := net.SplitHostPort(addr.String())
