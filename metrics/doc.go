@@ -87,6 +87,10 @@
 // series per partition it checkpoints (as in MM2), so 1,000 groups x 100 partitions is 400,000 series. A task
 // costs 7 runtime series, a connector 6 (+6 per connector with tasks here), a client 6-9 plus 7 per broker.
 //
+// Scraping costs grow with it: a worker with 10,000 busy partitions serves a 29 MB text page in about 1.5 s of
+// one core and 330 MB of short-lived allocations, most of it client_golang sorting and encoding
+// (BenchmarkScrape10000Partitions); scrape such workers every 30 s or more, with compression.
+//
 // The hot path (SourcePartition.Fetched and Acked) takes one uncontended mutex per call and observes one
 // histogram, without allocating (BenchmarkSourcePartitionHotPath); everything windowed is computed when
 // scraped.

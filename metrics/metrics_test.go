@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -534,4 +535,71 @@ func TestHotPathDoesNotAllocate(t *testing.T) {
 		p.Acked(ts, now)
 	})
 	require.Zero(t, allocs)
+}
+
+// TestCardinalityPerPartition pins the package doc's count: 25 series per partition here (+1 records-lag of
+// its consumer), 39 per topic.
+func TestCardinalityPerPartition(t *testing.T) {
+	t.Parallel()
+	r := New()
+	count := func() (partition, topic int) {
+		for name, ss := range gather(t, r) {
+			for _, s := range ss {
+				switch {
+				case s.labels["partition"] != "":
+					partition++
+				case strings.HasPrefix(name, "kmirror_record_age") || strings.HasPrefix(name, "kmirror_replication_latency") || name == "kmirror_topic_mapping_info":
+					if name == "kmirror_topic_mapping_info" {
+						topic++
+					} else {
+						topic += len(latencyBuckets) + 3 // buckets, +Inf, _sum, _count
+					}
+				}
+			}
+		}
+		return partition, topic
+	}
+	p := r.SourcePartition(testPartition)
+	now := time.Now()
+	p.Fetched(1, now, now)
+	p.Acked(now, now)
+	p.SetPositions(1, 2, now, now)
+	p.SetStatus(StatusOK)
+	parts, topics := count()
+	require.Equal(t, 25, parts)
+	require.Equal(t, 39, topics)
+	other := testPartition
+	other.Partition = 9
+	r.SourcePartition(other).SetStatus(StatusOK)
+	r.SourcePartition(other).SetPositions(1, 2, now, now)
+	r.SourcePartition(other).Acked(now, now)
+	parts, topics = count()
+	require.Equal(t, 50, parts)
+	require.Equal(t, 39, topics, "topic-level series do not grow with partitions")
+}
+
+// BenchmarkScrape10000Partitions is one GET /metrics of a worker with 10,000 busy partitions in 100 topics.
+func BenchmarkScrape10000Partitions(b *testing.B) {
+	r := New()
+	now := time.Now()
+	for i := range 10_000 {
+		l := testPartition
+		l.Topic = "t" + strconv.Itoa(i%100)
+		l.RemoteTopic = "A." + l.Topic
+		l.Partition = int32(i / 100)
+		p := r.SourcePartition(l)
+		p.Fetched(100, now, now)
+		p.Acked(now, now)
+		p.SetPositions(10, 20, now, now)
+		p.SetStatus(StatusOK)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		r.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+		b.ReportMetric(float64(rec.Body.Len()), "bytes/page")
+	}
 }

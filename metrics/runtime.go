@@ -45,14 +45,17 @@ func (r *Registry) Leader(leader bool) {
 var (
 	descWorkerConnectorCount = prometheus.NewDesc("kafka_connect_worker_connector_count", "Connect connector-count: connector instances on this worker.", nil, nil)
 	descWorkerTaskCount      = prometheus.NewDesc("kafka_connect_worker_task_count", "Connect task-count: tasks on this worker.", nil, nil)
-	// Connect's connector-<state>-task-count, per state it counts (Connect counts the connector's tasks
-	// cluster-wide on every worker hosting one; kmirror counts this worker's, so sum() is the cluster's).
+	// Connect's connector-<state>-task-count and connector-total-task-count. Connect counts the connector's
+	// tasks cluster-wide on every worker hosting one; these count this worker's, so sum() is the cluster's.
+	taskCountStates          = []string{"running", "paused", "failed", "unassigned", "restarting", "total"}
 	descWorkerTaskStateCount = func() map[string]*prometheus.Desc {
 		m := make(map[string]*prometheus.Desc)
-		for _, s := range []string{"running", "paused", "failed", "unassigned", "restarting", "total"} {
-			m[s] = prometheus.NewDesc("kafka_connect_worker_connector_"+s+"_task_count",
-				"Connect connector-"+s+"-task-count: the connector's tasks on this worker"+map[bool]string{true: ".", false: " in state " + s + "."}[s == "total"],
-				[]string{"connector"}, nil)
+		for _, s := range taskCountStates {
+			help := "Connect connector-" + s + "-task-count: the connector's tasks in state " + s + " on this worker."
+			if s == "total" {
+				help = "Connect connector-total-task-count: the connector's tasks on this worker."
+			}
+			m[s] = prometheus.NewDesc("kafka_connect_worker_connector_"+s+"_task_count", help, []string{"connector"}, nil)
 		}
 		return m
 	}()
@@ -60,7 +63,6 @@ var (
 	descConnectorState  = prometheus.NewDesc("kmirror_connector_state", "State of a connector instance on this worker (state-set).", []string{"connector", "state"}, nil)
 	descTaskState       = prometheus.NewDesc("kmirror_task_state", "State of a task on this worker (state-set).", []string{"connector", "task", "state"}, nil)
 	descWorkerLeader    = prometheus.NewDesc("kmirror_worker_leader", "1 while this worker holds the leader lease, else 0.", nil, nil)
-	taskCountStates     = []string{"running", "paused", "failed", "unassigned", "restarting"}
 )
 
 type runtimeCollector struct{ r *Registry }
@@ -126,9 +128,13 @@ func (c runtimeCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(descWorkerConnectorCount, float64(connectors))
 	gauge(descWorkerTaskCount, float64(tasks))
 	for conn, byState := range counts {
-		for _, s := range append(taskCountStates, "total") {
+		for _, s := range taskCountStates {
 			gauge(descWorkerTaskStateCount[s], float64(byState[s]), jmxSanitize(conn))
 		}
 	}
-	gauge(descWorkerLeader, map[bool]float64{true: 1}[leader])
+	isLeader := 0.0
+	if leader {
+		isLeader = 1
+	}
+	gauge(descWorkerLeader, isLeader)
 }
