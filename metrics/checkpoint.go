@@ -37,7 +37,8 @@ func (r *Registry) CheckpointLatency(l CheckpointLabels, latency time.Duration) 
 	if !ok {
 		r.cpSeq++
 		st = &checkpointStat{seq: r.cpSeq, compat: []string{
-			jmxSanitize(l.SourceAlias), jmxSanitize(l.TargetAlias), jmxSanitize(l.Group), jmxSanitize(l.Topic),
+			jmxSanitize(validLabel(l.SourceAlias)), jmxSanitize(validLabel(l.TargetAlias)), jmxSanitize(validLabel(l.Group)),
+			jmxSanitize(validLabel(l.Topic)),
 			strconv.Itoa(int(l.Partition)),
 		}}
 		r.checkpoints[l] = st
@@ -48,7 +49,7 @@ func (r *Registry) CheckpointLatency(l CheckpointLabels, latency time.Duration) 
 	st.w.record(ms, true, 1, time.Now().UnixMilli())
 	st.last = ms
 	st.mu.Unlock()
-	r.cpLatency.WithLabelValues(l.Connector).Observe(latency.Seconds())
+	r.cpLatency.WithLabelValues(validLabel(l.Connector)).Observe(latency.Seconds())
 }
 
 // RemoveCheckpoints deletes every checkpoint series of the connector.
@@ -60,7 +61,7 @@ func (r *Registry) RemoveCheckpoints(connector string) {
 			delete(r.checkpoints, l)
 		}
 	}
-	r.cpLatency.DeleteLabelValues(connector)
+	r.cpLatency.DeleteLabelValues(validLabel(connector))
 }
 
 // RemoveCheckpoint deletes the series of one key (a group or partition the connector no longer checkpoints).

@@ -25,7 +25,8 @@ type clientSnapshot struct {
 	seq      uint64
 	consumer bool
 	stats    rdStats
-	clientID string // jmx-sanitized
+	clientID string   // jmx-sanitized
+	native   []string // connector, task, role, client
 	lags     []fetchLag
 }
 
@@ -83,7 +84,8 @@ func (r *Registry) ClientStats(c ClientLabels, statsJSON string) {
 	if err := json.Unmarshal([]byte(statsJSON), &st); err != nil {
 		return
 	}
-	snap := &clientSnapshot{consumer: st.Type == "consumer", clientID: jmxSanitize(c.ClientID)}
+	snap := &clientSnapshot{consumer: st.Type == "consumer", clientID: jmxSanitize(validLabel(c.ClientID)),
+		native: []string{validLabel(c.Connector), strconv.Itoa(c.Task), validLabel(c.Role), validLabel(c.ClientID)}}
 	if snap.consumer {
 		// Java's records-lag: the partition's high watermark - the consumer's position, for assigned
 		// partitions. librdkafka's own consumer_lag counts from committed offsets, which kmirror never commits
@@ -173,30 +175,24 @@ func (c clientCollector) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-type clientEntry struct {
-	labels ClientLabels
-	snap   *clientSnapshot
-}
-
 func (c clientCollector) Collect(ch chan<- prometheus.Metric) {
 	r := c.r
 	r.clMu.Lock()
-	clients := make([]clientEntry, 0, len(r.clients))
-	for l, s := range r.clients {
-		clients = append(clients, clientEntry{l, s})
+	clients := make([]*clientSnapshot, 0, len(r.clients))
+	for _, s := range r.clients {
+		clients = append(clients, s)
 	}
 	r.clMu.Unlock()
 	// Two clients with one client.id would export the same compat series: the newest wins.
-	slices.SortFunc(clients, func(a, b clientEntry) int { return cmp.Compare(b.snap.seq, a.snap.seq) })
+	slices.SortFunc(clients, func(a, b *clientSnapshot) int { return cmp.Compare(b.seq, a.seq) })
 	compatSeen := make(map[string]bool, len(clients))
 	emit := func(d *prometheus.Desc, t prometheus.ValueType, v float64, lv ...string) {
 		ch <- prometheus.MustNewConstMetric(d, t, v, lv...)
 	}
 	const gauge, counter = prometheus.GaugeValue, prometheus.CounterValue
-	for _, e := range clients {
-		st, l := &e.snap.stats, e.labels
-		lv := []string{l.Connector, strconv.Itoa(l.Task), l.Role, l.ClientID}
-		if !e.snap.consumer {
+	for _, snap := range clients {
+		st, lv := &snap.stats, snap.native
+		if !snap.consumer {
 			emit(descClientQueueMessages, gauge, float64(st.MsgCnt), lv...)
 			emit(descClientQueueBytes, gauge, float64(st.MsgSize), lv...)
 			emit(descClientQueueMaxMessages, gauge, float64(st.MsgMax), lv...)
@@ -219,15 +215,15 @@ func (c clientCollector) Collect(ch chan<- prometheus.Metric) {
 			emit(descBrokerReqTimeouts, counter, float64(b.ReqTimeouts), blv...)
 		}
 
-		id := e.snap.clientID
+		id := snap.clientID
 		if compatSeen[id] {
 			continue
 		}
 		compatSeen[id] = true
-		if e.snap.consumer {
+		if snap.consumer {
 			emit(descConsumerIncomingBytes, counter, float64(st.RxBytes), id)
 			emit(descConsumerOutgoingBytes, counter, float64(st.TxBytes), id)
-			for _, lag := range e.snap.lags {
+			for _, lag := range snap.lags {
 				emit(descConsumerRecordsLag, gauge, lag.lag, id, lag.topic, lag.partition)
 			}
 		} else {

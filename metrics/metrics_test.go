@@ -603,3 +603,18 @@ func BenchmarkScrape10000Partitions(b *testing.B) {
 		b.ReportMetric(float64(rec.Body.Len()), "bytes/page")
 	}
 }
+
+// TestInvalidUTF8Labels: names from Kafka are bytes; a label value that is not UTF-8 must not fail the page.
+func TestInvalidUTF8Labels(t *testing.T) {
+	t.Parallel()
+	r := New()
+	r.CheckpointLatency(CheckpointLabels{Connector: "cp", SourceAlias: "A", TargetAlias: "B", Group: "g\xff", Topic: "A.t"}, time.Millisecond)
+	l := testPartition
+	l.Topic = "t\xfe"
+	r.SourcePartition(l)
+	rec := httptest.NewRecorder()
+	r.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	require.Equal(t, http.StatusOK, rec.Code)
+	require.Contains(t, rec.Body.String(), `group="\"g`+"\uFFFD"+`\""`)
+	require.Contains(t, rec.Body.String(), `topic="t`+"\uFFFD"+`"`)
+}

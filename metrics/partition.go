@@ -49,13 +49,15 @@ type SourcePartition struct {
 
 	ageObs, latencyObs prometheus.Observer
 
-	r       *Registry
-	labels  PartitionLabels
-	compat  []string // source, target, remote topic, partition: jmx-sanitized
-	native  []string // connector, source, target, topic, partition
-	seq     uint64
-	created time.Time
-	removed atomic.Bool
+	r           *Registry
+	labels      PartitionLabels
+	topic       topicKey // label values of the topic-level series
+	remoteTopic string
+	compat      []string // source, target, remote topic, partition: jmx-sanitized
+	native      []string // connector, source, target, topic, partition
+	seq         uint64
+	created     time.Time
+	removed     atomic.Bool
 
 	posMu sync.Mutex
 	pos   positions
@@ -89,12 +91,14 @@ func (r *Registry) SourcePartition(l PartitionLabels) *SourcePartition {
 		return p
 	}
 	part := strconv.Itoa(int(l.Partition))
-	tk := topicKey{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic}
+	conn, src, tgt, topic, remote := validLabel(l.Connector), validLabel(l.SourceAlias), validLabel(l.TargetAlias),
+		validLabel(l.Topic), validLabel(l.RemoteTopic)
+	tk := topicKey{conn, src, tgt, topic}
 	r.seq++
 	p := &SourcePartition{
-		r: r, labels: l, seq: r.seq, created: time.Now(),
-		compat:     []string{jmxSanitize(l.SourceAlias), jmxSanitize(l.TargetAlias), jmxSanitize(l.RemoteTopic), part},
-		native:     []string{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic, part},
+		r: r, labels: l, seq: r.seq, created: time.Now(), topic: tk, remoteTopic: remote,
+		compat:     []string{jmxSanitize(src), jmxSanitize(tgt), jmxSanitize(remote), part},
+		native:     []string{conn, src, tgt, topic, part},
 		ageObs:     r.recordAge.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
 		latencyObs: r.latency.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
 	}
@@ -208,8 +212,7 @@ func (p *SourcePartition) Remove() {
 	if r.partitions[p.labels] == p {
 		delete(r.partitions, p.labels)
 	}
-	l := p.labels
-	tk := topicKey{l.Connector, l.SourceAlias, l.TargetAlias, l.Topic}
+	tk := p.topic
 	if r.topics[tk]--; r.topics[tk] <= 0 {
 		delete(r.topics, tk)
 		r.recordAge.DeleteLabelValues(tk.connector, tk.source, tk.target, tk.topic)

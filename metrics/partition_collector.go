@@ -99,8 +99,7 @@ func (c partitionCollector) Collect(ch chan<- prometheus.Metric) {
 			gauge(descReplLatencyMax, ack.max, lv)
 			gauge(descReplLatencyAvg, ack.avg, lv)
 		}
-		l := p.labels
-		if k := [4]string{l.SourceAlias, l.TargetAlias, l.Topic, l.RemoteTopic}; !mappingSeen[k] {
+		if k := [4]string{p.topic.source, p.topic.target, p.topic.topic, p.remoteTopic}; !mappingSeen[k] {
 			mappingSeen[k] = true
 			gauge(descTopicMappingInfo, 1, k[:])
 		}

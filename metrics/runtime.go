@@ -25,14 +25,14 @@ type unitKey struct {
 func (r *Registry) UnitState(connector string, task int, state string) {
 	r.rtMu.Lock()
 	defer r.rtMu.Unlock()
-	r.units[unitKey{connector, task}] = strings.ToLower(state)
+	r.units[unitKey{validLabel(connector), task}] = strings.ToLower(state)
 }
 
 // UnitGone forgets a unit that no longer runs on this worker. It implements tasks.Observer.
 func (r *Registry) UnitGone(connector string, task int) {
 	r.rtMu.Lock()
 	defer r.rtMu.Unlock()
-	delete(r.units, unitKey{connector, task})
+	delete(r.units, unitKey{validLabel(connector), task})
 }
 
 // Leader records whether this worker holds the leader lease. It implements tasks.Observer.

@@ -42,6 +42,10 @@ func needsQuote(v string) bool {
 	return false
 }
 
+// validLabel makes v valid UTF-8, which Prometheus requires of label values (an invalid one would fail the
+// scrape): group ids and other names that come from Kafka are arbitrary bytes.
+func validLabel(v string) string { return strings.ToValidUTF8(v, "\uFFFD") }
+
 // fetchTopic is a topic as Kafka's consumer fetch metrics tag it (FetchMetricsManager.topicTags): '.' becomes
 // '_'.
 func fetchTopic(topic string) string { return strings.ReplaceAll(topic, ".", "_") }
