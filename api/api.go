@@ -48,7 +48,7 @@ type Health struct {
 // Loggers is the process's named logger levels (implemented by the server). Level names are Connect's/log4j's:
 // TRACE, DEBUG, INFO, WARN, ERROR, FATAL, OFF.
 type Loggers interface {
-	// Levels returns the explicitly set levels, including "root".
+	// Levels returns every known logger with its effective level, "root" included.
 	Levels() map[string]LoggerLevel
 	// Level returns the effective level of a known logger, false if the logger is unknown.
 	Level(name string) (LoggerLevel, bool)

@@ -227,7 +227,7 @@ func openAPIPaths() obj {
 				"200": response("Validation result, whether or not it found errors", ref("ConfigInfos")),
 				"400": errorResponse("connector.class is missing, unknown, or does not match the path"),
 			})},
-		"/admin/loggers": obj{"get": operation("listLoggers", "Loggers whose level was set explicitly", nil, nil, obj{
+		"/admin/loggers": obj{"get": operation("listLoggers", "Every known logger with its effective level", nil, nil, obj{
 			"200": response("Levels by logger name", obj{"type": "object", "additionalProperties": ref("LoggerLevel")}),
 		})},
 		"/admin/loggers/{logger}": obj{
