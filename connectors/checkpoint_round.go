@@ -295,8 +295,8 @@ func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOff
 	row.Emitted = true
 	if m := r.t.metrics; m != nil {
 		// MM2's checkpoint-latency-ms: the acknowledgement against the checkpoint's timestamp, which is when the
-		// upstream offsets were read (readAt).
-		m.CheckpointLatency(r.checkpointLabels(c.Group, c.Topic, c.Partition), time.Since(row.ReadAt))
+		// upstream offsets were read (readAt); the report's arrival, not when this loop got to it.
+		m.CheckpointLatency(r.checkpointLabels(c.Group, c.Topic, c.Partition), d.At.Sub(row.ReadAt))
 	}
 	return true
 }

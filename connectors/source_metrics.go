@@ -1,7 +1,6 @@
 package connectors
 
 import (
-	"context"
 	"errors"
 	"time"
 
@@ -104,9 +103,9 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
 // it removes their series.
-func (r *sourceRun) end(ctx context.Context, err error) {
+func (r *sourceRun) end(err error) {
 	if !errors.Is(err, tasks.ErrFenced) {
-		r.publishFinalStats(ctx)
+		r.publishFinalStats()
 	}
 	for _, p := range r.parts {
 		p.metrics.remove()

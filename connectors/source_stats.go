@@ -255,11 +255,11 @@ func (r *sourceRun) publishStats(ctx context.Context, status string) error {
 
 // publishFinalStats leaves the partitions' last positions behind as the run ends, marked stop: the task no
 // longer replicates them here. A fenced run writes nothing.
-func (r *sourceRun) publishFinalStats(ctx context.Context) {
+func (r *sourceRun) publishFinalStats() {
 	if !r.env.Lease().Valid() {
 		return
 	}
-	finalCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	finalCtx, cancel := context.WithTimeout(r.env.StopContext(), 5*time.Second) // within the stop budget
 	defer cancel()
 	if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, tasks.ErrFenced) {
 		r.log.Debug("could not publish the partitions' final stats", "error", err)

@@ -51,7 +51,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { r.end(ctx, err) }()
+	defer func() { r.end(err) }()
 	if err := env.Running(ctx); err != nil {
 		return err
 	}
