@@ -84,7 +84,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, nil)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)

@@ -1,0 +1,352 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/store"
+)
+
+// What source tasks report, checked against the clusters themselves: the partition stats they publish (what
+// GET /connectors/{c}/partitions shows) and the series on GET /metrics.
+
+// samples reads GET /metrics and returns every sample by metric name.
+func (k *kmirror) samples() map[string][]promSample {
+	k.t.Helper()
+	out := map[string][]promSample{}
+	for name, f := range k.scrape() {
+		for _, m := range f.GetMetric() {
+			s := promSample{labels: map[string]string{}}
+			for _, l := range m.GetLabel() {
+				s.labels[l.GetName()] = l.GetValue()
+			}
+			switch {
+			case m.GetGauge() != nil:
+				s.value = m.GetGauge().GetValue()
+			case m.GetCounter() != nil:
+				s.value = m.GetCounter().GetValue()
+			case m.GetHistogram() != nil:
+				s.value = float64(m.GetHistogram().GetSampleCount())
+			default:
+				s.value = m.GetUntyped().GetValue()
+			}
+			out[name] = append(out[name], s)
+		}
+	}
+	return out
+}
+
+// lazy is a failure message computed when it is printed.
+type lazy func() string
+
+func (l lazy) String() string { return l() }
+
+type promSample struct {
+	labels map[string]string
+	value  float64
+}
+
+// find returns the values of the samples whose labels include want, by the value of label by.
+func find(samples []promSample, by string, want map[string]string) map[string]float64 {
+	out := map[string]float64{}
+next:
+	for _, s := range samples {
+		for k, v := range want {
+			if s.labels[k] != v {
+				continue next
+			}
+		}
+		out[s.labels[by]] = s.value
+	}
+	return out
+}
+
+// openStore opens the test's database, to read what the tasks published.
+func openStore(t *testing.T, k *kmirror) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), k.dbURL, slog.New(slog.DiscardHandler), store.OpenOptions{MaxConns: 2})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	return st
+}
+
+// partitionStats returns the connector's published partition stats by partition of one source topic.
+func partitionStats(t *testing.T, st *store.Store, connector, topic string) map[int32]store.PartitionStat {
+	t.Helper()
+	all, err := st.ConnectorPartitionStats(context.Background(), connector)
+	require.NoError(t, err)
+	out := map[int32]store.PartitionStat{}
+	for _, s := range all {
+		if s.Topic == topic {
+			out[s.Partition] = s
+		}
+	}
+	return out
+}
+
+// caughtUp tells whether the stats of every partition say it is replicated up to ends (Kafka's own end
+// offsets), with status ok and the source timestamp of its last record; it says why not otherwise.
+func caughtUp(stats map[int32]store.PartitionStat, remote string, ends []int64, lastTS map[int32]time.Time) (bool, string) {
+	if len(stats) != len(ends) {
+		return false, fmt.Sprintf("%d partitions published, want %d", len(stats), len(ends))
+	}
+	for p, end := range ends {
+		s := stats[int32(p)]
+		switch {
+		case s.RemoteTopic != remote:
+			return false, fmt.Sprintf("partition %d: remote topic %q", p, s.RemoteTopic)
+		case s.ReplicatedOffset != end || s.EndOffset == nil || *s.EndOffset != end:
+			return false, fmt.Sprintf("partition %d: replicated %d, end %v; Kafka's end is %d", p, s.ReplicatedOffset, ptr(s.EndOffset), end)
+		case s.LagRecords == nil || *s.LagRecords != 0 || s.LagSeconds == nil || *s.LagSeconds != 0:
+			return false, fmt.Sprintf("partition %d: lag %v records, %v s", p, ptr(s.LagRecords), ptr(s.LagSeconds))
+		case s.Status != "ok":
+			return false, fmt.Sprintf("partition %d: status %s", p, s.Status)
+		case s.WorkerID == "":
+			return false, fmt.Sprintf("partition %d: no worker", p)
+		}
+		if want, ok := lastTS[int32(p)]; ok && (s.LastReplicatedAt == nil || !s.LastReplicatedAt.Equal(want)) {
+			return false, fmt.Sprintf("partition %d: last replicated at %v, want %v", p, ptr(s.LastReplicatedAt), want)
+		}
+	}
+	return true, ""
+}
+
+func ptr[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// lastTimestamps returns the timestamp of the last record sent to each partition of topic.
+func lastTimestamps(sent []kafkatest.Record, topic string) map[int32]time.Time {
+	out := map[int32]time.Time{}
+	for _, r := range sent {
+		if r.Topic == topic {
+			out[r.Partition] = r.Timestamp.Truncate(time.Millisecond)
+		}
+	}
+	return out
+}
+
+// TestSourceReportsPartitionsAndMetrics replicates a topic and checks what the source tasks report against
+// Kafka's end offsets: the published partition stats and the MM2 and kmirror series on /metrics, caught up;
+// then marked stop while the connector is paused; then caught up again after the records produced meanwhile.
+func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	st := openStore(t, k)
+	prefix := "met" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 3)
+	topic, remote := topics[0].name, prefixA(topics[0].name)
+	sent := makeRecords(topics, 3000, 0)
+	kafkatest.Produce(t, "A", sent)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+
+	ends := kafkatest.PartitionEnds(t, "A", topic, 3)
+	var why string
+	require.Eventually(t, func() bool {
+		var ok bool
+		ok, why = caughtUp(partitionStats(t, st, name, topic), remote, ends, lastTimestamps(sent, topic))
+		return ok
+	}, 30*time.Second, 200*time.Millisecond, "the published stats agree with Kafka: %s", lazy(func() string { return why }))
+
+	perPartition := map[string]float64{}
+	for p, n := range groupByPartition(sent) {
+		perPartition[strconv.Itoa(int(p.partition))] += float64(len(n))
+	}
+	compat := map[string]string{"source": "A", "target": "B", "topic": remote}
+	native := map[string]string{"connector": name, "source": "A", "target": "B", "topic": topic}
+	require.Eventually(t, func() bool {
+		m := k.samples()
+		why = fmt.Sprintf("record_count %v, lag %v, lag_seconds %v, ok %v, end %v",
+			find(m["kafka_connect_mirror_mirrorsourceconnector_record_count"], "partition", compat),
+			find(m["kmirror_replication_lag_records"], "partition", native), find(m["kmirror_replication_lag_seconds"], "partition", native),
+			find(m["kmirror_partition_status"], "partition", withLabel(native, "status", "ok")),
+			find(m["kmirror_source_end_offset"], "partition", native))
+		return equalCounts(find(m["kafka_connect_mirror_mirrorsourceconnector_record_count"], "partition", compat), perPartition) &&
+			allEqual(find(m["kmirror_replication_lag_records"], "partition", native), 3, 0) &&
+			allEqual(find(m["kmirror_replication_lag_seconds"], "partition", native), 3, 0) &&
+			allEqual(find(m["kmirror_partition_status"], "partition", withLabel(native, "status", "ok")), 3, 1) &&
+			equalCounts(find(m["kmirror_source_end_offset"], "partition", native), ends64(ends))
+	}, 30*time.Second, 200*time.Millisecond, "/metrics: %s", lazy(func() string { return why }))
+	m := k.samples()
+	require.Equal(t, perPartition, find(m["kmirror_replicated_records_total"], "partition", native))
+	// librdkafka's statistics of the replication consumers, every 5 s: Java's records-lag, caught up.
+	require.Eventually(t, func() bool {
+		lags := find(k.samples()["kafka_consumer_fetch_manager_records_lag"], "partition", map[string]string{"topic": strings.ReplaceAll(topic, ".", "_")})
+		return allEqual(lags, 3, 0)
+	}, 20*time.Second, 200*time.Millisecond, "records-lag of the replication consumers")
+
+	// Paused: the tasks stop, and so do their series; the published stats stay, marked stop.
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	k.awaitStates(name, "PAUSED PAUSED PAUSED", 30*time.Second)
+	require.Eventually(t, func() bool {
+		stats := partitionStats(t, st, name, topic)
+		for _, s := range stats {
+			if s.Status != "stop" || s.ReplicatedOffset != ends[s.Partition] {
+				return false
+			}
+		}
+		return len(stats) == 3
+	}, 30*time.Second, 200*time.Millisecond, "paused partitions are marked stop where they stood")
+	require.Eventually(t, func() bool { return len(find(k.samples()["kmirror_replication_lag_records"], "partition", native)) == 0 },
+		10*time.Second, 100*time.Millisecond, "no series of a paused task")
+
+	more := makeRecords(topics, 1500, 3000)
+	kafkatest.Produce(t, "A", more)
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	all := append(append([]kafkatest.Record{}, sent...), more...)
+	awaitCount(t, prefixA, topics, all, time.Minute)
+	ends = kafkatest.PartitionEnds(t, "A", topic, 3)
+	require.Eventually(t, func() bool {
+		var ok bool
+		ok, why = caughtUp(partitionStats(t, st, name, topic), remote, ends, lastTimestamps(all, topic))
+		return ok
+	}, 30*time.Second, 200*time.Millisecond, "caught up again after the pause: %s", lazy(func() string { return why }))
+	sincePause := map[string]float64{}
+	for p, n := range groupByPartition(more) {
+		if p.topic == topic {
+			sincePause[strconv.Itoa(int(p.partition))] += float64(len(n))
+		}
+	}
+	require.Eventually(t, func() bool {
+		m := k.samples()
+		return equalCounts(find(m["kafka_connect_mirror_mirrorsourceconnector_record_count"], "partition", compat), sincePause) &&
+			allEqual(find(m["kmirror_replication_lag_records"], "partition", native), 3, 0)
+	}, 30*time.Second, 200*time.Millisecond, "the new runs count what they replicated, and are caught up")
+}
+
+func withLabel(m map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for a, b := range m {
+		out[a] = b
+	}
+	return out
+}
+
+func equalCounts(got, want map[string]float64) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for k, v := range want {
+		if got[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func allEqual(got map[string]float64, n int, v float64) bool {
+	if len(got) != n {
+		return false
+	}
+	for _, x := range got {
+		if x != v {
+			return false
+		}
+	}
+	return true
+}
+
+func ends64(ends []int64) map[string]float64 {
+	out := map[string]float64{}
+	for p, e := range ends {
+		out[strconv.Itoa(p)] = float64(e)
+	}
+	return out
+}
+
+// TestSourceLagReachesZeroPastTransactionMarkers: a transactional source partition ends in a commit marker the
+// consumer never returns; once everything is replicated the lag is still 0, not one record per marker.
+func TestSourceLagReachesZeroPastTransactionMarkers(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	st := openStore(t, k)
+	prefix := "mtx" + uniqueAlias("")
+	topic := kafkatest.TopicName(t, prefix)
+	kafkatest.CreateTopic(t, "A", topic, 1, nil)
+	produceTransactions(t, topic, 0, 0, 200)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, topic, nil))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
+	ends := kafkatest.PartitionEnds(t, "A", topic, 1)
+	require.Greater(t, ends[0], int64(200), "the log holds markers")
+	var why string
+	require.Eventually(t, func() bool {
+		var ok bool
+		ok, why = caughtUp(partitionStats(t, st, name, topic), prefixA(topic), ends, nil)
+		return ok
+	}, time.Minute, 200*time.Millisecond, "caught up past the last marker: %s", lazy(func() string { return why }))
+}
+
+// TestSourceMarksPartitionsWithLostRecordsTruncated: records deleted on the source before they were
+// replicated make the partition's status truncated, in the published stats and on /metrics.
+func TestSourceMarksPartitionsWithLostRecordsTruncated(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	st := openStore(t, k)
+	prefix := "mtr" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 2)
+	topic := topics[0].name
+	first := []kafkatest.Record{}
+	for _, r := range makeRecords(topics, 400, 0) {
+		if r.Partition == 0 {
+			first = append(first, r)
+		}
+	}
+	kafkatest.Produce(t, "A", first[:50])
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", nil))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
+	awaitCount(t, prefixA, topics, first[:50], time.Minute)
+
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/stop", nil)
+	require.Equal(t, http.StatusNoContent, code)
+	k.awaitStates(name, "STOPPED", 30*time.Second)
+	kafkatest.Produce(t, "A", first[50:150])
+	require.NoError(t, kafkatest.Admin(t, "A").DeleteRecordsBefore(t.Context(), topic, 0, 100))
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/resume", nil)
+	require.Equal(t, http.StatusAccepted, code)
+
+	require.Eventually(t, func() bool {
+		stats := partitionStats(t, st, name, topic)
+		return stats[0].Status == "truncated" && stats[0].ReplicatedOffset == 150 && stats[1].Status == "ok"
+	}, time.Minute, 200*time.Millisecond, "partition 0 lost records 50 to 99: %s", lazy(func() string { return fmt.Sprintf("%+v", partitionStats(t, st, name, topic)) }))
+	native := map[string]string{"connector": name, "topic": topic, "status": "truncated"}
+	require.Equal(t, map[string]float64{"0": 1, "1": 0}, find(k.samples()["kmirror_partition_status"], "partition", native))
+}
+
+// TestCheckpointLatencyPerGroupPartition: an acknowledged checkpoint shows MM2's checkpoint-latency-ms for its
+// group and downstream partition.
+func TestCheckpointLatencyPerGroupPartition(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	m := startMirroredGroup(t, k, "mck", 50, 30)
+	want := map[string]string{"source": m.alias, "target": "B", "group": m.group, "topic": m.alias + "." + m.topic}
+	require.Eventually(t, func() bool {
+		got := find(k.samples()["kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms"], "partition", want)
+		v, ok := got["0"]
+		return ok && v >= 0 && v < 60_000
+	}, 30*time.Second, 200*time.Millisecond, "checkpoint latency of %s", m.group)
+}
