@@ -18,6 +18,10 @@ const (
 	sourceStatsInterval   = time.Second
 	sourcePublishInterval = 2 * time.Second
 	statusWindow          = 10
+	// A partition whose stats have not changed (idle, caught up) is published again only this often: a task with
+	// thousands of quiet partitions rewrites a third of the rows. The partitions endpoint calls a report stale
+	// after 10 s.
+	sourceRepublishInterval = 6 * time.Second
 )
 
 // Partition statuses (tasks.PartitionStat.Status and the kmirror_partition_status state set).
@@ -46,6 +50,9 @@ type partitionStats struct {
 	n, next int // samples held; where the next one goes
 	last    tasks.PartitionStat
 	ready   bool // last has been computed at least once
+
+	published   tasks.PartitionStat // what was last published, and when
+	publishedAt time.Time
 }
 
 func (s *partitionStats) add(x lagSample) {
@@ -238,20 +245,42 @@ func (r *sourceRun) lossPartitions() map[mirror.TopicPartition]bool {
 // publishStats publishes the partitions' last samples; status, when set, replaces theirs (stop, as a run
 // ends). ErrFenced means the run lost its unit.
 func (r *sourceRun) publishStats(ctx context.Context, status string) error {
+	now := time.Now()
 	stats := make([]tasks.PartitionStat, 0, len(r.parts))
+	var sent []*sourcePartition
 	for _, p := range r.parts {
-		if !p.stats.ready {
+		ps := &p.stats
+		if !ps.ready {
 			continue
 		}
-		st := p.stats.last
+		st := ps.last
 		if status != "" {
 			st.Status = status
 			st.RecordsPerSecond, st.BytesPerSecond = 0, 0
+		} else if sameStat(st, ps.published) && now.Sub(ps.publishedAt) < sourceRepublishInterval {
+			continue
 		}
 		stats = append(stats, st)
+		sent = append(sent, p)
 	}
-	return r.env.PublishPartitionStats(ctx, stats)
+	if err := r.env.PublishPartitionStats(ctx, stats); err != nil {
+		return err
+	}
+	for i, p := range sent {
+		p.stats.published, p.stats.publishedAt = stats[i], now
+	}
+	return nil
 }
+
+// sameStat tells whether two publications of a partition say the same.
+func sameStat(a, b tasks.PartitionStat) bool {
+	return a.Topic == b.Topic && a.Partition == b.Partition && a.RemoteTopic == b.RemoteTopic &&
+		a.ReplicatedOffset == b.ReplicatedOffset && samePtr(a.EndOffset, b.EndOffset) && samePtr(a.LagRecords, b.LagRecords) &&
+		samePtr(a.LagSeconds, b.LagSeconds) && a.RecordsPerSecond == b.RecordsPerSecond && a.BytesPerSecond == b.BytesPerSecond &&
+		samePtr(a.LastReplicatedAt, b.LastReplicatedAt) && a.Status == b.Status
+}
+
+func samePtr[T comparable](a, b *T) bool { return a == b || (a != nil && b != nil && *a == *b) }
 
 // publishFinalStats leaves the partitions' last positions behind as the run ends, marked stop: the task no
 // longer replicates them here. A fenced run writes nothing.

@@ -1,8 +1,13 @@
 package connectors
 
 import (
+	"context"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // statsOf feeds samples of (pos, lag) one second apart, with acks and bytes growing by the position.
@@ -98,5 +103,58 @@ func TestReplicatedOffset(t *testing.T) {
 		if got := c.pp.replicatedOffset(c.low, c.end, c.latest); got != c.want {
 			t.Errorf("%s: %d, want %d", c.name, got, c.want)
 		}
+	}
+}
+
+// statsEnv records what a run publishes.
+type statsEnv struct {
+	tasks.TaskEnv
+	published [][]tasks.PartitionStat
+}
+
+func (e *statsEnv) PublishPartitionStats(_ context.Context, stats []tasks.PartitionStat) error {
+	e.published = append(e.published, stats)
+	return nil
+}
+
+// TestQuietPartitionsArePublishedLessOften: a partition whose stats did not change is left out of a
+// publication until sourceRepublishInterval has passed; one that moved is in every one.
+func TestQuietPartitionsArePublishedLessOften(t *testing.T) {
+	env := &statsEnv{}
+	quiet := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 0}, "A.t", 41, "")
+	busy := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 1}, "A.t", 41, "")
+	r := &sourceRun{env: env, parts: []*sourcePartition{quiet, busy}}
+	names := func(stats []tasks.PartitionStat) (out []int32) {
+		for _, s := range stats {
+			out = append(out, s.Partition)
+		}
+		return out
+	}
+	publish := func() []int32 {
+		t.Helper()
+		r.sampleStats(nil, time.Now())
+		if err := r.publishStats(t.Context(), ""); err != nil {
+			t.Fatal(err)
+		}
+		return names(env.published[len(env.published)-1])
+	}
+	if got := publish(); !slices.Equal(got, []int32{0, 1}) {
+		t.Fatalf("first publication: partitions %v, want both", got)
+	}
+	busy.forwarded(42, 1_700_000_000_000, 10, 5)
+	busy.ack(7)
+	if got := publish(); !slices.Equal(got, []int32{1}) {
+		t.Fatalf("after partition 1 moved: %v, want only 1", got)
+	}
+	quiet.stats.publishedAt = quiet.stats.publishedAt.Add(-sourceRepublishInterval)
+	if got := publish(); !slices.Contains(got, 0) {
+		t.Fatalf("once the interval passed: %v, want the quiet partition again", got)
+	}
+	if err := r.publishStats(t.Context(), statusStop); err != nil {
+		t.Fatal(err)
+	}
+	final := env.published[len(env.published)-1]
+	if len(final) != 2 || final[0].Status != statusStop || final[1].Status != statusStop || final[1].ReplicatedOffset != 43 {
+		t.Fatalf("the final publication: %+v, want both partitions marked stop where they stand", final)
 	}
 }
