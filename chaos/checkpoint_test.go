@@ -57,8 +57,16 @@ func (s *scenario) requireExactResumes(within time.Duration) {
 		for p := range sourcePartitions {
 			offs = append(offs, kafka.GroupOffset{Topic: s.topic, Partition: int32(p), Offset: positions[p][i]})
 		}
-		if err := admin.AlterGroupOffsets(t.Context(), groups[i], offs); err != nil {
-			t.Fatalf("commit group %s on A: %v", groups[i], err)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			err := admin.AlterGroupOffsets(t.Context(), groups[i], offs)
+			if err == nil {
+				break
+			}
+			if !kafka.IsRetriable(err) || time.Now().After(deadline) {
+				t.Fatalf("commit group %s on A: %v", groups[i], err)
+			}
+			time.Sleep(200 * time.Millisecond) // the group's coordinator is loading or moving
 		}
 	}
 	ck := "ck-" + s.name

@@ -84,7 +84,14 @@ func commitGroup(t *testing.T, group string, offsets map[kafkatest.Partition]int
 	for p, o := range offsets {
 		list = append(list, kafka.GroupOffset{Topic: p.Topic, Partition: p.Partition, Offset: o, Metadata: "meta-" + strconv.FormatInt(o, 10)})
 	}
-	require.NoError(t, admin.AlterGroupOffsets(context.Background(), group, list))
+	// A group's coordinator may be loading or moving (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS): retry as
+	// a consumer's commit would.
+	var err error
+	require.Eventually(t, func() bool {
+		err = admin.AlterGroupOffsets(context.Background(), group, list)
+		return err == nil || !kafka.IsRetriable(err)
+	}, 30*time.Second, 200*time.Millisecond, "commit offsets of %s: %v", group, err)
+	require.NoError(t, err, "commit offsets of %s", group)
 }
 
 // groupOffset is one partition of GET /connectors/{c}/groups/{g}/offsets.

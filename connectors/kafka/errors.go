@@ -24,7 +24,7 @@ func IsRetriable(err error) bool {
 		ckafka.ErrLeaderNotAvailable, ckafka.ErrNotLeaderForPartition, ckafka.ErrNetworkException,
 		ckafka.ErrRequestTimedOut, ckafka.ErrNotEnoughReplicas, ckafka.ErrNotEnoughReplicasAfterAppend,
 		ckafka.ErrUnknownTopicOrPart, ckafka.ErrBrokerNotAvailable, ckafka.ErrCoordinatorNotAvailable,
-		ckafka.ErrUnknownPartition, ckafka.ErrResolve:
+		ckafka.ErrUnknownPartition, ckafka.ErrResolve, ckafka.ErrNotCoordinator, ckafka.ErrCoordinatorLoadInProgress:
 		return true
 	}
 	return false
