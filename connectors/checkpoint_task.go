@@ -169,7 +169,7 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 		case <-r.closing: // nobody waits any more: the run is ending
 		}
 	}
-	if r.producer, err = kafka.NewProducer(props, r.log, onDelivery); err != nil {
+	if r.producer, err = kafka.NewProducer(props, r.log, onDelivery, kafka.WithDeliveryTimes()); err != nil {
 		r.close()
 		return nil, err
 	}

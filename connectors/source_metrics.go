@@ -97,8 +97,11 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	return []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) { reg.ClientStats(l, json) })},
-		func() { reg.RemoveClient(l) }
+	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) { reg.ClientStats(l, json) })}
+	if role == clientconfig.ReplicationProducer {
+		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
+	}
+	return opts, func() { reg.RemoveClient(l) }
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and

@@ -18,7 +18,7 @@ type Delivery struct {
 	Offset    int64 // offset assigned by the target; valid when Err is nil
 	Err       error
 	Opaque    any       // what the caller passed to Produce
-	At        time.Time // when the report arrived, to within a burst of reports read back to back (see events)
+	At        time.Time // with WithDeliveryTimes: when the report arrived, to within a burst of reports (see events)
 }
 
 // Header is a record header; Value nil is a null header value.
@@ -56,14 +56,14 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	}
 	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
 	go forwardLogs(logs, pr.closed, log)
-	go pr.events(onDelivery, o.onStats)
+	go pr.events(onDelivery, o)
 	return pr, nil
 }
 
 // reportBurst bounds how many delivery reports share one reading of the clock.
 const reportBurst = 64
 
-func (p *Producer) events(onDelivery func(Delivery), onStats func(string)) {
+func (p *Producer) events(onDelivery func(Delivery), o options) {
 	defer close(p.done)
 	events := p.p.Events()
 	// Reports come in bursts (a produce response acknowledges a batch). The clock is read for the first report
@@ -74,11 +74,13 @@ func (p *Producer) events(onDelivery func(Delivery), onStats func(string)) {
 	for ev := range events {
 		switch e := ev.(type) {
 		case *ckafka.Message:
-			if burst == 0 {
-				at = time.Now()
-			}
-			if burst++; burst == reportBurst || len(events) == 0 {
-				burst = 0
+			if o.deliveryTimes {
+				if burst == 0 {
+					at = time.Now()
+				}
+				if burst++; burst == reportBurst || len(events) == 0 {
+					burst = 0
+				}
 			}
 			d := Delivery{Partition: e.TopicPartition.Partition, Offset: int64(e.TopicPartition.Offset), Opaque: e.Opaque, At: at}
 			if e.TopicPartition.Topic != nil {
@@ -89,8 +91,8 @@ func (p *Producer) events(onDelivery func(Delivery), onStats func(string)) {
 			}
 			onDelivery(d)
 		case *ckafka.Stats:
-			if onStats != nil {
-				onStats(e.String())
+			if o.onStats != nil {
+				o.onStats(e.String())
 			}
 		case ckafka.Error:
 			if e.IsFatal() {

@@ -10,8 +10,9 @@ import (
 type Option func(*options)
 
 type options struct {
-	statsEvery time.Duration
-	onStats    func(json string)
+	statsEvery    time.Duration
+	onStats       func(json string)
+	deliveryTimes bool
 }
 
 func applyOptions(opts []Option) options {
@@ -33,6 +34,10 @@ func WithStats(interval time.Duration, fn func(json string)) Option {
 		}
 	}
 }
+
+// WithDeliveryTimes makes a Producer's delivery reports carry when they arrived (Delivery.At), for latency
+// metrics; without it At is zero and no clock is read.
+func WithDeliveryTimes() Option { return func(o *options) { o.deliveryTimes = true } }
 
 // apply sets statistics.interval.ms when statistics were asked for.
 func (o options) apply(cm *ckafka.ConfigMap) *ckafka.ConfigMap {
