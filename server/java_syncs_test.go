@@ -15,9 +15,11 @@ import (
 // burst may get. MM2's rules ask for one per 101 records (99 per 10,000, plus the first and the promoted last).
 // With MM2's cap of 10 syncs in flight a burst collapsed most of them into one pending sync per partition:
 // Java MM2 4.1.1 measured 43-69 per 10,000, kmirror 12 while its syncs lingered 100 ms and 18-70 (a single
-// partition 10-82) with the cap of 10; with kmirror's cap of 100 every due sync goes out (100 per 10,000 in
-// every run measured). The floor leaves room for a sync replaced while queued on a loaded machine.
-const minSyncsPer10k = 90
+// partition 10-82) with the cap of 10; with kmirror's cap of 100 every due sync goes out on a quiet machine
+// (100 per 10,000 in every run), and 76 was seen under a full CI run's load, where syncs due together still
+// replace each other while queued. The floor catches a return of the linger and most throttled outcomes
+// without failing on a loaded machine; the logged densities are the measurement.
+const minSyncsPer10k = 50
 
 // offsetSyncsOf reads the offset syncs of the topics' partitions from cluster A's mm2-offset-syncs.B.internal
 // (shared with the other tests; only ours are kept), in the order they were written.
