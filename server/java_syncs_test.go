@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -57,6 +58,13 @@ func TestOffsetSyncsDenseEnough(t *testing.T) {
 	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "1"}))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
+	// On a fresh cluster the task can start before its connector has created the offset-syncs topic; syncs sent
+	// before then are lost (a known gap: MM2 creates the topic before it starts tasks). Measure after it exists.
+	require.Eventually(t, func() bool {
+		topics, err := kafkatest.Admin(t, "A").Topics(context.Background())
+		_, ok := topics["mm2-offset-syncs.B.internal"]
+		return err == nil && ok
+	}, 60*time.Second, 100*time.Millisecond, "the offset-syncs topic was never created")
 
 	const perPartition = 10_000
 	sent := makeRecords(topics, 3*perPartition, 0)
