@@ -205,7 +205,9 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 		}
 		return len(stats) == 3
 	}, 30*time.Second, 200*time.Millisecond, "paused partitions are marked stop where they stood")
-	require.Eventually(t, func() bool { return len(find(k.samples()["kmirror_replication_lag_records"], "partition", native)) == 0 },
+	require.Eventually(t, func() bool {
+		return len(find(k.samples()["kmirror_replication_lag_records"], "partition", native)) == 0
+	},
 		10*time.Second, 100*time.Millisecond, "no series of a paused task")
 
 	more := makeRecords(topics, 1500, 3000)
