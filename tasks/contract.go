@@ -80,6 +80,9 @@ type TaskEnv interface {
 	// PublishPartitionStats publishes where the task's partitions stand (GET /connectors/{c}/partitions).
 	// ErrFenced as for CommitOffsets.
 	PublishPartitionStats(ctx context.Context, stats []PartitionStat) error
+	// PublishPipelineStat publishes what the task measured of its pipeline (capacity advice); the runtime adds
+	// its worker's CPU use. ErrFenced as for CommitOffsets.
+	PublishPipelineStat(ctx context.Context, stat PipelineStat) error
 	// PutGroupOffsets publishes the latest translations of groups (GET /connectors/{c}/groups). ErrFenced as
 	// for CommitOffsets.
 	PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error
@@ -122,6 +125,10 @@ type (
 	GroupOffset  = store.GroupOffset
 	// PartitionStat is what a source task reports of one of its partitions.
 	PartitionStat = store.PartitionStat
+	// PipelineStat is what a source task measures of its pipeline.
+	PipelineStat = store.PipelineStat
+	// ClientFigures summarise a librdkafka client's statistics.
+	ClientFigures = store.ClientFigures
 )
 
 // Bases of a group offset translation (store.GroupOffset.Basis).

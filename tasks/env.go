@@ -85,6 +85,11 @@ func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []PartitionSta
 	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
 }
 
+func (e taskEnv) PublishPipelineStat(ctx context.Context, st PipelineStat) error {
+	st.WorkerCPUCores, st.WorkerCPUs = e.w.cpu.cores()
+	return e.w.store.PutTaskStat(ctx, e.claim, e.w.id, st)
+}
+
 func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error {
 	return e.w.store.PutGroupOffsets(ctx, e.claim, groups, offsets)
 }

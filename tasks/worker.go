@@ -25,6 +25,7 @@ type worker struct {
 	stopTimeout time.Duration // the soft-stop budget of a run
 	settle      time.Duration // how long a revoked run's records may take to settle (Lease.Settle)
 	observer    Observer
+	cpu         *cpuMeter
 
 	session atomic.Pointer[session] // the current session; replaced when the worker re-joins
 
@@ -44,7 +45,7 @@ type session struct {
 func newWorker(id string, st *store.Store, reg Registry, log *slog.Logger, limit *lograte.Limiter, stopTimeout, settle time.Duration) *worker {
 	return &worker{
 		id: id, store: st, registry: reg, log: log, limit: limit, stopTimeout: stopTimeout, settle: settle,
-		observer: nopObserver{},
+		observer: nopObserver{}, cpu: newCPUMeter(),
 		slots:    make(map[store.Unit]*slot),
 		stopping: make(map[store.Unit]*slot),
 		failed:   make(map[store.Unit]store.Work),
