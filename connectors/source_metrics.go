@@ -85,11 +85,12 @@ const (
 	roleReplicationProducer = "replication-producer"
 )
 
-// clientStats returns the options that hand a replication client's librdkafka statistics to the metrics, and
-// what removes its series once the client has closed (no statistics arrive after Close).
-func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string) ([]kafka.Option, func()) {
+// clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
+// figures (capacity advice), and what removes its series once the client has closed (no statistics arrive
+// after Close).
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, figures func(json string)) ([]kafka.Option, func()) {
 	if t.metrics == nil {
-		return nil, func() {}
+		return []kafka.Option{kafka.WithStats(clientStatsInterval, figures)}, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -97,7 +98,10 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) { reg.ClientStats(l, json) })}
+	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) {
+		reg.ClientStats(l, json)
+		figures(json)
+	})}
 	if role == clientconfig.ReplicationProducer {
 		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
 	}

@@ -119,6 +119,10 @@ type sourceRun struct {
 	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 
+	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
+	clock                            pipelineClock
+	producerFigures, consumerFigures clientFigures
+
 	noticeMu    sync.Mutex
 	notices     map[string]tasks.Notice
 	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
@@ -323,7 +327,7 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
-	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps)
+	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
 	defer removeConsumerStats() // after the consumer closed: no statistics come later
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
 	if err != nil {
@@ -358,7 +362,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 			p.withOffsetSyncs(r.offsetLagMax)
 		}
 	}
-	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps)
+	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
 	defer removeProducerStats()
 	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
 	if err != nil {
@@ -498,7 +502,10 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		default:
 		}
 		if !lease.Valid() {
-			if err := r.awaitLease(ctx, lease, producer); err != nil {
+			start := time.Now()
+			err := r.awaitLease(ctx, lease, producer)
+			r.clock.targetWait(time.Since(start))
+			if err != nil {
 				return err, nil, false
 			}
 			continue
@@ -507,10 +514,13 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			// The target has acknowledged nothing for a while: queueing more now would only give the producer
 			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
 			time.Sleep(10 * time.Millisecond)
+			r.clock.targetWait(10 * time.Millisecond)
 			continue
 		}
 
+		pollStart, timed := r.clock.pollStart()
 		rec, ok, err := consumer.Poll(r.pollTimeout)
+		r.clock.pollEnd(pollStart, timed, ok, r.pollTimeout)
 		if err != nil {
 			if err := r.consumeError(ctx, consumer, err); err != nil {
 				return err, nil, false
@@ -604,8 +614,13 @@ func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer 
 // forward hands one record to the producer, waiting while librdkafka's queue is full.
 func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec kafka.Record, p *sourcePartition) error {
 	offset, size := rec.Offset(), len(rec.Value())
+	var waitStart time.Time // set once the queue was found full
 	for {
 		err := producer.Forward(rec, p.remote)
+		if !waitStart.IsZero() {
+			r.clock.targetWait(time.Since(waitStart))
+			waitStart = time.Now()
+		}
 		if err == nil {
 			return nil
 		}
@@ -621,6 +636,9 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 			return errAbandoned
 		}
 		// The queue drains as deliveries arrive on the producer's own goroutine.
+		if waitStart.IsZero() {
+			waitStart = time.Now()
+		}
 		time.Sleep(time.Millisecond)
 	}
 }
