@@ -72,7 +72,10 @@
 // hosting one; these count this worker's, so sum() is the cluster's), kafka_connect_connector_status
 // {connector,task,status} = 1, kmirror_connector_state{connector,state} and kmirror_task_state{connector,task,
 // state} (state-sets over unassigned, running, paused, failed, restarting, stopped), kmirror_worker_leader.
-// Compat connector labels are quoted; native ones are not.
+// Compat connector labels are quoted; native ones are not. kmirror_unit_notices{connector,task,kind} counts the
+// notices a running unit shows beside its state (source_unreachable, target_unreachable, data_not_replicated,
+// source_truncated, remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one
+// series per kind shown and none for kinds not shown; alert on `kmirror_unit_notices > 0`.
 //
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.

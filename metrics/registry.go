@@ -36,6 +36,8 @@ type Registry struct {
 	units  map[unitKey]string // state of each unit this worker runs (tasks.Observer)
 	leader bool
 
+	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
+
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
 }
@@ -68,6 +70,10 @@ func New() *Registry {
 			"Replication latency of source records (target acknowledgement - record timestamp), per topic.", topicLabelNames...),
 		cpLatency: latencyHistogram("kmirror_checkpoint_latency_seconds",
 			"Latency of emitted checkpoints (target acknowledgement - time the upstream group offsets were read).", "connector"),
+		notices: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kmirror_unit_notices",
+			Help: "Notices a running connector instance (task -1) or task on this worker shows beside its state, by kind (only kinds shown).",
+		}, []string{"connector", "task", "kind"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kmirror_http_requests_total", Help: "REST requests served, by route pattern, method and status code.",
 		}, []string{"route", "method", "code"}),
@@ -79,7 +85,7 @@ func New() *Registry {
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		r.recordAge, r.latency, r.cpLatency, r.httpRequests, r.httpDuration,
+		r.recordAge, r.latency, r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
 		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{

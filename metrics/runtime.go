@@ -30,6 +30,7 @@ func (r *Registry) UnitState(connector string, task int, state string) {
 
 // UnitGone forgets a unit that no longer runs on this worker. It implements tasks.Observer.
 func (r *Registry) UnitGone(connector string, task int) {
+	r.UnitNotices(connector, task, nil)
 	r.rtMu.Lock()
 	defer r.rtMu.Unlock()
 	delete(r.units, unitKey{validLabel(connector), task})

@@ -337,6 +337,14 @@ func TestSourceMarksPartitionsWithLostRecordsTruncated(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond, "partition 0 lost records 50 to 99: %s", lazy(func() string { return fmt.Sprintf("%+v", partitionStats(t, st, name, topic)) }))
 	native := map[string]string{"connector": name, "topic": topic, "status": "truncated"}
 	require.Equal(t, map[string]float64{"0": 1, "1": 0}, find(k.samples()["kmirror_partition_status"], "partition", native))
+	// The notice the task shows in its status is a metric too.
+	require.Eventually(t, func() bool {
+		notices := find(k.samples()["kmirror_unit_notices"], "kind", map[string]string{"connector": name})
+		return notices["data_not_replicated"] >= 1
+	}, 30*time.Second, 200*time.Millisecond, "kmirror_unit_notices: %v",
+		lazy(func() string {
+			return fmt.Sprint(find(k.samples()["kmirror_unit_notices"], "kind", map[string]string{"connector": name}))
+		}))
 }
 
 // TestCheckpointLatencyPerGroupPartition: an acknowledged checkpoint shows MM2's checkpoint-latency-ms for its

@@ -24,14 +24,15 @@ func (e *runEnv) Running(ctx context.Context) error {
 }
 
 func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
-	msgs := make([]string, len(notices))
+	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
 	for i, n := range notices {
-		msgs[i] = n.Message
+		msgs[i], kinds[i] = n.Message, n.Kind
 	}
 	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
 		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
 	if err == nil {
 		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StateRunning)
+		e.w.observer.UnitNotices(e.claim.Unit.Connector, e.claim.Unit.Task, kinds)
 	}
 	return err
 }

@@ -17,9 +17,27 @@ import (
 
 // recordingObserver keeps what the runtime told it.
 type recordingObserver struct {
-	mu     sync.Mutex
-	units  map[string]string // "connector/task" -> state
-	leader bool
+	mu      sync.Mutex
+	units   map[string]string   // "connector/task" -> state
+	notices map[string][]string // "connector/task" -> notice kinds
+	leader  bool
+}
+
+func (o *recordingObserver) UnitNotices(connector string, task int, kinds []string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	k := fmt.Sprintf("%s/%d", connector, task)
+	if len(kinds) == 0 {
+		delete(o.notices, k)
+		return
+	}
+	o.notices[k] = kinds
+}
+
+func (o *recordingObserver) noticeSnapshot() map[string][]string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.notices)
 }
 
 func (o *recordingObserver) UnitState(connector string, task int, state string) {
@@ -32,6 +50,7 @@ func (o *recordingObserver) UnitGone(connector string, task int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.units, fmt.Sprintf("%s/%d", connector, task))
+	delete(o.notices, fmt.Sprintf("%s/%d", connector, task))
 }
 
 func (o *recordingObserver) Leader(leader bool) {
@@ -52,7 +71,7 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := newCluster(t)
-	obs := &recordingObserver{units: map[string]string{}}
+	obs := &recordingObserver{units: map[string]string{}, notices: map[string][]string{}}
 	rctx, cancel := context.WithCancel(ctx)
 	rt := tasks.New(tasks.Config{
 		WorkerID: "w1", URL: "http://w1", Store: c.store, Registry: c.reg, Logger: testLogger(), Observer: obs,
@@ -72,12 +91,18 @@ func TestObserverSeesUnitStates(t *testing.T) {
 			return maps.Equal(got, want) && l == leader
 		}, 20*time.Second, 20*time.Millisecond, "observer never saw %v (leader %v)", want, leader)
 	}
-	_, err := c.store.CreateConnector(ctx, "c", map[string]string{"name": "c", "connector.class": "Fake", "tasks.max": "2", "fail.task": "1"}, store.TargetStarted)
+	_, err := c.store.CreateConnector(ctx, "c", map[string]string{"name": "c", "connector.class": "Fake", "tasks.max": "2", "fail.task": "1",
+		"notice.task": "0"}, store.TargetStarted)
 	require.NoError(t, err)
 	await(map[string]string{"c/-1": "RUNNING", "c/0": "RUNNING", "c/1": "FAILED"}, true)
+	require.Eventually(t, func() bool {
+		return maps.EqualFunc(obs.noticeSnapshot(), map[string][]string{"c/0": {"source_unreachable"}}, slices.Equal)
+	}, 20*time.Second, 20*time.Millisecond, "the observer sees the notice task 0 reports")
 
 	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
 	await(map[string]string{"c/-1": "PAUSED", "c/0": "PAUSED", "c/1": "FAILED"}, true)
+	require.Eventually(t, func() bool { return len(obs.noticeSnapshot()) == 0 }, 20*time.Second, 20*time.Millisecond,
+		"a status written without notices clears them")
 
 	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
 	await(map[string]string{}, true)

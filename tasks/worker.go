@@ -151,6 +151,7 @@ func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace stri
 	err := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
 	if err == nil {
 		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, state)
+		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, nil) // a status written without notices clears them
 	}
 	return err
 }
