@@ -46,13 +46,24 @@ type capacityReport struct {
 
 func (k *kmirror) capacity(name string) capacityReport {
 	k.t.Helper()
-	resp, err := k.client.Get(k.url + "/connectors/" + name + "/partitions")
-	require.NoError(k.t, err)
-	defer resp.Body.Close()
-	require.Equal(k.t, http.StatusOK, resp.StatusCode)
 	var r capacityReport
-	require.NoError(k.t, json.NewDecoder(resp.Body).Decode(&r))
+	code, err := k.getJSON("/connectors/"+name+"/partitions", &r)
+	require.NoError(k.t, err)
+	require.Equal(k.t, http.StatusOK, code)
 	return r
+}
+
+// getJSON decodes the body of GET path into v when the answer is 200; safe inside an Eventually condition.
+func (k *kmirror) getJSON(path string, v any) (int, error) {
+	resp, err := k.client.Get(k.url + path)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, nil
+	}
+	return resp.StatusCode, json.NewDecoder(resp.Body).Decode(v)
 }
 
 // TestCapacityAdviceNamesTheTargetAsTheBound: a task whose producer may queue only 64 KiB (buffer.memory) and
