@@ -17,9 +17,13 @@ import (
 
 // recordingObserver keeps what the runtime told it.
 type recordingObserver struct {
-	mu     sync.Mutex
-	units  map[string]string // "connector/task" -> state
-	leader bool
+	mu          sync.Mutex
+	units       map[string]string // "connector/task" -> state
+	leader      bool
+	assigned    [2]int // connectors, tasks
+	worker      string
+	rebalancing bool
+	changes     []bool // every Rebalancing call, in order
 }
 
 func (o *recordingObserver) UnitState(connector string, task int, state string) {
@@ -38,6 +42,26 @@ func (o *recordingObserver) Leader(leader bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.leader = leader
+}
+
+func (o *recordingObserver) Assignment(worker string, connectors, tasks int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.worker, o.assigned = worker, [2]int{connectors, tasks}
+}
+
+func (o *recordingObserver) Rebalancing(rebalancing bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.rebalancing = rebalancing
+	o.changes = append(o.changes, rebalancing)
+}
+
+// rebalanceState returns the last assignment, whether a rebalance is under way, and every change so far.
+func (o *recordingObserver) rebalanceState() (assigned [2]int, rebalancing bool, changes []bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.assigned, o.rebalancing, slices.Clone(o.changes)
 }
 
 func (o *recordingObserver) snapshot() (map[string]string, bool) {
@@ -75,12 +99,33 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	_, err := c.store.CreateConnector(ctx, "c", map[string]string{"name": "c", "connector.class": "Fake", "tasks.max": "2", "fail.task": "1"}, store.TargetStarted)
 	require.NoError(t, err)
 	await(map[string]string{"c/-1": "RUNNING", "c/0": "RUNNING", "c/1": "FAILED"}, true)
+	// Taking up the connector and its two tasks was an assignment change; it is over once all three claimed.
+	awaitAssignment := func(want [2]int) {
+		t.Helper()
+		require.Eventually(t, func() bool {
+			got, rebalancing, _ := obs.rebalanceState()
+			return got == want && !rebalancing
+		}, 20*time.Second, 20*time.Millisecond, "observer never saw %v assigned and the change over", want)
+	}
+	awaitAssignment([2]int{1, 2})
+	_, _, changes := obs.rebalanceState()
+	require.GreaterOrEqual(t, len(changes), 2, "the arrival of units must be a rebalance that starts and ends")
+	require.True(t, changes[0])
+	obs.mu.Lock()
+	require.Equal(t, "w1", obs.worker)
+	obs.mu.Unlock()
 
 	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
 	await(map[string]string{"c/-1": "PAUSED", "c/0": "PAUSED", "c/1": "FAILED"}, true)
 
+	before := len(changes)
 	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
 	await(map[string]string{}, true)
+	// Handing the deleted units back was one too: it started, and it ended once their runs had stopped.
+	awaitAssignment([2]int{0, 0})
+	_, _, changes = obs.rebalanceState()
+	require.Greater(t, len(changes), before, "the departure of units must be a rebalance")
+	require.True(t, slices.Contains(changes[before:], true))
 
 	stop()
 	require.NoError(t, stopErr)
