@@ -413,3 +413,32 @@ func sum(samples []promSample) float64 {
 	}
 	return s
 }
+
+// TestStalePartitionStatsAreDropped: when a replicated source topic is deleted, its partitions leave the plan
+// and their published stats go, for good: the stopping runs of the old task set cannot report them again.
+func TestStalePartitionStatsAreDropped(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	st := openStore(t, k)
+	prefix := "stale" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 2, 2)
+	sent := makeRecords(topics, 400, 0)
+	kafkatest.Produce(t, "A", sent)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+	kept, gone := topics[0].name, topics[1].name
+	require.Eventually(t, func() bool {
+		return len(partitionStats(t, st, name, kept)) == 2 && len(partitionStats(t, st, name, gone)) == 2
+	}, 30*time.Second, 200*time.Millisecond, "both topics' partitions are published")
+
+	require.NoError(t, kafkatest.Admin(t, "A").DeleteTopics(context.Background(), []string{gone}))
+	require.Eventually(t, func() bool { return len(partitionStats(t, st, name, gone)) == 0 },
+		30*time.Second, 200*time.Millisecond, "the deleted topic's rows go")
+	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
+	require.Never(t, func() bool { return len(partitionStats(t, st, name, gone)) > 0 }, 3*time.Second, 200*time.Millisecond,
+		"no run reports the deleted topic again")
+	require.Len(t, partitionStats(t, st, name, kept), 2, "the other topic's rows stay")
+}

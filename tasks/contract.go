@@ -41,6 +41,10 @@ type ConnectorEnv interface {
 	// SetTaskConfigs publishes the connector's task set. Tasks whose config changed are restarted. ErrFenced
 	// means the instance lost its assignment and must stop.
 	SetTaskConfigs(ctx context.Context, configs []map[string]string) error
+	// RetainPartitionStats drops the published partition stats (GET /connectors/{c}/partitions) of every
+	// partition that plan does not give to the task that published them: the rows of partitions no task owns
+	// any more would otherwise linger. ErrFenced as for SetTaskConfigs.
+	RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
@@ -122,6 +126,8 @@ type (
 	GroupOffset  = store.GroupOffset
 	// PartitionStat is what a source task reports of one of its partitions.
 	PartitionStat = store.PartitionStat
+	// PartitionOwner is a partition of a connector's plan and the task that replicates it.
+	PartitionOwner = store.PartitionOwner
 )
 
 // Bases of a group offset translation (store.GroupOffset.Basis).
