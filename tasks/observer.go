@@ -13,9 +13,11 @@ type Observer interface {
 	// worker (named worker), whether or not their runs have started.
 	Assignment(worker string, connectors, tasks int)
 	// Rebalancing tells when this worker starts and ends an assignment change: it is true while a unit that
-	// left the worker has not stopped yet (its run drains and releases the unit for its next owner) or a unit
-	// that arrived has not been claimed yet (its previous holder has not released it). There is no cluster-wide
-	// stop-the-world rebalance in kmirror; this is the nearest honest counterpart of Connect's rebalancing.
+	// left the worker has not stopped yet (its run drains and releases the unit for its next owner), a unit
+	// that arrived has not been claimed yet (its previous holder has not released it), or a task whose config
+	// changed (a new task set) has not been claimed again (its old run drains, and the new one waits for every
+	// run of the old set). There is no cluster-wide stop-the-world rebalance in kmirror; this is the nearest
+	// honest counterpart of Connect's rebalancing.
 	Rebalancing(rebalancing bool)
 }
 

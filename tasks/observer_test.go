@@ -115,10 +115,26 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	require.Equal(t, "w1", obs.worker)
 	obs.mu.Unlock()
 
+	// A new task set (the tasks' configs change) is one too: the tasks drain and restart once every run of the
+	// old set has released.
+	before := len(changes)
+	_, err = c.store.UpdateConnector(ctx, "c", func(cn *store.Connector) error {
+		cn.Config["gen"] = "2"
+		return nil
+	})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, _, changes := obs.rebalanceState()
+		return slices.Contains(changes[before:], true)
+	}, 20*time.Second, 20*time.Millisecond, "a reconfiguration of the tasks is a rebalance")
+	awaitAssignment([2]int{1, 2})
+	await(map[string]string{"c/-1": "RUNNING", "c/0": "RUNNING", "c/1": "FAILED"}, true)
+
 	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
 	await(map[string]string{"c/-1": "PAUSED", "c/0": "PAUSED", "c/1": "FAILED"}, true)
 
-	before := len(changes)
+	_, _, changes = obs.rebalanceState()
+	before = len(changes)
 	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
 	await(map[string]string{}, true)
 	// Handing the deleted units back was one too: it started, and it ended once their runs had stopped.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -52,19 +53,32 @@ func (s *slot) leave() { s.once.Do(func() { close(s.left) }) }
 // supervise runs the unit's runs one after the other until the unit leaves this worker.
 func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
 	defer close(s.done)
-	defer s.arrived() // a unit that leaves before any run claimed it has arrived and gone
+	// arrival ends the current assignment change of the unit once a run claimed it; a unit that leaves before
+	// that has arrived and gone.
+	arrival := s.arrived
+	defer func() { arrival() }()
 	if prev != nil {
 		<-prev
 	}
 	w.observer.UnitState(s.unit.Connector, s.unit.Task, store.StateUnassigned)
 	for {
-		r := w.launch(want, s.arrived)
+		r := w.launch(want, arrival)
 		next, leaving := s.await(want)
 		if leaving {
 			w.stop(r, &store.Status{State: store.StateUnassigned, WorkerID: w.id})
 			w.observer.UnitGone(s.unit.Connector, s.unit.Task)
 			w.transition(-1, 0) // handed over: the run released the unit
 			return
+		}
+		arrival() // the stopped run's change, if it never claimed, is over
+		if s.unit.Task != store.ConnectorUnit && !maps.Equal(want.work.TaskConfig, next.work.TaskConfig) {
+			// A new task set: this run drains, and the next one waits until every run of the old set has
+			// released (ClaimUnit), as Connect rebalances after a task config change. Restarts, pause and resume
+			// are not assignment changes.
+			w.transition(0, 1)
+			arrival = sync.OnceFunc(func() { w.transition(0, -1) })
+		} else {
+			arrival = func() {}
 		}
 		// Restarted, reconfigured, paused or resumed in place: the next run reports its own status.
 		w.stop(r, nil)
