@@ -54,6 +54,9 @@ type ConnectorEnv interface {
 	Logger() *slog.Logger
 }
 
+// PartitionOwner is a partition of a connector's plan and the task that replicates it (RetainPartitionStats).
+type PartitionOwner = store.PartitionOwner
+
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.
 // Transient errors are the task's to retry. The soft stop (ctx done) has a budget: when env.StopContext() is
@@ -126,8 +129,6 @@ type (
 	GroupOffset  = store.GroupOffset
 	// PartitionStat is what a source task reports of one of its partitions.
 	PartitionStat = store.PartitionStat
-	// PartitionOwner is a partition of a connector's plan and the task that replicates it.
-	PartitionOwner = store.PartitionOwner
 )
 
 // Bases of a group offset translation (store.GroupOffset.Basis).
