@@ -109,7 +109,7 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
-// it removes their series.
+// it removes their series and the task's.
 func (r *sourceRun) end(err error) {
 	if !errors.Is(err, tasks.ErrFenced) {
 		r.publishFinalStats()
@@ -117,4 +117,45 @@ func (r *sourceRun) end(err error) {
 	for _, p := range r.parts {
 		p.metrics.remove()
 	}
+	r.taskMetrics.remove()
+}
+
+// taskMetrics is the run's task-level series (offset commit time, records in flight). Its zero value reports
+// nothing.
+type taskMetrics struct{ m *metrics.SourceTask }
+
+// newTaskMetrics returns the run's task-level series (none without a metrics registry).
+func (t *sourceTask) newTaskMetrics() taskMetrics {
+	if t.metrics == nil {
+		return taskMetrics{}
+	}
+	return taskMetrics{t.metrics.SourceTask(metrics.TaskLabels{Connector: t.id.Connector, Task: t.id.Task})}
+}
+
+// committed reports a successful commit round that began at began.
+func (tm taskMetrics) committed(began time.Time) {
+	if tm.m != nil {
+		now := time.Now()
+		tm.m.Committed(now.Sub(began), now)
+	}
+}
+
+func (tm taskMetrics) remove() {
+	if tm.m != nil {
+		tm.m.Remove()
+	}
+}
+
+// sampleInFlight reports the records handed to the producer and not yet acknowledged, over the run's
+// partitions (Connect's source-record-active-count). The committer calls it every round; without metrics it
+// takes no lock.
+func (r *sourceRun) sampleInFlight(now time.Time) {
+	if r.taskMetrics.m == nil {
+		return
+	}
+	n := 0
+	for _, p := range r.parts {
+		n += p.inflightLen()
+	}
+	r.taskMetrics.m.InFlight(n, now)
 }

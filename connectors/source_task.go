@@ -118,6 +118,7 @@ type sourceRun struct {
 	remoteIDs   map[string]string // remote topic -> the topic id it had when first seen
 	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
+	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
@@ -212,6 +213,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
+	r.taskMetrics = t.newTaskMetrics()
 	return r, nil
 }
 
@@ -809,6 +811,8 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer
 			r.pruneRanges(ctx)
 		case now := <-tick.C:
 			r.checkStall(now)
+			r.sampleInFlight(now)
+			began := time.Now()
 			if err := r.commit(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
 					return err
@@ -816,6 +820,7 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
 				continue
 			}
+			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
 			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
 		}
 	}

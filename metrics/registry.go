@@ -32,9 +32,15 @@ type Registry struct {
 	clients map[ClientLabels]*clientSnapshot
 	clSeq   uint64
 
-	rtMu   sync.Mutex
-	units  map[unitKey]string // state of each unit this worker runs (tasks.Observer)
-	leader bool
+	tkMu  sync.Mutex // guards tasks and tkSeq
+	tasks map[TaskLabels]*SourceTask
+	tkSeq uint64
+
+	rtMu        sync.Mutex
+	units       map[unitKey]string // state of each unit this worker runs (tasks.Observer)
+	leader      bool
+	assigned    assignment // the units the runtime last said are assigned here (tasks.Observer)
+	rebalancing bool       // this worker is handing units over or taking them up (tasks.Observer)
 
 	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
 
@@ -64,6 +70,7 @@ func New() *Registry {
 		checkpoints: make(map[CheckpointLabels]*checkpointStat),
 		clients:     make(map[ClientLabels]*clientSnapshot),
 		units:       make(map[unitKey]string),
+		tasks:       make(map[TaskLabels]*SourceTask),
 		recordAge: latencyHistogram("kmirror_record_age_seconds",
 			"Age of source records when the source task fetched them (fetch time - record timestamp), per topic.", topicLabelNames...),
 		latency: latencyHistogram("kmirror_replication_latency_seconds",
@@ -86,7 +93,7 @@ func New() *Registry {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		r.recordAge, r.latency, r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
-		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r},
+		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
 		EnableOpenMetrics: true,

@@ -54,7 +54,8 @@ type ClientFigures struct {
 }
 
 // PutTaskStat stores a task's pipeline figures for the run holding claim; ErrFenced once it no longer holds its
-// unit.
+// unit. A run of a superseded task set stores nothing, as in PutPartitionStats: its task may be gone from the new
+// set.
 func (s *Store) PutTaskStat(ctx context.Context, c Claim, worker string, st PipelineStat) error {
 	doc, err := json.Marshal(st)
 	if err != nil {
@@ -66,10 +67,12 @@ func (s *Store) PutTaskStat(ctx context.Context, c Claim, worker string, st Pipe
 		}
 		_, err := tx.Exec(ctx, `
 			INSERT INTO task_stats (connector_name, task_id, worker_id, pipeline, updated_at)
-			SELECT $1, $2, $3, $4, now() WHERE EXISTS (SELECT 1 FROM connectors WHERE name = $1)
+			SELECT $1, $2, $3, $4, now()
+			WHERE EXISTS (SELECT 1 FROM connectors c JOIN assignments a ON a.connector_name = c.name
+				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $5 AND a.run_generation >= c.task_generation)
 			ON CONFLICT (connector_name, task_id) DO UPDATE
 			SET worker_id = EXCLUDED.worker_id, pipeline = EXCLUDED.pipeline, updated_at = now()`,
-			c.Connector, c.Task, worker, doc)
+			c.Connector, c.Task, worker, doc, c.Epoch)
 		return err
 	})
 	if err != nil {

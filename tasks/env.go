@@ -54,6 +54,17 @@ func (e connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]s
 	return nil
 }
 
+func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error {
+	n, err := e.w.store.RetainPartitionStats(ctx, e.claim, plan)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		e.log.Info("dropped the published stats of partitions the plan no longer gives to the task that reported them", "rows", n)
+	}
+	return nil
+}
+
 // taskEnv is the TaskEnv of one task run.
 type taskEnv struct{ *runEnv }
 

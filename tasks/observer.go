@@ -12,6 +12,16 @@ type Observer interface {
 	UnitNotices(connector string, task int, kinds []string)
 	UnitGone(connector string, task int)
 	Leader(leader bool)
+	// Assignment tells, on every reconcile, how many connector instances and tasks the store assigns to this
+	// worker (named worker), whether or not their runs have started.
+	Assignment(worker string, connectors, tasks int)
+	// Rebalancing tells when this worker starts and ends an assignment change: it is true while a unit that
+	// left the worker has not stopped yet (its run drains and releases the unit for its next owner), a unit
+	// that arrived has not been claimed yet (its previous holder has not released it), or a task whose config
+	// changed (a new task set) has not been claimed again (its old run drains, and the new one waits for every
+	// run of the old set). There is no cluster-wide stop-the-world rebalance in kmirror; this is the nearest
+	// honest counterpart of Connect's rebalancing.
+	Rebalancing(rebalancing bool)
 }
 
 type nopObserver struct{}
@@ -20,3 +30,5 @@ func (nopObserver) UnitState(string, int, string)     {}
 func (nopObserver) UnitNotices(string, int, []string) {}
 func (nopObserver) UnitGone(string, int)              {}
 func (nopObserver) Leader(bool)                       {}
+func (nopObserver) Assignment(string, int, int)       {}
+func (nopObserver) Rebalancing(bool)                  {}
