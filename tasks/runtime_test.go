@@ -61,6 +61,9 @@ func (r *fakeRegistry) NewTask(id tasks.TaskID, config map[string]string) (tasks
 	}
 	r.started[id.String()]++
 	r.mu.Unlock()
+	if config["monitor"] != "" {
+		return monitoringTask{fakeTask{config: config, id: id, reg: r}}, nil
+	}
 	return fakeTask{config: config, id: id, reg: r}, nil
 }
 
@@ -79,7 +82,8 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 	n, _ := strconv.Atoi(c.config["tasks.max"])
 	var cfgs []map[string]string
 	for i := range n {
-		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"]})
+		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"],
+			"monitor": c.config["monitor"]})
 	}
 	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
 		return err
