@@ -3,8 +3,10 @@ package tasks_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +31,13 @@ type pausedRecord struct {
 	hardStopped bool // the last call returned because StopContext was done
 }
 
-var pausedRuns sync.Map // task id -> *pausedRecord
+var (
+	pausedRuns sync.Map // task id -> *pausedRecord
+	pausedSeq  atomic.Int64
+)
+
+// uniqueName returns a connector name no other test (or -count repetition) of this package uses.
+func uniqueName(prefix string) string { return fmt.Sprintf("%s%d", prefix, pausedSeq.Add(1)) }
 
 func pausedRecordOf(id string) *pausedRecord {
 	v, _ := pausedRuns.LoadOrStore(id, &pausedRecord{})
@@ -103,16 +111,20 @@ func TestPausedTaskMonitors(t *testing.T) {
 	ctx := context.Background()
 	c := newCluster(t)
 	c.startWorker("w1")
-	_, err := c.store.CreateConnector(ctx, "pm", map[string]string{"name": "pm", "connector.class": "Fake", "tasks.max": "2", "monitor": "yes"}, store.TargetStarted)
+	pm := uniqueName("pm")
+	_, err := c.store.CreateConnector(ctx, pm, map[string]string{"name": pm, "connector.class": "Fake", "tasks.max": "2", "monitor": "yes"}, store.TargetStarted)
 	require.NoError(t, err)
-	c.awaitStates("pm", "RUNNING RUNNING RUNNING")
-	before, err := c.store.Offsets(ctx, "pm")
-	require.NoError(t, err)
+	c.awaitStates(pm, "RUNNING RUNNING RUNNING")
+	var before []store.Offset
+	require.Eventually(t, func() bool {
+		before, err = c.store.Offsets(ctx, pm)
+		return err == nil && len(before) == 2
+	}, 20*time.Second, 20*time.Millisecond, "both running tasks commit")
 
-	require.NoError(t, c.store.SetTargetState(ctx, "pm", store.TargetPaused))
-	c.awaitStates("pm", "PAUSED PAUSED PAUSED")
+	require.NoError(t, c.store.SetTargetState(ctx, pm, store.TargetPaused))
+	c.awaitStates(pm, "PAUSED PAUSED PAUSED")
 	lagOf := func() map[int32]int64 {
-		stats, err := c.store.ConnectorPartitionStats(ctx, "pm")
+		stats, err := c.store.ConnectorPartitionStats(ctx, pm)
 		require.NoError(t, err)
 		out := map[int32]int64{}
 		for _, st := range stats {
@@ -125,24 +137,24 @@ func TestPausedTaskMonitors(t *testing.T) {
 	require.Eventually(t, func() bool { l := lagOf(); return len(l) == 2 && l[0] > 3 && l[1] > 3 }, 20*time.Second, 20*time.Millisecond,
 		"both paused tasks publish stats that move: %v", lagOf())
 	for i := range 2 {
-		rec := pausedRecordOf("pm-" + strconv.Itoa(i)).snapshot()
+		rec := pausedRecordOf(pm + "-" + strconv.Itoa(i)).snapshot()
 		require.True(t, rec.inside, "task %d monitors while paused", i)
 		require.ErrorIs(t, rec.commitErr, tasks.ErrPausedWrite)
 		require.False(t, rec.leaseValid, "a paused run may not write to Kafka")
-		st, err := c.store.TaskStatus(ctx, "pm", i)
+		st, err := c.store.TaskStatus(ctx, pm, i)
 		require.NoError(t, err)
 		require.Equal(t, store.StatePaused, st.State, "Running and Report keep the status PAUSED")
 		require.Equal(t, "paused with a backlog", st.Trace)
 	}
-	c.awaitStates("pm", "PAUSED PAUSED PAUSED")
-	after, err := c.store.Offsets(ctx, "pm")
+	c.awaitStates(pm, "PAUSED PAUSED PAUSED")
+	after, err := c.store.Offsets(ctx, pm)
 	require.NoError(t, err)
 	require.Equal(t, before, after, "nothing committed while paused")
 
-	require.NoError(t, c.store.SetTargetState(ctx, "pm", store.TargetStarted))
-	c.awaitStates("pm", "RUNNING RUNNING RUNNING")
+	require.NoError(t, c.store.SetTargetState(ctx, pm, store.TargetStarted))
+	c.awaitStates(pm, "RUNNING RUNNING RUNNING")
 	for i := range 2 {
-		require.Eventually(t, func() bool { return !pausedRecordOf("pm-" + strconv.Itoa(i)).snapshot().inside }, 10*time.Second, 20*time.Millisecond)
+		require.Eventually(t, func() bool { return !pausedRecordOf(pm + "-" + strconv.Itoa(i)).snapshot().inside }, 10*time.Second, 20*time.Millisecond)
 	}
 	c.reg.mu.Lock()
 	defer c.reg.mu.Unlock()
@@ -156,17 +168,18 @@ func TestPausedTaskFailureIsRetried(t *testing.T) {
 	ctx := context.Background()
 	c := newCluster(t)
 	c.startWorker("w1")
-	_, err := c.store.CreateConnector(ctx, "pf", map[string]string{"name": "pf", "connector.class": "Fake", "tasks.max": "1", "monitor": "fail-once"}, store.TargetStarted)
+	pf := uniqueName("pf")
+	_, err := c.store.CreateConnector(ctx, pf, map[string]string{"name": pf, "connector.class": "Fake", "tasks.max": "1", "monitor": "fail-once"}, store.TargetStarted)
 	require.NoError(t, err)
-	c.awaitStates("pf", "RUNNING RUNNING")
-	require.NoError(t, c.store.SetTargetState(ctx, "pf", store.TargetPaused))
+	c.awaitStates(pf, "RUNNING RUNNING")
+	require.NoError(t, c.store.SetTargetState(ctx, pf, store.TargetPaused))
 	require.Eventually(t, func() bool {
-		r := pausedRecordOf("pf-0").snapshot()
+		r := pausedRecordOf(pf + "-0").snapshot()
 		return r.calls >= 2 && r.inside
 	}, 20*time.Second, 20*time.Millisecond, "the paused mode runs again after its failure")
-	c.awaitStates("pf", "PAUSED PAUSED")
-	require.NoError(t, c.store.SetTargetState(ctx, "pf", store.TargetStarted))
-	c.awaitStates("pf", "RUNNING RUNNING")
+	c.awaitStates(pf, "PAUSED PAUSED")
+	require.NoError(t, c.store.SetTargetState(ctx, pf, store.TargetStarted))
+	c.awaitStates(pf, "RUNNING RUNNING")
 }
 
 // A paused mode that ignores the soft stop is stopped hard when the stop budget (StopTimeout, 5 s here) is
@@ -176,16 +189,17 @@ func TestPausedTaskStopsHard(t *testing.T) {
 	ctx := context.Background()
 	c := newCluster(t)
 	c.startWorker("w1")
-	_, err := c.store.CreateConnector(ctx, "ph", map[string]string{"name": "ph", "connector.class": "Fake", "tasks.max": "1", "monitor": "ignore-soft"}, store.TargetStarted)
+	ph := uniqueName("ph")
+	_, err := c.store.CreateConnector(ctx, ph, map[string]string{"name": ph, "connector.class": "Fake", "tasks.max": "1", "monitor": "ignore-soft"}, store.TargetStarted)
 	require.NoError(t, err)
-	c.awaitStates("ph", "RUNNING RUNNING")
-	require.NoError(t, c.store.SetTargetState(ctx, "ph", store.TargetPaused))
-	c.awaitStates("ph", "PAUSED PAUSED")
-	require.Eventually(t, func() bool { return pausedRecordOf("ph-0").snapshot().inside }, 20*time.Second, 20*time.Millisecond)
+	c.awaitStates(ph, "RUNNING RUNNING")
+	require.NoError(t, c.store.SetTargetState(ctx, ph, store.TargetPaused))
+	c.awaitStates(ph, "PAUSED PAUSED")
+	require.Eventually(t, func() bool { return pausedRecordOf(ph + "-0").snapshot().inside }, 20*time.Second, 20*time.Millisecond)
 	resumed := time.Now()
-	require.NoError(t, c.store.SetTargetState(ctx, "ph", store.TargetStarted))
-	c.awaitStates("ph", "RUNNING RUNNING")
-	require.True(t, pausedRecordOf("ph-0").snapshot().hardStopped, "the paused run returned on the hard stop")
+	require.NoError(t, c.store.SetTargetState(ctx, ph, store.TargetStarted))
+	c.awaitStates(ph, "RUNNING RUNNING")
+	require.True(t, pausedRecordOf(ph+"-0").snapshot().hardStopped, "the paused run returned on the hard stop")
 	require.GreaterOrEqual(t, time.Since(resumed), 5*time.Second, "the soft stop was waited for, within the budget")
 	c.reg.mu.Lock()
 	defer c.reg.mu.Unlock()
