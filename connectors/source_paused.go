@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"time"
@@ -98,9 +99,12 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 			return nil
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "paused-offsets", "paused: reading the source's offsets failed, will retry", "error", err)
-		return nil
+		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable,
+			Message: fmt.Sprintf("source cluster %s: %v (retrying); the paused partitions' backlog is not known meanwhile", r.sourceAlias, err)})
+		return r.reportPausedNotices(ctx)
 	}
 	r.limit.Resolved(ctx, r.log, "paused-offsets", "paused: reading the source's offsets works again")
+	r.clearNotice("source")
 	if len(failed) > 0 {
 		r.log.Debug("paused: no offsets for some partitions", "partitions", len(failed))
 	}
@@ -116,6 +120,17 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: statusPaused}
+		// Retention deleting the backlog of a connector paused too long is what an operator must see before the
+		// resume, not after it: the partition is truncated, and the notice gives the offsets lost.
+		lossKey := "paused-loss:" + p.tp.String()
+		if pp.acked >= 0 && low > pos {
+			stat.Status = statusTruncated
+			r.notice(lossKey, partitionNotice(NoticeDataNotReplicated,
+				fmt.Sprintf("records %d to %d of %s topic %s partition %d were deleted from the source (retention) while the connector was paused, before they were replicated",
+					pos, low-1, r.sourceAlias, p.tp.Topic, p.tp.Partition), p.tp.Topic, p.tp.Partition, pos, low-1))
+		} else {
+			r.clearNotice(lossKey)
+		}
 		var headTS time.Time
 		if end >= 0 {
 			lag := max(end-pos, 0)
@@ -138,7 +153,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 			stat.LastReplicatedAt = &at
 		}
 		p.metrics.setPositions(pos, end, headTS, now)
-		p.metrics.setStatus(statusPaused)
+		p.metrics.setStatus(stat.Status)
 		p.stats.last, p.stats.ready = stat, true
 	}
 	if err := r.publishStats(ctx, ""); err != nil {
@@ -151,6 +166,23 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 		return nil
 	}
 	r.limit.Resolved(ctx, r.log, "partition-stats", "publishing partition stats works again")
+	return r.reportPausedNotices(ctx)
+}
+
+// reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).
+func (r *sourceRun) reportPausedNotices(ctx context.Context) error {
+	if !r.dirty.Swap(false) {
+		return nil
+	}
+	if err := r.env.Report(ctx, r.noticeList()); err != nil {
+		r.dirty.Store(true)
+		if errors.Is(err, tasks.ErrFenced) {
+			return err
+		}
+		if ctx.Err() == nil {
+			r.limit.Log(ctx, r.log, slog.LevelWarn, "paused-notices", "reporting the task's notices failed, will retry", "error", err)
+		}
+	}
 	return nil
 }
 

@@ -220,3 +220,44 @@ func TestPausedConnectorShowsGrowingLag(t *testing.T) {
 			allEqual(find(m["kmirror_partition_status"], "partition", withLabel(native, "status", "ok")), 3, 1)
 	}, 30*time.Second, 200*time.Millisecond, "/metrics after the resume")
 }
+
+// TestPausedConnectorShowsLossToRetention: records of the backlog that retention deletes while the connector
+// is paused make the partition truncated and show in the task's status (still PAUSED) before the resume.
+func TestPausedConnectorShowsLossToRetention(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	prefix := "mpr" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 1)
+	topic := topics[0].name
+	recs := makeRecords(topics, 150, 0)
+	kafkatest.Produce(t, "A", recs[:50])
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, topic, nil))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
+	awaitCount(t, prefixA, topics, recs[:50], time.Minute)
+
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	k.awaitStates(name, "PAUSED PAUSED", 30*time.Second)
+	var why string
+	require.Eventually(t, func() bool {
+		var ok bool
+		ok, why = k.partitions(name).lagIs(topic, "paused", map[int32]int64{0: 0})
+		return ok
+	}, 30*time.Second, 200*time.Millisecond, "paused, caught up: %s", lazy(func() string { return why }))
+	kafkatest.Produce(t, "A", recs[50:])
+	require.NoError(t, kafkatest.Admin(t, "A").DeleteRecordsBefore(t.Context(), topic, 0, 100))
+
+	require.Eventually(t, func() bool {
+		var ok bool
+		ok, why = k.partitions(name).lagIs(topic, "truncated", map[int32]int64{0: 100})
+		return ok
+	}, 30*time.Second, 200*time.Millisecond, "records 50 to 99 lost while paused: %s", lazy(func() string { return why }))
+	code, body = k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	require.Equal(t, http.StatusOK, code)
+	task := body.(map[string]any)["tasks"].([]any)[0].(map[string]any)
+	require.Equal(t, "PAUSED", task["state"])
+	require.Contains(t, task["trace"], "records 50 to 99 of A topic "+topic+" partition 0 were deleted from the source (retention) while the connector was paused")
+}
