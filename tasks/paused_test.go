@@ -188,7 +188,9 @@ func TestPausedTaskStopsHard(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	c := newCluster(t)
-	c.startWorker("w1")
+	// A TTL well above the stop budget: a worker that misses its heartbeats on a loaded machine loses its session,
+	// and its runs are then fenced rather than stopped, which is not what this test is about.
+	c.startWorker("w1", func(cfg *tasks.Config) { cfg.WorkerTTL, cfg.LeaseTTL = 20*time.Second, 20*time.Second })
 	ph := uniqueName("ph")
 	_, err := c.store.CreateConnector(ctx, ph, map[string]string{"name": ph, "connector.class": "Fake", "tasks.max": "1", "monitor": "ignore-soft"}, store.TargetStarted)
 	require.NoError(t, err)

@@ -134,15 +134,20 @@ func newCluster(t *testing.T) *cluster {
 	return &cluster{t: t, store: storetest.New(t), reg: &fakeRegistry{}}
 }
 
-// startWorker runs a Runtime until the returned stop function is called (or the test ends).
-func (c *cluster) startWorker(id string) (stop func()) {
+// startWorker runs a Runtime until the returned stop function is called (or the test ends); opts change its
+// config.
+func (c *cluster) startWorker(id string, opts ...func(*tasks.Config)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rt := tasks.New(tasks.Config{
+	cfg := tasks.Config{
 		WorkerID: id, URL: "http://" + id, Store: c.store, Registry: c.reg,
 		Logger:       testLogger(),
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
 		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt := tasks.New(cfg)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
