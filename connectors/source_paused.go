@@ -155,6 +155,12 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 		p.metrics.setPositions(pos, end, headTS, now)
 		p.metrics.setStatus(stat.Status)
 		p.stats.last, p.stats.ready = stat, true
+		// publishStats leaves an unchanged partition out until sourceRepublishInterval has passed, which at one look
+		// every pausedStatsInterval could mean every third look and a report older than the endpoint's 10 s: every
+		// other look republishes it, whatever the jitter of the looks.
+		if now.Sub(p.stats.publishedAt) > 2*pausedStatsInterval-pausedStatsInterval/2 {
+			p.stats.publishedAt = time.Time{}
+		}
 	}
 	if err := r.publishStats(ctx, ""); err != nil {
 		if errors.Is(err, tasks.ErrFenced) {

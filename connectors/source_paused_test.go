@@ -169,8 +169,20 @@ func TestPausedSourceTaskWatchesManyPartitions(t *testing.T) {
 		"every lag in seconds known after %.1f s", partitions, at[0].Sub(started).Seconds()*1000, min(pausedHeadReads, 2*partitions/3),
 		2*partitions/3, time.Since(started).Seconds())
 
-	// The next look reads nothing again: it takes two ListOffsets requests and a publication.
-	require.Eventually(t, func() bool { _, at = env.latest(); return len(at) >= 2 }, 20*time.Second, 50*time.Millisecond)
+	// The next looks read nothing again: two ListOffsets requests and a publication each. A caught-up partition,
+	// unchanged, is republished every other look, so its report never gets older than the endpoint's 10 s.
+	require.Eventually(t, func() bool { _, at = env.latest(); return len(at) >= 4 }, 30*time.Second, 50*time.Millisecond)
+	env.mu.Lock()
+	in := make([]bool, 4) // publication i has partition 0
+	for i, pub := range env.published[:4] {
+		for _, s := range pub {
+			in[i] = in[i] || s.Partition == 0
+		}
+	}
+	env.mu.Unlock()
+	for i := range 3 {
+		require.True(t, in[i] || in[i+1], "the caught-up partition 0 is in one of every two publications: %v", in)
+	}
 	cancel()
 	select {
 	case err := <-done:
