@@ -81,6 +81,8 @@ type taskEntry struct {
 	Partitions       int     `json:"partitions"`
 	RecordsPerSecond float64 `json:"records_per_second"`
 	BytesPerSecond   float64 `json:"bytes_per_second"`
+	// Pipeline is what the task last measured of its pipeline; null until it has (capacity advice).
+	Pipeline *taskPipeline `json:"pipeline"`
 }
 
 // getPartitions is GET /connectors/{connector}/partitions.
@@ -92,6 +94,13 @@ func (s *server) getPartitions(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	stats, err := s.store.ConnectorPartitionStats(ctx, c.Name)
 	if errors.Is(err, store.ErrNotFound) { // deleted meanwhile
+		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
+	}
+	if err != nil {
+		return err
+	}
+	taskStats, err := s.store.ConnectorTaskStats(ctx, c.Name)
+	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
 	}
 	if err != nil {
@@ -110,7 +119,7 @@ func (s *server) getPartitions(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	in := partitionFacts{
-		Name: c.Name, TasksMax: tasksMaxOf(c.Config), Stats: stats, TaskConfigs: tcs, Statuses: statuses,
+		Name: c.Name, TasksMax: tasksMaxOf(c.Config), Stats: stats, TaskStats: taskStats, TaskConfigs: tcs, Statuses: statuses,
 		Now: databaseNow(workers), LiveWorkers: len(workers),
 	}
 	writeJSON(w, http.StatusOK, in.report())
@@ -158,6 +167,7 @@ type partitionFacts struct {
 	Name        string
 	TasksMax    int
 	Stats       []store.PartitionStat // by topic and partition
+	TaskStats   []store.TaskStat      // by task id
 	TaskConfigs []store.TaskConfig    // by task id
 	Statuses    []store.Status        // of the tasks, by task id
 	Now         time.Time             // the database's clock
@@ -217,9 +227,14 @@ func (f partitionFacts) report() partitionsBody {
 	for _, st := range f.Statuses {
 		byID[st.Task] = st
 	}
+	pipelines := make(map[int]*taskPipeline, len(f.TaskStats))
+	for _, ts := range f.TaskStats {
+		pipelines[ts.Task] = &taskPipeline{PipelineStat: ts.Pipeline, UpdatedAt: formatTime(ts.UpdatedAt),
+			Stale: f.Now.Sub(ts.UpdatedAt) > staleAfter}
+	}
 	for _, tc := range f.TaskConfigs {
 		st, ok := byID[tc.Task]
-		t := taskEntry{Task: tc.Task, WorkerID: st.WorkerID, State: st.State}
+		t := taskEntry{Task: tc.Task, WorkerID: st.WorkerID, State: st.State, Pipeline: pipelines[tc.Task]}
 		if !ok {
 			t.State = store.StateUnassigned
 		}

@@ -92,9 +92,9 @@ func TestPartitionsNoReports(t *testing.T) {
 	f.runSourceTasks("mm2/wide", []string{"orders-0"}, []string{"orders-1"}, []string{"orders-2"})
 	requireJSON(t, f.do("GET", "/connectors/mm2%2Fwide/partitions/", ""), http.StatusOK, `{"name":"mm2/wide","tasks_max":20,"partitions":3,"tasks":3,`+
 		noTotals+`,"by_partition":[],"by_task":[`+
-		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0},`+
-		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0},`+
-		`{"task":2,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0}],"verdicts":[`+
+		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null},`+
+		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null},`+
+		`{"task":2,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null}],"verdicts":[`+
 		`{"kind":"no_reports","severity":"info","message":"no task has reported yet: 3 of 3 tasks are RUNNING","partitions":3,"tasks":3},`+
 		`{"kind":"unusable_task_slots","severity":"info","message":"tasks.max 20, 3 partitions: 3 tasks run, 17 slots cannot be used",`+
 		`"tasks_max":20,"partitions":3,"tasks":3,"unused":17}]}`)
@@ -150,8 +150,8 @@ func TestPartitions(t *testing.T) {
 		partition(2, 0, "500", "null", "null", "null", "100", "0.1", "ok", "null")+`,`+
 		partition(3, 1, "9000", "9000", "0", "0", "700", "0.7", "ok", `"`+ts+`"`)+`],`+
 		`"by_task":[`+
-		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":200,"bytes_per_second":20000},`+
-		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":800,"bytes_per_second":80000}],`+
+		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":200,"bytes_per_second":20000,"pipeline":null},`+
+		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":800,"bytes_per_second":80000,"pipeline":null}],`+
 		`"verdicts":[`+
 		`{"kind":"straggler","severity":"info","message":"partition eu-orders-3 carries 70% of the connector's traffic: a straggler; `+
 		`more tasks will not help, more source partitions will","topic":"eu-orders","partition":3,"share":0.7,"records_per_second":700},`+
@@ -169,10 +169,25 @@ func TestPartitions(t *testing.T) {
 	}
 	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, []store.PartitionStat{caughtUp(0, 1100, 0), caughtUp(2, 600, 0)}))
 	require.NoError(t, f.store.PutPartitionStats(ctx, claims[1], worker, []store.PartitionStat{caughtUp(1, 5200, 0), caughtUp(3, 9100, 0)}))
+	// A task's pipeline figures show in its entry, stamped by the database.
+	require.NoError(t, f.store.PutTaskStat(ctx, claims[1], worker, store.PipelineStat{IntervalSeconds: 2, WaitSourceFraction: 0.9,
+		BusyFraction: 0.1, BatchSizeBytes: 1000000, LingerMs: 5, CompressionType: "none", MaxInFlight: 5, WorkerCPUs: 2,
+		Producer: &store.ClientFigures{BatchAvgBytes: 2048, Batches: 10, RTTAvgMs: 1.5}}))
 	got := decode[struct {
 		Totals   map[string]any   `json:"totals"`
+		ByTask   []map[string]any `json:"by_task"`
 		Verdicts []map[string]any `json:"verdicts"`
 	}](t, f.do("GET", "/connectors/mm2/partitions", ""))
+	require.Nil(t, got.ByTask[0]["pipeline"], "task 0 has measured nothing")
+	pipeline := got.ByTask[1]["pipeline"].(map[string]any)
+	require.Regexp(t, `^\d{4}-\d\d-\d\dT`, pipeline["updated_at"])
+	delete(pipeline, "updated_at")
+	require.Equal(t, map[string]any{"interval_seconds": 2.0, "wait_source_fraction": 0.9, "wait_target_fraction": 0.0,
+		"busy_fraction": 0.1, "batch_size_bytes": 1e6, "queue_max_bytes": 0.0, "linger_ms": 5.0, "compression_type": "none",
+		"max_in_flight": 5.0, "fetch_max_bytes": 0.0, "max_partition_fetch_bytes": 0.0, "worker_cpu_cores": 0.0, "worker_cpus": 2.0,
+		"producer": map[string]any{"batch_avg_bytes": 2048.0, "batches": 10.0, "rtt_avg_ms": 1.5, "throttle_avg_ms": 0.0,
+			"in_flight_requests": 0.0, "in_flight_max": 0.0},
+		"stale": false}, pipeline)
 	require.Equal(t, map[string]any{"records_per_second": 0.0, "bytes_per_second": 0.0, "lag_records": 0.0, "max_lag_seconds": 0.0, "status": "ok"}, got.Totals)
 	require.Equal(t, []map[string]any{{"kind": "caught_up", "severity": "ok", "partitions": 4.0, "records_per_second": 0.0,
 		"message": "caught up, no traffic: every partition's lag is 0 and no records are arriving"}}, got.Verdicts)
@@ -190,6 +205,8 @@ func TestPartitionSchemas(t *testing.T) {
 		{Topic: "t", Partition: 0, RemoteTopic: "A.t", RecordsPerSecond: 1000},
 		{Topic: "t", Partition: 1, RemoteTopic: "A.t", LagRecords: new(int64), Status: "warn"},
 	}))
+	figures := &store.ClientFigures{BatchAvgBytes: 1, BatchAvgRecords: 1, Batches: 1}
+	require.NoError(t, f.store.PutTaskStat(ctx, claims[0], worker, store.PipelineStat{Producer: figures, Consumer: figures}))
 
 	var doc struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`
@@ -215,6 +232,18 @@ func TestPartitionSchemas(t *testing.T) {
 	requireSchema("PartitionTotals", body["totals"].(map[string]any))
 	requireSchema("PartitionStat", body["by_partition"].([]any)[0].(map[string]any))
 	requireSchema("TaskPartitions", body["by_task"].([]any)[0].(map[string]any))
+	// The pipeline's optional members (producer, consumer, and the figures librdkafka had no data for) may be
+	// absent; everything present is documented, everything required is present.
+	for schema, got := range map[string]map[string]any{
+		"TaskPipeline":  body["by_task"].([]any)[0].(map[string]any)["pipeline"].(map[string]any),
+		"ClientFigures": body["by_task"].([]any)[0].(map[string]any)["pipeline"].(map[string]any)["producer"].(map[string]any),
+	} {
+		s := doc.Components.Schemas[schema]
+		require.Equal(t, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(s.Properties)), schema)
+		for _, r := range s.Required {
+			require.Contains(t, got, r, schema)
+		}
+	}
 
 	verdicts := doc.Components.Schemas["ParallelismVerdict"]
 	require.Equal(t, []string{"kind", "severity", "message"}, verdicts.Required)

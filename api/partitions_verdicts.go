@@ -33,6 +33,27 @@ type verdict struct {
 	RecordsPerSecond  *float64 `json:"records_per_second,omitempty"`
 	MaxLagSeconds     *float64 `json:"max_lag_seconds,omitempty"`
 	LagRecords        *int64   `json:"lag_records,omitempty"`
+
+	// Capacity advice (partitions_capacity.go).
+	WorkerID            string   `json:"worker_id,omitempty"`
+	WorkerCPUCores      *float64 `json:"worker_cpu_cores,omitempty"`
+	WorkerCPUs          *int     `json:"worker_cpus,omitempty"`
+	WaitSourceFraction  *float64 `json:"wait_source_fraction,omitempty"`
+	WaitTargetFraction  *float64 `json:"wait_target_fraction,omitempty"`
+	BusyFraction        *float64 `json:"busy_fraction,omitempty"`
+	BatchAvgBytes       *float64 `json:"batch_avg_bytes,omitempty"`
+	BatchSizeBytes      *int64   `json:"batch_size_bytes,omitempty"`
+	QueueMaxBytes       *int64   `json:"queue_max_bytes,omitempty"`
+	LingerMs            *float64 `json:"linger_ms,omitempty"`
+	CompressionType     string   `json:"compression_type,omitempty"`
+	RTTAvgMs            *float64 `json:"rtt_avg_ms,omitempty"`
+	ThrottleAvgMs       *float64 `json:"throttle_avg_ms,omitempty"`
+	InFlightRequests    *int64   `json:"in_flight_requests,omitempty"`
+	MaxInFlight         *int     `json:"max_in_flight,omitempty"`
+	FetchMaxBytes       *int64   `json:"fetch_max_bytes,omitempty"`
+	PartitionFetchBytes *int64   `json:"max_partition_fetch_bytes,omitempty"`
+	// SuggestedSettings are connector config changes the advice proposes, ready for PUT /connectors/{c}/config.
+	SuggestedSettings map[string]string `json:"suggested_settings,omitempty"`
 }
 
 // The verdict kinds.
@@ -198,9 +219,12 @@ func judgeParallelism(f verdictFacts) []verdict {
 				"or late with their heartbeat", r.Tasks, len(used), f.LiveWorkers, len(lagging), plural(len(lagging), "task has", "tasks have")),
 		})
 	}
-	// Behind with every partition in its own task and the tasks spread: parallelism is not what is short
-	// (ARCHITECTURE.md §1: over a WAN, batching and compression matter more than the task count).
-	if len(behind) > 0 && !tasksBound && !workersBound {
+	capacity := capacityVerdicts(r, lagging, tasksBound)
+	out = append(out, capacity...)
+	// Behind with every partition in its own task and the tasks spread, and no figures that say more:
+	// parallelism is not what is short (ARCHITECTURE.md §1: over a WAN, batching and compression matter more
+	// than the task count).
+	if len(behind) > 0 && !tasksBound && !workersBound && len(capacity) == 0 {
 		out = append(out, verdict{
 			Kind: verdictPipelineBound, Severity: severityWarning, Partitions: ptr(len(behind)), TaskIDs: lagging,
 			Message: fmt.Sprintf("%d %s behind (%s %s) although neither tasks.max nor the workers bound the connector: each task's "+

@@ -129,6 +129,28 @@ func (r *sourcePlanner) close() {
 	r.target.Close()
 }
 
+// retainStats drops the published stats of partitions the plan just published does not give to the task that
+// reported them (a deleted or deselected topic, a partition moved to a task that has not reported yet), so
+// that GET /connectors/{c}/partitions shows no partition nobody replicates. It runs on every plan round, not
+// only when the task set changed, so that rows left by anything else are gone within a refresh interval. A
+// failure other than fencing is logged: the next round tries again, and replication does not depend on it.
+func (r *sourcePlanner) retainStats(ctx context.Context) error {
+	var plan []tasks.PartitionOwner
+	for task, tps := range mirror.AssignRoundRobin(r.order, r.cfg.values.Int("tasks.max")) {
+		for _, tp := range tps {
+			plan = append(plan, tasks.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
+		}
+	}
+	err := r.env.RetainPartitionStats(ctx, plan)
+	if errors.Is(err, tasks.ErrFenced) {
+		return err
+	}
+	if err != nil && ctx.Err() == nil {
+		r.log.Warn("could not drop the stats of partitions outside the plan; will retry on the next plan round", "error", err)
+	}
+	return nil
+}
+
 // plannerJob is one of the connector's recurring jobs.
 type plannerJob struct {
 	what      string // for logs: "refresh topics"

@@ -27,10 +27,11 @@ import (
 type plannerEnv struct {
 	log *slog.Logger
 
-	mu      sync.Mutex
-	running bool
-	sets    [][]map[string]string
-	notice  string
+	mu       sync.Mutex
+	running  bool
+	sets     [][]map[string]string
+	notice   string
+	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
 }
 
 func (e *plannerEnv) Running(context.Context) error {
@@ -49,6 +50,28 @@ func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]stri
 	}
 	e.sets = append(e.sets, set)
 	return nil
+}
+
+func (e *plannerEnv) RetainPartitionStats(_ context.Context, plan []tasks.PartitionOwner) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.retained = append(e.retained, slices.Clone(plan))
+	return nil
+}
+
+// lastRetained returns the plan last handed to RetainPartitionStats, as "topic-partition@task", sorted.
+func (e *plannerEnv) lastRetained() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.retained) == 0 {
+		return nil
+	}
+	var out []string
+	for _, o := range e.retained[len(e.retained)-1] {
+		out = append(out, fmt.Sprintf("%s-%d@%d", o.Topic, o.Partition, o.Task))
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (e *plannerEnv) Report(_ context.Context, notices []tasks.Notice) error {
@@ -363,6 +386,16 @@ func TestSourceConnectorRefreshChangesOnlyReceivingTasks(t *testing.T) {
 	for _, task := range deleted {
 		require.NotContains(t, task[mirror.TaskAssignedPartitionsConfig], c)
 	}
+	// The stats kept are those of the published plan, each partition with its task: the deleted topic's rows
+	// go (the store deletes what the plan does not name).
+	var want []string
+	for i, task := range deleted {
+		for _, tp := range strings.Split(task[mirror.TaskAssignedPartitionsConfig], ",") {
+			want = append(want, fmt.Sprintf("%s@%d", tp, i))
+		}
+	}
+	slices.Sort(want)
+	awaitPlanner(t, "stats retained for the new plan", func() bool { return slices.Equal(p.env.lastRetained(), want) })
 	onB, err := kafkatest.Admin(t, "B").Topics(context.Background())
 	require.NoError(t, err)
 	require.Contains(t, onB, prefixA(c), "remote topics are never deleted")

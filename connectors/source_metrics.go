@@ -85,11 +85,12 @@ const (
 	roleReplicationProducer = "replication-producer"
 )
 
-// clientStats returns the options that hand a replication client's librdkafka statistics to the metrics, and
-// what removes its series once the client has closed (no statistics arrive after Close).
-func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string) ([]kafka.Option, func()) {
+// clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
+// figures (capacity advice), and what removes its series once the client has closed (no statistics arrive
+// after Close).
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, figures func(json string)) ([]kafka.Option, func()) {
 	if t.metrics == nil {
-		return nil, func() {}
+		return []kafka.Option{kafka.WithStats(clientStatsInterval, figures)}, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -97,7 +98,10 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) { reg.ClientStats(l, json) })}
+	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) {
+		reg.ClientStats(l, json)
+		figures(json)
+	})}
 	if role == clientconfig.ReplicationProducer {
 		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
 	}
@@ -105,7 +109,7 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
-// it removes their series.
+// it removes their series and the task's.
 func (r *sourceRun) end(err error) {
 	if !errors.Is(err, tasks.ErrFenced) {
 		r.publishFinalStats()
@@ -113,4 +117,45 @@ func (r *sourceRun) end(err error) {
 	for _, p := range r.parts {
 		p.metrics.remove()
 	}
+	r.taskMetrics.remove()
+}
+
+// taskMetrics is the run's task-level series (offset commit time, records in flight). Its zero value reports
+// nothing.
+type taskMetrics struct{ m *metrics.SourceTask }
+
+// newTaskMetrics returns the run's task-level series (none without a metrics registry).
+func (t *sourceTask) newTaskMetrics() taskMetrics {
+	if t.metrics == nil {
+		return taskMetrics{}
+	}
+	return taskMetrics{t.metrics.SourceTask(metrics.TaskLabels{Connector: t.id.Connector, Task: t.id.Task})}
+}
+
+// committed reports a successful commit round that began at began.
+func (tm taskMetrics) committed(began time.Time) {
+	if tm.m != nil {
+		now := time.Now()
+		tm.m.Committed(now.Sub(began), now)
+	}
+}
+
+func (tm taskMetrics) remove() {
+	if tm.m != nil {
+		tm.m.Remove()
+	}
+}
+
+// sampleInFlight reports the records handed to the producer and not yet acknowledged, over the run's
+// partitions (Connect's source-record-active-count). The committer calls it every round; without metrics it
+// takes no lock.
+func (r *sourceRun) sampleInFlight(now time.Time) {
+	if r.taskMetrics.m == nil {
+		return
+	}
+	n := 0
+	for _, p := range r.parts {
+		n += p.inflightLen()
+	}
+	r.taskMetrics.m.InFlight(n, now)
 }

@@ -101,6 +101,13 @@ func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 	return now.Sub(p.progressAt)
 }
 
+// inflightLen is how many forwarded records await their delivery report.
+func (p *sourcePartition) inflightLen() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.inflight.len()
+}
+
 // unforward takes back the newest forwarded offset when the producer refused the record.
 func (p *sourcePartition) unforward() {
 	p.mu.Lock()

@@ -263,7 +263,7 @@ func (r *sourceRun) readHeads(ctx context.Context, consumer *kafka.Consumer, log
 }
 
 // endPaused finishes a paused run as end does a running one: unless it was fenced, it leaves the partitions'
-// last positions behind marked stop (the next run, paused or not, reports at once), and it removes their series.
+// last positions behind marked stop (the next run, paused or not, reports at once), and it removes its series.
 func (r *sourceRun) endPaused(err error) {
 	revoked := false
 	select {
@@ -281,6 +281,7 @@ func (r *sourceRun) endPaused(err error) {
 	for _, p := range r.parts {
 		p.metrics.remove()
 	}
+	r.taskMetrics.remove()
 }
 
 var _ tasks.PausedTask = (*sourceTask)(nil)

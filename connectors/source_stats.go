@@ -301,7 +301,11 @@ func (r *sourceRun) statsTick(ctx context.Context, consumer *kafka.Consumer, now
 	if !publish {
 		return nil
 	}
-	if err := r.publishStats(ctx, ""); err != nil {
+	err := r.publishStats(ctx, "")
+	if err == nil {
+		err = r.publishPipeline(ctx, now)
+	}
+	if err != nil {
 		if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
 			return err
 		}

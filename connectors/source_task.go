@@ -118,6 +118,11 @@ type sourceRun struct {
 	remoteIDs   map[string]string // remote topic -> the topic id it had when first seen
 	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
+	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
+
+	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
+	clock                            pipelineClock
+	producerFigures, consumerFigures clientFigures
 
 	noticeMu    sync.Mutex
 	notices     map[string]tasks.Notice
@@ -208,6 +213,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
+	r.taskMetrics = t.newTaskMetrics()
 	return r, nil
 }
 
@@ -323,7 +329,7 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
-	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps)
+	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
 	defer removeConsumerStats() // after the consumer closed: no statistics come later
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
 	if err != nil {
@@ -358,7 +364,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 			p.withOffsetSyncs(r.offsetLagMax)
 		}
 	}
-	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps)
+	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
 	defer removeProducerStats()
 	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
 	if err != nil {
@@ -498,7 +504,10 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		default:
 		}
 		if !lease.Valid() {
-			if err := r.awaitLease(ctx, lease, producer); err != nil {
+			start := time.Now()
+			err := r.awaitLease(ctx, lease, producer)
+			r.clock.targetWait(time.Since(start))
+			if err != nil {
 				return err, nil, false
 			}
 			continue
@@ -507,10 +516,13 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			// The target has acknowledged nothing for a while: queueing more now would only give the producer
 			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
 			time.Sleep(10 * time.Millisecond)
+			r.clock.targetWait(10 * time.Millisecond)
 			continue
 		}
 
+		pollStart, timed := r.clock.pollStart()
 		rec, ok, err := consumer.Poll(r.pollTimeout)
+		r.clock.pollEnd(pollStart, timed, ok, r.pollTimeout)
 		if err != nil {
 			if err := r.consumeError(ctx, consumer, err); err != nil {
 				return err, nil, false
@@ -604,8 +616,13 @@ func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer 
 // forward hands one record to the producer, waiting while librdkafka's queue is full.
 func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec kafka.Record, p *sourcePartition) error {
 	offset, size := rec.Offset(), len(rec.Value())
+	var waitStart time.Time // set once the queue was found full
 	for {
 		err := producer.Forward(rec, p.remote)
+		if !waitStart.IsZero() {
+			r.clock.targetWait(time.Since(waitStart))
+			waitStart = time.Now()
+		}
 		if err == nil {
 			return nil
 		}
@@ -621,6 +638,9 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 			return errAbandoned
 		}
 		// The queue drains as deliveries arrive on the producer's own goroutine.
+		if waitStart.IsZero() {
+			waitStart = time.Now()
+		}
 		time.Sleep(time.Millisecond)
 	}
 }
@@ -791,6 +811,8 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer
 			r.pruneRanges(ctx)
 		case now := <-tick.C:
 			r.checkStall(now)
+			r.sampleInFlight(now)
+			began := time.Now()
 			if err := r.commit(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
 					return err
@@ -798,6 +820,7 @@ func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
 				continue
 			}
+			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
 			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
 		}
 	}

@@ -172,7 +172,10 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order))
 	}
 	r.order, r.topics = order, topics
-	return r.publish(ctx)
+	if err := r.publish(ctx); err != nil {
+		return err
+	}
+	return r.retainStats(ctx)
 }
 
 // partitionChanges counts the partitions of next that are not in prev, and those of prev not in next.

@@ -54,8 +54,9 @@ type rdBroker struct {
 	TxErrs      int64    `json:"txerrs"`
 	RxErrs      int64    `json:"rxerrs"`
 	ReqTimeouts int64    `json:"req_timeouts"`
-	RTT         rdWindow `json:"rtt"`      // microseconds
-	Throttle    rdWindow `json:"throttle"` // milliseconds
+	WaitResp    int64    `json:"waitresp_cnt"` // requests sent, awaiting their response
+	RTT         rdWindow `json:"rtt"`          // microseconds
+	Throttle    rdWindow `json:"throttle"`     // milliseconds
 }
 
 type rdWindow struct {
@@ -66,6 +67,8 @@ type rdWindow struct {
 }
 
 type rdTopic struct {
+	BatchSize  rdWindow               `json:"batchsize"` // producer: bytes per batch
+	BatchCnt   rdWindow               `json:"batchcnt"`  // producer: messages per batch
 	Partitions map[string]rdPartition `json:"partitions"`
 }
 

@@ -72,7 +72,31 @@
 // hosting one; these count this worker's, so sum() is the cluster's), kafka_connect_connector_status
 // {connector,task,status} = 1, kmirror_connector_state{connector,state} and kmirror_task_state{connector,task,
 // state} (state-sets over unassigned, running, paused, failed, restarting, stopped), kmirror_worker_leader.
-// Compat connector labels are quoted; native ones are not.
+// Compat connector labels are quoted; native ones are not. Also Connect's coordinator metrics, tagged with the
+// worker id as clientid (quoted when it has a ':'): kafka_connect_coordinator_assigned_connectors{clientid} and
+// kafka_connect_coordinator_assigned_tasks{clientid}, the units the store assigns to this worker (started or
+// not); and kafka_connect_worker_rebalance_rebalancing, 1 while this worker is in an assignment change: a unit
+// that left it has not stopped and released yet, a unit it was given has not been claimed yet (its previous
+// holder still drains), or a task of a new task set has not been claimed yet. kmirror has no stop-the-world
+// rebalance: units that did not change replicate on meanwhile, so the gauge says "this worker hands over or
+// takes up work", not "the cluster is stopped".
+//
+// Per source task run (SourceTask), compat, labels connector (quoted), task, gauges fed by the task's committer
+// every commit round (100 ms), never per record:
+//
+//	kafka_connect_connector_task_offset_commit_{avg,max}_time_ms  successful commit rounds to PostgreSQL, in ms
+//	                                                               (fractional), 2 x 30 s window; NaN when empty
+//	kafka_connect_source_task_source_record_active_count          records handed to the producer and not yet
+//	                                                               acknowledged, last sample
+//	kafka_connect_source_task_source_record_active_count_{max,avg}  ... over the window's samples
+//
+// Like Connect, which times a flush with nothing to write too, a round with nothing new to store counts, so an
+// idle task averages about 0 rather than NaN.
+//
+// kmirror_unit_notices{connector,task,kind} counts the notices a running unit shows beside its state
+// (source_unreachable, target_unreachable, data_not_replicated, source_truncated, remote_topic_recreated,
+// writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
+// shown; alert on `kmirror_unit_notices > 0`.
 //
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.
@@ -85,7 +109,8 @@
 // topics therefore cost 270,000 + 3,900 ≈ 274,000 series, spread over the workers that run them; at about
 // 1-2 KiB per series in Prometheus' head block that is some 0.3-0.5 GiB there. A checkpointed group costs 4
 // series per partition it checkpoints (as in MM2), so 1,000 groups x 100 partitions is 400,000 series. A task
-// costs 7 runtime series, a connector 6 (+6 per connector with tasks here), a client 6-9 plus 7 per broker.
+// costs 7 runtime series plus 5 per source task run, a connector 6 (+6 per connector with tasks here), a client
+// 6-9 plus 7 per broker; a worker adds 3 (assigned connectors and tasks, rebalancing).
 //
 // Scraping costs grow with it: a worker with 10,000 busy partitions serves a 29 MB text page in about 1.5 s of
 // one core and 330 MB of short-lived allocations, most of it client_golang sorting and encoding

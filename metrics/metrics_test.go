@@ -305,7 +305,10 @@ func TestRemoveDeletesEverySeries(t *testing.T) {
 	var left []string
 	for name := range all {
 		if strings.HasPrefix(name, "kafka_") || strings.HasPrefix(name, "kmirror_") {
-			if name != "kafka_connect_worker_connector_count" && name != "kafka_connect_worker_task_count" && name != "kmirror_worker_leader" {
+			switch name {
+			case "kafka_connect_worker_connector_count", "kafka_connect_worker_task_count", "kmirror_worker_leader",
+				"kafka_connect_worker_rebalance_rebalancing": // worker-level: always there
+			default:
 				left = append(left, name)
 			}
 		}
@@ -617,4 +620,66 @@ func TestInvalidUTF8Labels(t *testing.T) {
 	require.Equal(t, http.StatusOK, rec.Code)
 	require.Contains(t, rec.Body.String(), `group="\"g`+"\uFFFD"+`\""`)
 	require.Contains(t, rec.Body.String(), `topic="t`+"\uFFFD"+`"`)
+}
+
+// TestCoordinatorAndRebalancing: Connect's coordinator assigned-connectors and assigned-tasks (tagged with the
+// worker as client-id) and worker-rebalance rebalancing follow what the runtime says.
+func TestCoordinatorAndRebalancing(t *testing.T) {
+	t.Parallel()
+	r := New()
+	all := gather(t, r)
+	_, ok := value(t, all, "kafka_connect_coordinator_assigned_tasks", nil)
+	require.False(t, ok, "no assignment series before the runtime reconciled")
+	require.Equal(t, 0.0, mustValue(t, all, "kafka_connect_worker_rebalance_rebalancing", nil))
+
+	r.Rebalancing(true)
+	r.Assignment("10.0.0.7:8083", 2, 5)
+	all = gather(t, r)
+	w := map[string]string{"clientid": `"10.0.0.7:8083"`} // ':' makes Kafka's jmxSanitize quote the value
+	require.Equal(t, 2.0, mustValue(t, all, "kafka_connect_coordinator_assigned_connectors", w))
+	require.Equal(t, 5.0, mustValue(t, all, "kafka_connect_coordinator_assigned_tasks", w))
+	require.Equal(t, 1.0, mustValue(t, all, "kafka_connect_worker_rebalance_rebalancing", nil))
+
+	r.Rebalancing(false)
+	r.Assignment("10.0.0.7:8083", 0, 0)
+	all = gather(t, r)
+	require.Equal(t, 0.0, mustValue(t, all, "kafka_connect_coordinator_assigned_tasks", w))
+	require.Equal(t, 0.0, mustValue(t, all, "kafka_connect_worker_rebalance_rebalancing", nil))
+}
+
+// TestSourceTaskSeries: offset-commit-{avg,max}-time-ms and source-record-active-count{,-max,-avg} as Connect
+// computes them (2 x 30 s windows, NaN when empty), per run, removed with the run.
+func TestSourceTaskSeries(t *testing.T) {
+	t.Parallel()
+	r := New()
+	l := TaskLabels{Connector: "A->B.MirrorSourceConnector", Task: 3}
+	tk := r.SourceTask(l)
+	lv := map[string]string{"connector": `"A->B.MirrorSourceConnector"`, "task": "3"}
+	all := gather(t, r)
+	require.True(t, math.IsNaN(mustValue(t, all, "kafka_connect_connector_task_offset_commit_avg_time_ms", lv)), "no commit yet")
+	require.Equal(t, 0.0, mustValue(t, all, "kafka_connect_source_task_source_record_active_count", lv))
+
+	now := time.Now()
+	tk.Committed(2*time.Millisecond, now)
+	tk.Committed(6*time.Millisecond, now)
+	tk.InFlight(100, now)
+	tk.InFlight(300, now)
+	tk.InFlight(50, now)
+	all = gather(t, r)
+	require.Equal(t, 4.0, mustValue(t, all, "kafka_connect_connector_task_offset_commit_avg_time_ms", lv))
+	require.Equal(t, 6.0, mustValue(t, all, "kafka_connect_connector_task_offset_commit_max_time_ms", lv))
+	require.Equal(t, 50.0, mustValue(t, all, "kafka_connect_source_task_source_record_active_count", lv))
+	require.Equal(t, 300.0, mustValue(t, all, "kafka_connect_source_task_source_record_active_count_max", lv))
+	require.Equal(t, 150.0, mustValue(t, all, "kafka_connect_source_task_source_record_active_count_avg", lv))
+
+	// The next run of the task replaces this one's series; the old run's Remove leaves the new one alone.
+	next := r.SourceTask(l)
+	next.InFlight(7, now)
+	tk.Remove()
+	all = gather(t, r)
+	require.Equal(t, 7.0, mustValue(t, all, "kafka_connect_source_task_source_record_active_count", lv))
+	next.Remove()
+	all = gather(t, r)
+	_, ok := value(t, all, "kafka_connect_source_task_source_record_active_count", nil)
+	require.False(t, ok)
 }

@@ -32,9 +32,17 @@ type Registry struct {
 	clients map[ClientLabels]*clientSnapshot
 	clSeq   uint64
 
-	rtMu   sync.Mutex
-	units  map[unitKey]string // state of each unit this worker runs (tasks.Observer)
-	leader bool
+	tkMu  sync.Mutex // guards tasks and tkSeq
+	tasks map[TaskLabels]*SourceTask
+	tkSeq uint64
+
+	rtMu        sync.Mutex
+	units       map[unitKey]string // state of each unit this worker runs (tasks.Observer)
+	leader      bool
+	assigned    assignment // the units the runtime last said are assigned here (tasks.Observer)
+	rebalancing bool       // this worker is handing units over or taking them up (tasks.Observer)
+
+	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
@@ -62,12 +70,17 @@ func New() *Registry {
 		checkpoints: make(map[CheckpointLabels]*checkpointStat),
 		clients:     make(map[ClientLabels]*clientSnapshot),
 		units:       make(map[unitKey]string),
+		tasks:       make(map[TaskLabels]*SourceTask),
 		recordAge: latencyHistogram("kmirror_record_age_seconds",
 			"Age of source records when the source task fetched them (fetch time - record timestamp), per topic.", topicLabelNames...),
 		latency: latencyHistogram("kmirror_replication_latency_seconds",
 			"Replication latency of source records (target acknowledgement - record timestamp), per topic.", topicLabelNames...),
 		cpLatency: latencyHistogram("kmirror_checkpoint_latency_seconds",
 			"Latency of emitted checkpoints (target acknowledgement - time the upstream group offsets were read).", "connector"),
+		notices: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "kmirror_unit_notices",
+			Help: "Notices a running connector instance (task -1) or task on this worker shows beside its state, by kind (only kinds shown).",
+		}, []string{"connector", "task", "kind"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kmirror_http_requests_total", Help: "REST requests served, by route pattern, method and status code.",
 		}, []string{"route", "method", "code"}),
@@ -79,8 +92,8 @@ func New() *Registry {
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		r.recordAge, r.latency, r.cpLatency, r.httpRequests, r.httpDuration,
-		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r},
+		r.recordAge, r.latency, r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
+		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
 		EnableOpenMetrics: true,

@@ -30,6 +30,7 @@ func (r *Registry) UnitState(connector string, task int, state string) {
 
 // UnitGone forgets a unit that no longer runs on this worker. It implements tasks.Observer.
 func (r *Registry) UnitGone(connector string, task int) {
+	r.UnitNotices(connector, task, nil)
 	r.rtMu.Lock()
 	defer r.rtMu.Unlock()
 	delete(r.units, unitKey{validLabel(connector), task})
@@ -42,7 +43,38 @@ func (r *Registry) Leader(leader bool) {
 	r.leader = leader
 }
 
+// assignment is what the runtime last said is assigned to this worker.
+type assignment struct {
+	known             bool
+	clientID          string // the worker id, jmx-sanitized: Connect's coordinator metrics are tagged client-id
+	connectors, tasks int
+}
+
+// Assignment records how many connector instances and tasks are assigned to this worker. It implements
+// tasks.Observer.
+func (r *Registry) Assignment(worker string, connectors, tasks int) {
+	a := assignment{known: true, clientID: jmxSanitize(validLabel(worker)), connectors: connectors, tasks: tasks}
+	r.rtMu.Lock()
+	defer r.rtMu.Unlock()
+	r.assigned = a
+}
+
+// Rebalancing records whether this worker is handing units over or taking them up. It implements
+// tasks.Observer.
+func (r *Registry) Rebalancing(rebalancing bool) {
+	r.rtMu.Lock()
+	defer r.rtMu.Unlock()
+	r.rebalancing = rebalancing
+}
+
 var (
+	// Connect's WorkerCoordinator metrics (group connect-coordinator-metrics, tagged client-id), as Strimzi's
+	// JMX exporter rule names them: kafka_connect_coordinator_<name>{clientid}.
+	descAssignedConnectors = prometheus.NewDesc("kafka_connect_coordinator_assigned_connectors", "Connect coordinator assigned-connectors: connector instances assigned to this worker.", []string{"clientid"}, nil)
+	descAssignedTasks      = prometheus.NewDesc("kafka_connect_coordinator_assigned_tasks", "Connect coordinator assigned-tasks: tasks assigned to this worker.", []string{"clientid"}, nil)
+	// Connect's connect-worker-rebalance-metrics rebalancing.
+	descRebalancing = prometheus.NewDesc("kafka_connect_worker_rebalance_rebalancing",
+		"Connect worker-rebalance rebalancing: 1 while this worker hands units it lost over or takes up units it was given, else 0 (kmirror has no stop-the-world rebalance).", nil, nil)
 	descWorkerConnectorCount = prometheus.NewDesc("kafka_connect_worker_connector_count", "Connect connector-count: connector instances on this worker.", nil, nil)
 	descWorkerTaskCount      = prometheus.NewDesc("kafka_connect_worker_task_count", "Connect task-count: tasks on this worker.", nil, nil)
 	// Connect's connector-<state>-task-count and connector-total-task-count. Connect counts the connector's
@@ -69,7 +101,7 @@ type runtimeCollector struct{ r *Registry }
 
 func (c runtimeCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descWorkerConnectorCount, descWorkerTaskCount, descConnectorStatus,
-		descConnectorState, descTaskState, descWorkerLeader} {
+		descConnectorState, descTaskState, descWorkerLeader, descAssignedConnectors, descAssignedTasks, descRebalancing} {
 		ch <- d
 	}
 	for _, d := range descWorkerTaskStateCount {
@@ -89,7 +121,7 @@ func (c runtimeCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, s := range r.units {
 		units = append(units, unitState{k, s})
 	}
-	leader := r.leader
+	leader, assigned, rebalancing := r.leader, r.assigned, r.rebalancing
 	r.rtMu.Unlock()
 	slices.SortFunc(units, func(a, b unitState) int {
 		return cmp.Or(strings.Compare(a.connector, b.connector), cmp.Compare(a.task, b.task))
@@ -137,4 +169,13 @@ func (c runtimeCollector) Collect(ch chan<- prometheus.Metric) {
 		isLeader = 1
 	}
 	gauge(descWorkerLeader, isLeader)
+	if assigned.known {
+		gauge(descAssignedConnectors, float64(assigned.connectors), assigned.clientID)
+		gauge(descAssignedTasks, float64(assigned.tasks), assigned.clientID)
+	}
+	isRebalancing := 0.0
+	if rebalancing {
+		isRebalancing = 1
+	}
+	gauge(descRebalancing, isRebalancing)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -339,6 +340,14 @@ func TestSourceMarksPartitionsWithLostRecordsTruncated(t *testing.T) {
 	}, time.Minute, 200*time.Millisecond, "partition 0 lost records 50 to 99: %s", lazy(func() string { return fmt.Sprintf("%+v", partitionStats(t, st, name, topic)) }))
 	native := map[string]string{"connector": name, "topic": topic, "status": "truncated"}
 	require.Equal(t, map[string]float64{"0": 1, "1": 0}, find(k.samples()["kmirror_partition_status"], "partition", native))
+	// The notice the task shows in its status is a metric too.
+	require.Eventually(t, func() bool {
+		notices := find(k.samples()["kmirror_unit_notices"], "kind", map[string]string{"connector": name})
+		return notices["data_not_replicated"] >= 1
+	}, 30*time.Second, 200*time.Millisecond, "kmirror_unit_notices: %v",
+		lazy(func() string {
+			return fmt.Sprint(find(k.samples()["kmirror_unit_notices"], "kind", map[string]string{"connector": name}))
+		}))
 }
 
 // TestCheckpointLatencyPerGroupPartition: an acknowledged checkpoint shows MM2's checkpoint-latency-ms for its
@@ -353,4 +362,93 @@ func TestCheckpointLatencyPerGroupPartition(t *testing.T) {
 		v, ok := got["0"]
 		return ok && v >= 0 && v < 60_000
 	}, 30*time.Second, 200*time.Millisecond, "checkpoint latency of %s", m.group)
+}
+
+// TestSourceTaskAndWorkerSeries: the Connect task and worker series of the Strimzi board move as a source
+// connector replicates a burst: records in flight (source-record-active-count) rise above 0 while it
+// replicates and are 0 once caught up; every task times its offset commits; the worker counts the units
+// assigned to it and is not rebalancing once they all run.
+func TestSourceTaskAndWorkerSeries(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	prefix := "tsk" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 3)
+	sent := makeRecords(topics, 30_000, 0)
+	kafkatest.Produce(t, "A", sent)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	task := map[string]string{"connector": name}
+	// Sampled while the burst replicates: the largest sample of the 60 s window must be above 0.
+	var why string
+	require.Eventually(t, func() bool {
+		m := k.samples()
+		peaks := find(m["kafka_connect_source_task_source_record_active_count_max"], "task", task)
+		why = fmt.Sprintf("active-count-max %v", peaks)
+		for _, v := range peaks {
+			if v > 0 {
+				return true
+			}
+		}
+		return false
+	}, time.Minute, 100*time.Millisecond, "records in flight while replicating: %s", lazy(func() string { return why }))
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+
+	require.Eventually(t, func() bool {
+		m := k.samples()
+		active := find(m["kafka_connect_source_task_source_record_active_count"], "task", task)
+		avg := find(m["kafka_connect_connector_task_offset_commit_avg_time_ms"], "task", task)
+		peak := find(m["kafka_connect_connector_task_offset_commit_max_time_ms"], "task", task)
+		conns := sum(m["kafka_connect_coordinator_assigned_connectors"])
+		tasks := sum(m["kafka_connect_coordinator_assigned_tasks"])
+		rebalancing := sum(m["kafka_connect_worker_rebalance_rebalancing"])
+		why = fmt.Sprintf("active %v, commit avg %v max %v, assigned %v connectors %v tasks, rebalancing %v", active, avg, peak, conns, tasks, rebalancing)
+		if !allEqual(active, 2, 0) || len(avg) != 2 || len(peak) != 2 {
+			return false
+		}
+		for tk, v := range avg {
+			if math.IsNaN(v) || v < 0 || !(peak[tk] >= v) || peak[tk] <= 0 {
+				return false
+			}
+		}
+		return conns == 1 && tasks == 2 && rebalancing == 0
+	}, 30*time.Second, 200*time.Millisecond, "caught up: %s", lazy(func() string { return why }))
+}
+
+func sum(samples []promSample) float64 {
+	var s float64
+	for _, x := range samples {
+		s += x.value
+	}
+	return s
+}
+
+// TestStalePartitionStatsAreDropped: when a replicated source topic is deleted, its partitions leave the plan
+// and their published stats go, for good: the stopping runs of the old task set cannot report them again.
+func TestStalePartitionStatsAreDropped(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	st := openStore(t, k)
+	prefix := "stale" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 2, 2)
+	sent := makeRecords(topics, 400, 0)
+	kafkatest.Produce(t, "A", sent)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+	kept, gone := topics[0].name, topics[1].name
+	require.Eventually(t, func() bool {
+		return len(partitionStats(t, st, name, kept)) == 2 && len(partitionStats(t, st, name, gone)) == 2
+	}, 30*time.Second, 200*time.Millisecond, "both topics' partitions are published")
+
+	require.NoError(t, kafkatest.Admin(t, "A").DeleteTopics(context.Background(), []string{gone}))
+	require.Eventually(t, func() bool { return len(partitionStats(t, st, name, gone)) == 0 },
+		30*time.Second, 200*time.Millisecond, "the deleted topic's rows go")
+	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
+	require.Never(t, func() bool { return len(partitionStats(t, st, name, gone)) > 0 }, 3*time.Second, 200*time.Millisecond,
+		"no run reports the deleted topic again")
+	require.Len(t, partitionStats(t, st, name, kept), 2, "the other topic's rows stay")
 }

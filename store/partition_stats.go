@@ -27,7 +27,10 @@ type PartitionStat struct {
 }
 
 // PutPartitionStats stores a task's partition stats for the run holding claim; ErrFenced once it no longer
-// holds its unit.
+// holds its unit. A run of a superseded task set (started with an older task generation than the connector's,
+// and about to be restarted with its new config) stores nothing: it may still hold partitions the new plan
+// dropped or gave to another task, and its last report, the final one as it stops, must not bring their rows
+// back after RetainPartitionStats removed them.
 func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
@@ -58,14 +61,15 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 			SELECT $1, t, p, r, $2, $3, o, e, l, ls, rps, bps, lr, st, now()
 			FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[], $11::float8[],
 				$12::float8[], $13::timestamptz[], $14::text[]) AS u(t, p, r, o, e, l, ls, rps, bps, lr, st)
-			WHERE EXISTS (SELECT 1 FROM connectors WHERE name = $1)
+			WHERE EXISTS (SELECT 1 FROM connectors c JOIN assignments a ON a.connector_name = c.name
+				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND a.run_generation >= c.task_generation)
 			ON CONFLICT (connector_name, topic, partition) DO UPDATE
 			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
 			    replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset, lag_records = EXCLUDED.lag_records,
 			    lag_seconds = EXCLUDED.lag_seconds, records_per_second = EXCLUDED.records_per_second,
 			    bytes_per_second = EXCLUDED.bytes_per_second, last_replicated_at = EXCLUDED.last_replicated_at,
 			    status = EXCLUDED.status, updated_at = now()`,
-			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses)
+			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch)
 		return err
 	})
 	if err != nil {
@@ -96,4 +100,40 @@ func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) (
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
 	return out, nil
+}
+
+// PartitionOwner is a source partition of a connector's plan and the task the plan gives it to.
+type PartitionOwner struct {
+	Topic     string
+	Partition int32
+	Task      int
+}
+
+// RetainPartitionStats deletes the connector's partition stats that plan does not account for: partitions no
+// task replicates any more (topic deleted, no longer selected) and partitions the plan gives to another task
+// than the one whose report the row is (the new owner has not reported yet). The connector instance holding
+// claim calls it after publishing its task set; ErrFenced once it no longer holds its unit. It returns how
+// many rows went.
+func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []PartitionOwner) (int64, error) {
+	topics, parts, owners := make([]string, len(plan)), make([]int32, len(plan)), make([]int32, len(plan))
+	for i, o := range plan {
+		topics[i], parts[i], owners[i] = o.Topic, o.Partition, int32(o.Task)
+	}
+	var deleted int64
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `
+			DELETE FROM partition_stats ps WHERE ps.connector_name = $1 AND NOT EXISTS (
+				SELECT 1 FROM unnest($2::text[], $3::int[], $4::int[]) AS u(t, p, k)
+				WHERE u.t = ps.topic AND u.p = ps.partition AND u.k = ps.task_id)`,
+			c.Connector, topics, parts, owners)
+		deleted = tag.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("drop stale partition stats of %q: %w", c.Connector, err)
+	}
+	return deleted, nil
 }

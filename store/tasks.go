@@ -76,6 +76,14 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 		if _, err := tx.Exec(ctx, "DELETE FROM statuses WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
 			return err
 		}
+		// Partitions of tasks that no longer exist are replicated by nobody until a new owner reports them (a
+		// stopped or disabled connector has no tasks at all); their runs, superseded, cannot store them again.
+		if _, err := tx.Exec(ctx, "DELETE FROM partition_stats WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "DELETE FROM task_stats WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
+			return err
+		}
 		for i, cfg := range configs {
 			if i < len(current) && maps.Equal(current[i].Config, cfg) {
 				if _, err := tx.Exec(ctx, "UPDATE task_configs SET generation = $3 WHERE connector_name = $1 AND task_id = $2", connector, i, gen); err != nil {

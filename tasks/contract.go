@@ -41,6 +41,10 @@ type ConnectorEnv interface {
 	// SetTaskConfigs publishes the connector's task set. Tasks whose config changed are restarted. ErrFenced
 	// means the instance lost its assignment and must stop.
 	SetTaskConfigs(ctx context.Context, configs []map[string]string) error
+	// RetainPartitionStats drops the published partition stats (GET /connectors/{c}/partitions) of every
+	// partition that plan does not give to the task that published them: the rows of partitions no task owns
+	// any more would otherwise linger. ErrFenced as for SetTaskConfigs.
+	RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
@@ -49,6 +53,9 @@ type ConnectorEnv interface {
 	StopContext() context.Context
 	Logger() *slog.Logger
 }
+
+// PartitionOwner is a partition of a connector's plan and the task that replicates it (RetainPartitionStats).
+type PartitionOwner = store.PartitionOwner
 
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.
@@ -80,6 +87,9 @@ type TaskEnv interface {
 	// PublishPartitionStats publishes where the task's partitions stand (GET /connectors/{c}/partitions).
 	// ErrFenced as for CommitOffsets.
 	PublishPartitionStats(ctx context.Context, stats []PartitionStat) error
+	// PublishPipelineStat publishes what the task measured of its pipeline (capacity advice); the runtime adds
+	// its worker's CPU use. ErrFenced as for CommitOffsets.
+	PublishPipelineStat(ctx context.Context, stat PipelineStat) error
 	// PutGroupOffsets publishes the latest translations of groups (GET /connectors/{c}/groups). ErrFenced as
 	// for CommitOffsets.
 	PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error
@@ -122,6 +132,10 @@ type (
 	GroupOffset  = store.GroupOffset
 	// PartitionStat is what a source task reports of one of its partitions.
 	PartitionStat = store.PartitionStat
+	// PipelineStat is what a source task measures of its pipeline.
+	PipelineStat = store.PipelineStat
+	// ClientFigures summarise a librdkafka client's statistics.
+	ClientFigures = store.ClientFigures
 )
 
 // Bases of a group offset translation (store.GroupOffset.Basis).

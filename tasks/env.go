@@ -24,14 +24,15 @@ func (e *runEnv) Running(ctx context.Context) error {
 }
 
 func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
-	msgs := make([]string, len(notices))
+	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
 	for i, n := range notices {
-		msgs[i] = n.Message
+		msgs[i], kinds[i] = n.Message, n.Kind
 	}
 	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
 		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
 	if err == nil {
 		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StateRunning)
+		e.w.observer.UnitNotices(e.claim.Unit.Connector, e.claim.Unit.Task, kinds)
 	}
 	return err
 }
@@ -49,6 +50,17 @@ func (e connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]s
 	}
 	if changed {
 		e.log.Info("published task configs", "tasks", len(configs))
+	}
+	return nil
+}
+
+func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error {
+	n, err := e.w.store.RetainPartitionStats(ctx, e.claim, plan)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		e.log.Info("dropped the published stats of partitions the plan no longer gives to the task that reported them", "rows", n)
 	}
 	return nil
 }
@@ -83,6 +95,11 @@ func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []RangeQuery) (
 
 func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []PartitionStat) error {
 	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
+}
+
+func (e taskEnv) PublishPipelineStat(ctx context.Context, st PipelineStat) error {
+	st.WorkerCPUCores, st.WorkerCPUs = e.w.cpu.cores()
+	return e.w.store.PutTaskStat(ctx, e.claim, e.w.id, st)
 }
 
 func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error {

@@ -26,7 +26,7 @@ type PausedTask interface {
 }
 
 // ErrPausedWrite is what a paused run's env returns to a write only a running task may make.
-var ErrPausedWrite = errors.New("a paused task writes no offsets, offset map, group offsets or topics")
+var ErrPausedWrite = errors.New("a paused task writes no offsets, offset map, group offsets, topics or pipeline figures")
 
 // How long a paused run waits before calling RunPaused again after it returned an error.
 const (
@@ -85,14 +85,15 @@ func (e pausedEnv) Running(ctx context.Context) error {
 }
 
 func (e pausedEnv) Report(ctx context.Context, notices []Notice) error {
-	msgs := make([]string, len(notices))
+	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
 	for i, n := range notices {
-		msgs[i] = n.Message
+		msgs[i], kinds[i] = n.Message, n.Kind
 	}
 	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StatePaused, WorkerID: e.w.id,
 		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
 	if err == nil {
 		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StatePaused)
+		e.w.observer.UnitNotices(e.claim.Unit.Connector, e.claim.Unit.Task, kinds)
 	}
 	return err
 }
@@ -107,6 +108,10 @@ func (e pausedEnv) CommitProgress(context.Context, []Offset, []OffsetRange) erro
 
 func (e pausedEnv) PruneOffsetRanges(context.Context, RangeKey, int64, int) error {
 	return fmt.Errorf("prune the offset map: %w", ErrPausedWrite)
+}
+
+func (e pausedEnv) PublishPipelineStat(context.Context, PipelineStat) error {
+	return fmt.Errorf("publish pipeline figures: %w", ErrPausedWrite) // a paused run has no pipeline to measure
 }
 
 func (e pausedEnv) PutGroupOffsets(context.Context, []string, []GroupOffset) error {

@@ -83,7 +83,7 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 	var cfgs []map[string]string
 	for i := range n {
 		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"],
-			"monitor": c.config["monitor"]})
+			"notice": c.config["notice.task"], "monitor": c.config["monitor"]})
 	}
 	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
 		return err
@@ -119,6 +119,11 @@ func (t fakeTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	err := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 1}}})
 	if err != nil {
 		return err
+	}
+	if t.config["notice"] == t.config["index"] {
+		if err := env.Report(ctx, []tasks.Notice{{Kind: "source_unreachable", Message: "the source does not answer"}}); err != nil {
+			return err
+		}
 	}
 	<-ctx.Done()
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -26,10 +27,11 @@ type slot struct {
 	left    chan struct{} // closed when the unit left this worker (or the worker stops)
 	once    sync.Once
 	done    chan struct{} // closed when the supervisor has stopped its last run
+	arrived func()        // ends the unit's arrival (worker.transition) once a run claimed it; idempotent
 }
 
 func newSlot(u store.Unit) *slot {
-	return &slot{unit: u, intents: make(chan intent, 1), left: make(chan struct{}), done: make(chan struct{})}
+	return &slot{unit: u, intents: make(chan intent, 1), left: make(chan struct{}), done: make(chan struct{}), arrived: func() {}}
 }
 
 func (s *slot) want(i intent) {
@@ -51,17 +53,32 @@ func (s *slot) leave() { s.once.Do(func() { close(s.left) }) }
 // supervise runs the unit's runs one after the other until the unit leaves this worker.
 func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
 	defer close(s.done)
+	// arrival ends the current assignment change of the unit once a run claimed it; a unit that leaves before
+	// that has arrived and gone.
+	arrival := s.arrived
+	defer func() { arrival() }()
 	if prev != nil {
 		<-prev
 	}
 	w.observer.UnitState(s.unit.Connector, s.unit.Task, store.StateUnassigned)
 	for {
-		r := w.launch(want)
+		r := w.launch(want, arrival)
 		next, leaving := s.await(want)
 		if leaving {
 			w.stop(r, &store.Status{State: store.StateUnassigned, WorkerID: w.id})
 			w.observer.UnitGone(s.unit.Connector, s.unit.Task)
+			w.transition(-1, 0) // handed over: the run released the unit
 			return
+		}
+		arrival() // the stopped run's change, if it never claimed, is over
+		if s.unit.Task != store.ConnectorUnit && !maps.Equal(want.work.TaskConfig, next.work.TaskConfig) {
+			// A new task set: this run drains, and the next one waits until every run of the old set has
+			// released (ClaimUnit), as Connect rebalances after a task config change. Restarts, pause and resume
+			// are not assignment changes.
+			w.transition(0, 1)
+			arrival = sync.OnceFunc(func() { w.transition(0, -1) })
+		} else {
+			arrival = func() {}
 		}
 		// Restarted, reconfigured, paused or resumed in place: the next run reports its own status.
 		w.stop(r, nil)
@@ -91,6 +108,7 @@ type unitRun struct {
 	hard    context.CancelFunc // ends the stop budget
 	done    chan struct{}
 	session *session
+	onClaim func() // called once the run holds its unit
 
 	mu    sync.Mutex
 	claim store.Claim // zero until claimed
@@ -104,13 +122,13 @@ func (r *unitRun) claimed() (store.Claim, *runLease) {
 	return r.claim, r.lease
 }
 
-// launch starts a run of the work.
-func (w *worker) launch(want intent) *unitRun {
+// launch starts a run of the work; claimed is called when the run holds its unit.
+func (w *worker) launch(want intent, claimed func()) *unitRun {
 	wk := want.work
 	softCtx, soft := context.WithCancel(context.Background())
 	hardCtx, hard := context.WithCancel(context.Background())
 	r := &unitRun{
-		work: wk, soft: soft, hard: hard, done: make(chan struct{}), session: want.session,
+		work: wk, soft: soft, hard: hard, done: make(chan struct{}), session: want.session, onClaim: claimed,
 		log: w.log.With("connector", wk.Connector, "task", wk.Task, "epoch", wk.Epoch),
 	}
 	go func() {
@@ -171,6 +189,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	r.mu.Lock()
 	r.claim, r.lease = c, lease
 	r.mu.Unlock()
+	r.onClaim()
 	defer func() {
 		lease.done()
 		r.mu.Lock()

@@ -25,6 +25,7 @@ type worker struct {
 	stopTimeout time.Duration // the soft-stop budget of a run
 	settle      time.Duration // how long a revoked run's records may take to settle (Lease.Settle)
 	observer    Observer
+	cpu         *cpuMeter
 
 	session atomic.Pointer[session] // the current session; replaced when the worker re-joins
 
@@ -33,6 +34,11 @@ type worker struct {
 
 	mu     sync.Mutex
 	failed map[store.Unit]store.Work // the run identity under which a unit failed; it stays failed until restarted
+
+	transMu     sync.Mutex
+	handing     int  // units that left this worker whose supervisor has not stopped yet
+	taking      int  // units that arrived whose first run has not claimed yet
+	rebalancing bool // handing + taking > 0, as last told to the observer
 }
 
 // session is one membership of the worker in the cluster.
@@ -44,7 +50,7 @@ type session struct {
 func newWorker(id string, st *store.Store, reg Registry, log *slog.Logger, limit *lograte.Limiter, stopTimeout, settle time.Duration) *worker {
 	return &worker{
 		id: id, store: st, registry: reg, log: log, limit: limit, stopTimeout: stopTimeout, settle: settle,
-		observer: nopObserver{},
+		observer: nopObserver{}, cpu: newCPUMeter(),
 		slots:    make(map[store.Unit]*slot),
 		stopping: make(map[store.Unit]*slot),
 		failed:   make(map[store.Unit]store.Work),
@@ -96,8 +102,16 @@ func (w *worker) reconcile(ctx context.Context) error {
 		default:
 		}
 	}
+	connectors := 0
+	for u := range desired {
+		if u.Task == store.ConnectorUnit {
+			connectors++
+		}
+	}
+	w.observer.Assignment(w.id, connectors, len(desired)-connectors)
 	for u, s := range w.slots {
 		if _, ok := desired[u]; !ok {
+			w.transition(1, 0)
 			s.leave()
 			w.stopping[u] = s
 			delete(w.slots, u)
@@ -110,6 +124,8 @@ func (w *worker) reconcile(ctx context.Context) error {
 			continue
 		}
 		s := newSlot(u)
+		w.transition(0, 1)
+		s.arrived = sync.OnceFunc(func() { w.transition(0, -1) })
 		var prev <-chan struct{}
 		if old, ok := w.stopping[u]; ok {
 			prev = old.done // the unit came back before its last run stopped: never two runs at once
@@ -130,7 +146,9 @@ func (w *worker) reconcile(ctx context.Context) error {
 // shutdown stops every unit (each reports UNASSIGNED, as Connect does on a clean shutdown) and waits until all
 // have stopped.
 func (w *worker) shutdown() {
+	w.observer.Assignment(w.id, 0, 0)
 	for u, s := range w.slots {
+		w.transition(1, 0)
 		s.leave()
 		w.stopping[u] = s
 	}
@@ -139,6 +157,19 @@ func (w *worker) shutdown() {
 		<-s.done
 	}
 	w.stopping = make(map[store.Unit]*slot)
+}
+
+// transition counts units entering (+1) and leaving (-1) an assignment change, handing them over or taking
+// them up, and tells the observer when the worker starts or stops being in one.
+func (w *worker) transition(handing, taking int) {
+	w.transMu.Lock()
+	defer w.transMu.Unlock()
+	w.handing += handing
+	w.taking += taking
+	if now := w.handing+w.taking > 0; now != w.rebalancing {
+		w.rebalancing = now
+		w.observer.Rebalancing(now)
+	}
 }
 
 // quiet errors end a run without a FAILED status: the unit belongs to someone else now, or no longer exists.
@@ -150,6 +181,7 @@ func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace stri
 	err := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
 	if err == nil {
 		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, state)
+		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, nil) // a status written without notices clears them
 	}
 	return err
 }

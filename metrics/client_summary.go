@@ -1,0 +1,63 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// ClientSummary is what capacity advice needs of a librdkafka statistics document: how full the producer's
+// batches are, and how the brokers answer. Zero values mean "not measured in this interval" (no batch sent, no
+// request answered).
+type ClientSummary struct {
+	// BatchAvgBytes and BatchAvgRecords are the mean size of the batches (MessageSets) the producer sent over
+	// the interval, weighted by the number of batches per topic.
+	BatchAvgBytes   float64
+	BatchAvgRecords float64
+	Batches         int64
+	// RTTAvgMs is the highest of the brokers' average round-trip times: the slowest broker paces the partitions
+	// it leads.
+	RTTAvgMs float64
+	// ThrottleAvgMs is the highest of the brokers' average throttle times (quotas).
+	ThrottleAvgMs float64
+	// InFlightRequests counts the requests sent and awaiting a response, over all brokers; InFlightMax is the
+	// most awaiting at one broker.
+	InFlightRequests int64
+	InFlightMax      int64
+	Brokers          int
+}
+
+// SummarizeClient reads a librdkafka statistics document (STATISTICS.md).
+func SummarizeClient(statsJSON string) (ClientSummary, error) {
+	var st rdStats
+	if err := json.Unmarshal([]byte(statsJSON), &st); err != nil {
+		return ClientSummary{}, fmt.Errorf("parse librdkafka statistics: %w", err)
+	}
+	var s ClientSummary
+	var bytes, records float64
+	for _, t := range st.Topics {
+		if t.BatchSize.Cnt <= 0 {
+			continue
+		}
+		s.Batches += t.BatchSize.Cnt
+		bytes += float64(t.BatchSize.Avg * t.BatchSize.Cnt)
+		records += float64(t.BatchCnt.Avg * t.BatchCnt.Cnt)
+	}
+	if s.Batches > 0 {
+		s.BatchAvgBytes, s.BatchAvgRecords = bytes/float64(s.Batches), records/float64(s.Batches)
+	}
+	for _, b := range st.Brokers {
+		if b.Source == "internal" || b.Source == "logical" {
+			continue
+		}
+		s.Brokers++
+		if b.RTT.Cnt > 0 {
+			s.RTTAvgMs = max(s.RTTAvgMs, float64(b.RTT.Avg)/1e3)
+		}
+		if b.Throttle.Cnt > 0 {
+			s.ThrottleAvgMs = max(s.ThrottleAvgMs, float64(b.Throttle.Avg))
+		}
+		s.InFlightRequests += b.WaitResp
+		s.InFlightMax = max(s.InFlightMax, b.WaitResp)
+	}
+	return s, nil
+}
