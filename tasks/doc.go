@@ -68,10 +68,10 @@
 //	   │ target STOPPED    │ target PAUSED   │ ErrFenced: the assignment moved on; idle until the next intent
 //	   ▼                   ▼                 ▼
 //	STOPPED             PAUSED            RUNNING ──error──▶ FAILED (stays failed across pause/resume until a
-//	   │        (a PausedTask monitors:     │                  │     restart gives a new epoch)
-//	   │         RunPaused, reads only)     │                  │
-//	   └───────────────────┴── new intent, unit left, or shutdown: stop ──┘
-//	                   │
+//	   │                   │ RunPaused:      │                 │     restart gives a new epoch)
+//	   │                   │ reads only      │                 │
+//	   └───────────────────┴─────────────────┴─────────────────┘
+//	                   │ stop: new intent, unit left, or shutdown
 //	   soft stop (ctx cancelled): drain, flush, commit; return within StopTimeout
 //	   hard stop (StopContext done, lease revoked): drop what is queued, commit what was acknowledged, return
 //	   abandoned (still running one Settle later): its claim is released for it, which fences its writes; its
