@@ -75,6 +75,9 @@ func (t monitoringTask) RunPaused(ctx context.Context, env tasks.TaskEnv) error 
 		return err
 	}
 	commitErr := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 99}}})
+	if err := env.PublishPipelineStat(ctx, tasks.PipelineStat{}); !errors.Is(err, tasks.ErrPausedWrite) {
+		commitErr = fmt.Errorf("pipeline figures accepted while paused: %v", err)
+	}
 	rec.mu.Lock()
 	rec.commitErr, rec.leaseValid = commitErr, env.Lease().Valid()
 	rec.mu.Unlock()
