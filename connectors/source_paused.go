@@ -20,6 +20,10 @@ const statusPaused = "paused"
 // cost two batched ListOffsets requests and one stats write every few seconds.
 const pausedStatsInterval = 3 * time.Second
 
+// The log start offsets, which only retention moves (a segment at a time), are asked for every
+// pausedStartsEvery looks: half the requests of the looks in between.
+const pausedStartsEvery = 10
+
 // The first unreplicated record of each partition is read once per position (its timestamp does not change
 // while the connector is paused), at most pausedHeadReads partitions per look and waiting at most
 // pausedHeadWait for them; the rest are read at the next looks.
@@ -68,17 +72,18 @@ func (r *sourceRun) watchPaused(ctx context.Context) error {
 	admin.Timeout = 10 * time.Second
 	readCommitted := props["isolation.level"] == "read_committed"
 
-	ids := make([]kafka.PartitionID, len(r.parts))
-	heads := make(map[*sourcePartition]*pausedHead, len(r.parts))
+	w := &pausedWatch{consumer: consumer, admin: admin, readCommitted: readCommitted,
+		ids: make([]kafka.PartitionID, len(r.parts)), heads: make(map[*sourcePartition]*pausedHead, len(r.parts)),
+		starts: make(map[kafka.PartitionID]int64, len(r.parts))}
 	for i, p := range r.parts {
-		ids[i] = kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition}
-		heads[p] = &pausedHead{pos: -1, end: -1, ts: noTimestamp}
+		w.ids[i] = kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition}
+		w.heads[p] = &pausedHead{pos: -1, end: -1, ts: noTimestamp}
 	}
 	r.log.Info("paused: watching the partitions' backlog", "partitions", len(r.parts), "source", r.sourceAlias)
 	tick := time.NewTicker(pausedStatsInterval)
 	defer tick.Stop()
 	for {
-		if err := r.pausedTick(ctx, consumer, admin, ids, readCommitted, heads); err != nil {
+		if err := r.pausedTick(ctx, w); err != nil {
 			return err
 		}
 		select {
@@ -89,11 +94,22 @@ func (r *sourceRun) watchPaused(ctx context.Context) error {
 	}
 }
 
+// pausedWatch is what a paused run keeps between its looks.
+type pausedWatch struct {
+	consumer      *kafka.Consumer // reads first unreplicated records
+	admin         *kafka.Admin    // asks for log offsets (shares the consumer's connections)
+	readCommitted bool
+	ids           []kafka.PartitionID
+	heads         map[*sourcePartition]*pausedHead
+	starts        map[kafka.PartitionID]int64 // log start offsets as last asked
+	looks         int
+}
+
 // pausedTick samples every partition once and publishes them. Only a fenced publication is an error: a
-// source that does not answer leaves the reports to go stale, which is what the endpoint then says.
-func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, admin *kafka.Admin, ids []kafka.PartitionID,
-	readCommitted bool, heads map[*sourcePartition]*pausedHead) error {
-	logs, failed, err := admin.LogOffsets(ctx, ids, readCommitted)
+// source that does not answer shows as a notice, and its partitions' reports go stale.
+func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
+	askStarts := w.looks%pausedStartsEvery == 0
+	logs, failed, err := w.admin.LogOffsets(ctx, w.ids, w.readCommitted, askStarts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -105,10 +121,31 @@ func (r *sourceRun) pausedTick(ctx context.Context, consumer *kafka.Consumer, ad
 	}
 	r.limit.Resolved(ctx, r.log, "paused-offsets", "paused: reading the source's offsets works again")
 	r.clearNotice("source")
+	w.looks++
 	if len(failed) > 0 {
 		r.log.Debug("paused: no offsets for some partitions", "partitions", len(failed))
 	}
-	r.readHeads(ctx, consumer, logs, heads)
+	for id, lo := range logs {
+		start, ok := w.starts[id]
+		switch {
+		case askStarts:
+			w.starts[id] = lo.Start
+		case ok:
+			lo.Start = start
+			logs[id] = lo
+		default:
+			// No start known (its last ask failed): unknown for this look, and the next one asks again.
+			delete(logs, id)
+			w.looks = 0
+		}
+	}
+	if askStarts {
+		for id := range failed {
+			delete(w.starts, id)
+		}
+	}
+	r.readHeads(ctx, w.consumer, logs, w.heads)
+	heads := w.heads
 
 	now := time.Now()
 	for _, p := range r.parts {

@@ -13,15 +13,16 @@ type PartitionID struct {
 	Partition int32
 }
 
-// LogOffsets is where a partition's log starts (its log start offset) and ends (the offset the next record will
-// get, or with readCommitted the last stable offset).
+// LogOffsets is where a partition's log starts (its log start offset; -1 when not asked) and ends (the offset the
+// next record will get, or with readCommitted the last stable offset).
 type LogOffsets struct{ Start, End int64 }
 
-// LogOffsets asks for the log start and end offsets of partitions in two batched ListOffsets requests, however
-// many partitions there are, where a consumer's Watermarks makes a round trip per partition. readCommitted
-// gives the last stable offset as the end, as a read_committed consumer sees it. Partitions the cluster could
-// not answer for (no leader yet, unknown) are left out of the result, their errors returned by partition.
-func (a *Admin) LogOffsets(ctx context.Context, parts []PartitionID, readCommitted bool) (map[PartitionID]LogOffsets, map[PartitionID]error, error) {
+// LogOffsets asks for the end offsets of partitions, and with starts their log start offsets too, in one
+// batched ListOffsets request each, however many partitions there are, where a consumer's Watermarks makes a
+// round trip per partition. readCommitted gives the last stable offset as the end, as a read_committed consumer
+// sees it. Partitions the cluster could not answer for (no leader yet, unknown) are left out of the result,
+// their errors returned by partition.
+func (a *Admin) LogOffsets(ctx context.Context, parts []PartitionID, readCommitted, starts bool) (map[PartitionID]LogOffsets, map[PartitionID]error, error) {
 	out := make(map[PartitionID]LogOffsets, len(parts))
 	if len(parts) == 0 {
 		return out, nil, nil
@@ -50,9 +51,12 @@ func (a *Admin) LogOffsets(ctx context.Context, parts []PartitionID, readCommitt
 		}
 		return out, nil
 	}
-	starts, err := list(ckafka.EarliestOffsetSpec)
-	if err != nil {
-		return nil, nil, err
+	var first map[PartitionID]ckafka.ListOffsetsResultInfo
+	if starts {
+		var err error
+		if first, err = list(ckafka.EarliestOffsetSpec); err != nil {
+			return nil, nil, err
+		}
 	}
 	ends, err := list(ckafka.LatestOffsetSpec)
 	if err != nil {
@@ -66,17 +70,24 @@ func (a *Admin) LogOffsets(ctx context.Context, parts []PartitionID, readCommitt
 		failed[id] = err
 	}
 	for id, end := range ends {
-		start, ok := starts[id]
-		switch {
-		case end.Error.Code() != ckafka.ErrNoError:
+		if end.Error.Code() != ckafka.ErrNoError {
 			fail(id, end.Error)
-		case !ok:
-			fail(id, ckafka.NewError(ckafka.ErrUnknownPartition, "no log start offset returned", false))
-		case start.Error.Code() != ckafka.ErrNoError:
-			fail(id, start.Error)
-		default:
-			out[id] = LogOffsets{Start: int64(start.Offset), End: int64(end.Offset)}
+			continue
 		}
+		lo := LogOffsets{Start: -1, End: int64(end.Offset)}
+		if starts {
+			start, ok := first[id]
+			switch {
+			case !ok:
+				fail(id, ckafka.NewError(ckafka.ErrUnknownPartition, "no log start offset returned", false))
+				continue
+			case start.Error.Code() != ckafka.ErrNoError:
+				fail(id, start.Error)
+				continue
+			}
+			lo.Start = int64(start.Offset)
+		}
+		out[id] = lo
 	}
 	return out, failed, nil
 }
