@@ -21,8 +21,8 @@ const statusPaused = "paused"
 const pausedStatsInterval = 3 * time.Second
 
 // The log start offsets, which only retention moves (a segment at a time), are asked for every
-// pausedStartsEvery looks: half the requests of the looks in between.
-const pausedStartsEvery = 10
+// pausedStartsEvery looks (so retention shows within 15 s): half the requests of the looks in between.
+const pausedStartsEvery = 5
 
 // The first unreplicated record of each partition is read once per position (its timestamp does not change
 // while the connector is paused), at most pausedHeadReads partitions per look and waiting at most

@@ -254,7 +254,7 @@ func TestPausedConnectorShowsLossToRetention(t *testing.T) {
 		var ok bool
 		ok, why = k.partitions(name).lagIs(topic, "truncated", map[int32]int64{0: 100})
 		return ok
-	}, 30*time.Second, 200*time.Millisecond, "records 50 to 99 lost while paused: %s", lazy(func() string { return why }))
+	}, time.Minute, 200*time.Millisecond, "records 50 to 99 lost while paused: %s", lazy(func() string { return why }))
 	code, body = k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
 	require.Equal(t, http.StatusOK, code)
 	task := body.(map[string]any)["tasks"].([]any)[0].(map[string]any)
