@@ -329,7 +329,7 @@ func openAPISchemas() obj {
 			"bytes_per_second":   obj{"type": "number"},
 			"share":              obj{"type": "number", "nullable": true, "description": "The partition's fraction (0..1) of the connector's records/s over fresh reports; null when stale"},
 			"status": obj{"type": "string", "enum": partitionStatuses,
-				"description": "ok, warn (position moving, lag not falling), rewind (position went back), stall (position not moving with lag), stop (task not running, no progress, or a stale report), truncated (records lost to retention before replication)"},
+				"description": "ok, warn (position moving, lag not falling), rewind (position went back), stall (position not moving with lag), stop (task not running, no progress, or a stale report), truncated (records lost to retention before replication), paused (the connector is paused: nothing is replicated, the lag is the backlog)"},
 			"last_replicated_at": obj{"type": "string", "format": "date-time", "nullable": true, "description": "The source timestamp of the last replicated record"},
 			"updated_at":         obj{"type": "string", "format": "date-time", "description": "When the task reported, by the database's clock"},
 			"stale":              obj{"type": "boolean", "description": "No report for more than 10 s: the task is not running or cannot reach PostgreSQL"},
@@ -376,7 +376,7 @@ func openAPISchemas() obj {
 		"ParallelismVerdict": object(obj{
 			"kind": obj{"type": "string", "enum": []string{verdictNoReports, verdictStaleReports, verdictUnreported, verdictUnhealthy,
 				verdictStraggler, verdictTasksMaxBound, verdictWorkersBound, verdictCPUBound, verdictTargetBound, verdictSourceBound,
-				verdictTaskBusy, verdictPipelineBound, verdictUnusableSlots, verdictCaughtUp, verdictKeepingUp}},
+				verdictTaskBusy, verdictPipelineBound, verdictUnusableSlots, verdictCaughtUp, verdictKeepingUp, verdictPaused}},
 			"severity":            obj{"type": "string", "enum": []string{severityOK, severityInfo, severityWarning}},
 			"message":             str,
 			"tasks_max":           obj{"type": "integer"},
@@ -392,6 +392,7 @@ func openAPISchemas() obj {
 			"share":               obj{"type": "number"},
 			"records_per_second":  obj{"type": "number"},
 			"max_lag_seconds":     obj{"type": "number"},
+			"lag_records":         obj{"type": "integer", "format": "int64", "description": "The paused partitions' backlog (paused)"},
 			// Capacity advice (docs/partitions.md).
 			"worker_id":                 str,
 			"worker_cpu_cores":          obj{"type": "number"},

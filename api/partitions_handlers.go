@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -302,9 +303,11 @@ func plannedPartitions(tcs []store.TaskConfig) map[int][]mirror.TopicPartition {
 	return plan
 }
 
-// The partition statuses (docs/partitions.md, after Burrow's rules), best first.
+// The partition statuses (docs/partitions.md, after Burrow's rules), best first. Paused (the connector is
+// paused: the lag grows by design) is no health problem, but it is not ok either; any trouble ranks worse.
 const (
 	statusOK        = "ok"
+	statusPaused    = "paused"
 	statusWarn      = "warn"
 	statusRewind    = "rewind"
 	statusStall     = "stall"
@@ -312,7 +315,7 @@ const (
 	statusTruncated = "truncated"
 )
 
-var partitionStatuses = []string{statusOK, statusWarn, statusRewind, statusStall, statusStop, statusTruncated}
+var partitionStatuses = []string{statusOK, statusPaused, statusWarn, statusRewind, statusStall, statusStop, statusTruncated}
 
 // statusRank orders statuses from best to worst. A status this worker does not know (a newer worker's) ranks
 // as warn: something is not ok, and nothing says more.
@@ -322,7 +325,7 @@ func statusRank(s string) int {
 			return i
 		}
 	}
-	return 1
+	return slices.Index(partitionStatuses, statusWarn)
 }
 
 func worseStatus(a, b string) string {

@@ -32,6 +32,7 @@ type verdict struct {
 	Share             *float64 `json:"share,omitempty"`
 	RecordsPerSecond  *float64 `json:"records_per_second,omitempty"`
 	MaxLagSeconds     *float64 `json:"max_lag_seconds,omitempty"`
+	LagRecords        *int64   `json:"lag_records,omitempty"`
 
 	// Capacity advice (partitions_capacity.go).
 	WorkerID            string   `json:"worker_id,omitempty"`
@@ -68,6 +69,7 @@ const (
 	verdictUnusableSlots = "unusable_task_slots"
 	verdictCaughtUp      = "caught_up"
 	verdictKeepingUp     = "keeping_up"
+	verdictPaused        = "paused"
 	severityOK           = "ok"
 	severityInfo         = "info"
 	severityWarning      = "warning"
@@ -145,6 +147,8 @@ func judgeParallelism(f verdictFacts) []verdict {
 				len(f.Unreported), r.Partitions, plural(len(f.Unreported), "has", "have"), plural(len(tasks), "task", "tasks"), joinInts(tasks)),
 		})
 	}
+	paused := pausedVerdict(fresh)
+	out = append(out, paused...)
 	var unhealthy []partitionEntry
 	for _, e := range fresh {
 		if statusRank(e.Status) >= statusRank(statusRewind) {
@@ -232,7 +236,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 
 	out = append(out, unusableSlots(r)...)
 
-	if len(stale) > 0 || len(f.Unreported) > 0 || len(unhealthy) > 0 || len(behind) > 0 {
+	if len(stale) > 0 || len(f.Unreported) > 0 || len(unhealthy) > 0 || len(behind) > 0 || len(paused) > 0 {
 		return out
 	}
 	caughtUp := true
@@ -258,6 +262,47 @@ func judgeParallelism(f verdictFacts) []verdict {
 		out = append(out, v)
 	}
 	return out
+}
+
+// pausedVerdict says that the connector is paused when fresh partitions report so: their lag is a backlog that
+// grows until the resume, not a lack of capacity, so no capacity verdict speaks of them (isBehind) and the
+// positive verdicts stay silent.
+func pausedVerdict(fresh []partitionEntry) []verdict {
+	var n int
+	var lag *int64
+	var maxLag *float64
+	for _, e := range fresh {
+		if e.Status != statusPaused {
+			continue
+		}
+		n++
+		if e.LagRecords != nil {
+			lag = ptr(deref(lag) + *e.LagRecords)
+		}
+		if e.LagSeconds != nil && (maxLag == nil || *e.LagSeconds > *maxLag) {
+			maxLag = ptr(*e.LagSeconds)
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	v := verdict{Kind: verdictPaused, Severity: severityInfo, Partitions: ptr(n), LagRecords: lag, MaxLagSeconds: maxLag}
+	parts := fmt.Sprintf("%d %s", n, plural(n, "partition is", "partitions are"))
+	switch {
+	case lag == nil:
+		v.Message = fmt.Sprintf("the connector is paused: %s not replicated; records that arrive wait until it is resumed", parts)
+	case *lag == 0:
+		v.Message = fmt.Sprintf("the connector is paused: %s not replicated, caught up so far (lag 0); records that arrive wait "+
+			"until it is resumed", parts)
+	default:
+		v.Message = fmt.Sprintf("the connector is paused: %s not replicated and %s backlog of %d %s grows until it is resumed",
+			parts, plural(n, "its", "their"), *lag, plural(int(min(*lag, 2)), "record", "records"))
+		if maxLag != nil {
+			v.Message += fmt.Sprintf(" (max lag %.1f s)", *maxLag)
+		}
+		v.Message += "; nothing to tune"
+	}
+	return []verdict{v}
 }
 
 // unusableSlots is the verdict on a tasks.max above the partition count: the connector makes one task per
@@ -291,7 +336,8 @@ func isStraggler(records, total float64, n int) bool {
 
 // isBehind says whether a fresh partition falls behind in a way more capacity can help with: it has lag and
 // either its lag does not fall while its position moves (warn), or its lag is a backlog of behindLagSeconds or
-// more. A partition in stall, stop, rewind or truncated is unhealthy rather than short of capacity.
+// more. A partition in stall, stop, rewind or truncated is unhealthy rather than short of capacity; one that is
+// paused is not replicated on purpose.
 func isBehind(e partitionEntry) bool {
 	if e.Stale || e.LagRecords == nil || *e.LagRecords <= 0 {
 		return false

@@ -270,6 +270,33 @@ func TestJudgeParallelism(t *testing.T) {
 		report: body(1, 1, []partitionEntry{part("t", 0, 0, 10, 0, 0, "lagging")}, running(1, "w1")),
 		want:   []string{"caught_up (ok): caught up: every partition's lag is 0"},
 	}, {
+		// Paused with a backlog that would otherwise read as behind (lag_seconds >= 10) and bounded by tasks.max:
+		// the connector is paused on purpose, so no capacity verdict and no positive one.
+		name: "paused with a backlog",
+		report: body(1, 4, func() []partitionEntry {
+			parts := evenParts(4, 1, 0)
+			for i := range parts {
+				parts[i].Status, parts[i].LagRecords, parts[i].LagSeconds = statusPaused, ptr(int64(250)), ptr(float64(10*(i+1)))
+			}
+			parts[3].LagSeconds = nil // its first unreplicated record could not be read
+			return parts
+		}(), []taskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}),
+		want: []string{"paused (info): the connector is paused: 4 partitions are not replicated and their backlog of 1000 records " +
+			"grows until it is resumed (max lag 30.0 s); nothing to tune"},
+	}, {
+		name:   "paused, caught up",
+		report: body(2, 2, with(evenParts(2, 2, 0), 0, func(e *partitionEntry) { e.Status = statusPaused }), running(2, "w1")),
+		want: []string{"paused (info): the connector is paused: 1 partition is not replicated, caught up so far (lag 0); records " +
+			"that arrive wait until it is resumed"},
+	}, {
+		name: "paused with an unhealthy partition: both are said",
+		report: body(2, 2, with(with(evenParts(2, 2, 0), 0, func(e *partitionEntry) { e.Status, e.LagRecords, e.LagSeconds = statusPaused, ptr(int64(1)), nil }),
+			1, func(e *partitionEntry) { e.Status = statusStall }), running(2, "w1")),
+		want: []string{"paused (info): the connector is paused: 1 partition is not replicated and its backlog of 1 record grows " +
+			"until it is resumed; nothing to tune",
+			"unhealthy_partitions (warning): 1 partition is not replicating normally (orders-1 stall): more capacity will not help; " +
+				"see the connector's notices and its tasks' status"},
+	}, {
 		name:   "lag not known yet: nothing to say",
 		report: body(1, 1, []partitionEntry{part("t", 0, 0, 10, -1, -1, statusOK)}, running(1, "w1")),
 		want:   nil,
@@ -326,6 +353,14 @@ func TestVerdictFields(t *testing.T) {
 	parts[1].LagRecords, parts[1].LagSeconds = ptr(int64(3)), ptr(0.25)
 	require.JSONEq(t, `[{"kind":"keeping_up","severity":"ok","message":"keeping up: no partition is behind (max lag 0.2 s)","partitions":2,"max_lag_seconds":0.25}]`,
 		judge(body(1, 2, parts, running(1, "w1")), 1))
+
+	parts = evenParts(2, 1, 0)
+	for i := range parts {
+		parts[i].Status, parts[i].LagRecords, parts[i].LagSeconds = statusPaused, ptr(int64(5)), ptr(float64(40+i))
+	}
+	require.JSONEq(t, `[{"kind":"paused","severity":"info","message":"the connector is paused: 2 partitions are not replicated and their `+
+		`backlog of 10 records grows until it is resumed (max lag 41.0 s); nothing to tune","partitions":2,"lag_records":10,"max_lag_seconds":41}]`,
+		judge(body(1, 2, parts, []taskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}), 1))
 }
 
 // TestPartitionsReport covers how the response is built from the store's facts: counts from the task configs,
@@ -413,4 +448,7 @@ func TestStatusOrder(t *testing.T) {
 	require.Equal(t, statusTruncated, worseStatus(statusTruncated, statusStop))
 	require.Equal(t, "lagging", worseStatus(statusOK, "lagging"), "an unknown status is worse than ok")
 	require.Equal(t, statusStall, worseStatus("lagging", statusStall))
+	require.Equal(t, statusPaused, worseStatus(statusOK, statusPaused), "paused is not ok")
+	require.Equal(t, statusWarn, worseStatus(statusPaused, statusWarn), "any trouble is worse than paused")
+	require.Equal(t, "lagging", worseStatus(statusPaused, "lagging"), "an unknown status ranks as warn")
 }

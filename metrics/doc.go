@@ -41,7 +41,7 @@
 //	kmirror_replication_lag_records             gauge    max(0, end - replicated); absent while end unknown
 //	kmirror_replication_lag_seconds             gauge    0 when caught up, else now - head record ts; absent when unknown
 //	kmirror_last_replicated_timestamp_seconds   gauge    source ts of the last acknowledged record
-//	kmirror_partition_status{status}            gauge    state-set: ok, warn, stall, stop, rewind, truncated
+//	kmirror_partition_status{status}            gauge    state-set: ok, warn, stall, stop, rewind, truncated, paused
 //
 // Per topic (connector, source, target, topic), native:
 //
@@ -103,10 +103,10 @@
 //
 // # Cardinality
 //
-// One source partition costs 26 series: 12 compat, 13 native (7 gauges and counters + 6 status), and 1
+// One source partition costs 27 series: 12 compat, 14 native (7 gauges and counters + 7 status), and 1
 // kafka_consumer_fetch_manager_records_lag of its task's consumer. One replicated topic adds 39 (two classic
 // histograms of 19 series each, and the mapping) whatever its partition count. 10,000 partitions in 100
-// topics therefore cost 260,000 + 3,900 ≈ 264,000 series, spread over the workers that run them; at about
+// topics therefore cost 270,000 + 3,900 ≈ 274,000 series, spread over the workers that run them; at about
 // 1-2 KiB per series in Prometheus' head block that is some 0.3-0.5 GiB there. A checkpointed group costs 4
 // series per partition it checkpoints (as in MM2), so 1,000 groups x 100 partitions is 400,000 series. A task
 // costs 7 runtime series plus 5 per source task run, a connector 6 (+6 per connector with tasks here), a client

@@ -34,7 +34,7 @@ var (
 	descLagRecords         = nativeDesc("kmirror_replication_lag_records", "Source end offset - next offset to replicate (an offset distance: an upper bound on records).")
 	descLagSeconds         = nativeDesc("kmirror_replication_lag_seconds", "How stale the target is: 0 when caught up, else now - timestamp of the next record to replicate.")
 	descLastReplicatedTS   = nativeDesc("kmirror_last_replicated_timestamp_seconds", "Source timestamp of the last record the target acknowledged.")
-	descPartitionStatus    = prometheus.NewDesc("kmirror_partition_status", "The partition's replication status (state-set: ok, warn, stall, stop, rewind, truncated).", append(slices.Clone(nativePartitionLabels), "status"), nil)
+	descPartitionStatus    = prometheus.NewDesc("kmirror_partition_status", "The partition's replication status (state-set: ok, warn, stall, stop, rewind, truncated, paused).", append(slices.Clone(nativePartitionLabels), "status"), nil)
 	descTopicMappingInfo   = prometheus.NewDesc("kmirror_topic_mapping_info", "Source topic to remote topic of a replicated topic.", []string{"source", "target", "topic", "remote_topic"}, nil)
 	partitionCollectorDesc = []*prometheus.Desc{
 		descRecordCount, descRecordRate, descByteCount, descByteRate,

@@ -193,23 +193,25 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 		return allEqual(lags, 3, 0)
 	}, 20*time.Second, 200*time.Millisecond, "records-lag of the replication consumers")
 
-	// Paused: the tasks stop, and so do their series; the published stats stay, marked stop.
+	// Paused: the tasks stop replicating but keep watching (TestPausedConnectorShowsGrowingLag): the published
+	// stats and the series stay where they stood, marked paused.
 	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
 	require.Equal(t, http.StatusAccepted, code)
 	k.awaitStates(name, "PAUSED PAUSED PAUSED", 30*time.Second)
 	require.Eventually(t, func() bool {
 		stats := partitionStats(t, st, name, topic)
 		for _, s := range stats {
-			if s.Status != "stop" || s.ReplicatedOffset != ends[s.Partition] {
+			if s.Status != "paused" || s.ReplicatedOffset != ends[s.Partition] {
 				return false
 			}
 		}
 		return len(stats) == 3
-	}, 30*time.Second, 200*time.Millisecond, "paused partitions are marked stop where they stood")
+	}, 30*time.Second, 200*time.Millisecond, "paused partitions are marked paused where they stood")
 	require.Eventually(t, func() bool {
-		return len(find(k.samples()["kmirror_replication_lag_records"], "partition", native)) == 0
-	},
-		10*time.Second, 100*time.Millisecond, "no series of a paused task")
+		m := k.samples()
+		return allEqual(find(m["kmirror_replication_lag_records"], "partition", native), 3, 0) &&
+			allEqual(find(m["kmirror_partition_status"], "partition", withLabel(native, "status", "paused")), 3, 1)
+	}, 10*time.Second, 100*time.Millisecond, "the series of a paused task stay, marked paused")
 
 	more := makeRecords(topics, 1500, 3000)
 	kafkatest.Produce(t, "A", more)

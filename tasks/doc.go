@@ -64,19 +64,25 @@
 //	           intent (work, session)
 //	                   │
 //	                   ▼
-//	   ┌──────── claim ────────┐ ErrUnitBusy: wait for the release
-//	   │ target STOPPED/PAUSED │ ErrFenced: the assignment moved on; idle until the next intent
-//	   ▼          ▼            ▼
-//	STOPPED     RUNNING ──error──▶ FAILED (stays failed across pause/resume until a restart gives a new epoch)
-//	   │          │                  │
-//	   └──────────┴── new intent, unit left, or shutdown: stop ──┘
-//	                   │
+//	   ┌─────────────── claim ───────────────┐ ErrUnitBusy: wait for the release
+//	   │ target STOPPED    │ target PAUSED   │ ErrFenced: the assignment moved on; idle until the next intent
+//	   ▼                   ▼                 ▼
+//	STOPPED             PAUSED            RUNNING ──error──▶ FAILED (stays failed across pause/resume until a
+//	   │                   │ RunPaused:      │                 │     restart gives a new epoch)
+//	   │                   │ reads only      │                 │
+//	   └───────────────────┴─────────────────┴─────────────────┘
+//	                   │ stop: new intent, unit left, or shutdown
 //	   soft stop (ctx cancelled): drain, flush, commit; return within StopTimeout
 //	   hard stop (StopContext done, lease revoked): drop what is queued, commit what was acknowledged, return
 //	   abandoned (still running one Settle later): its claim is released for it, which fences its writes; its
 //	   lease was revoked a Settle ago, so nothing it handed to Kafka can still be written
 //	                   │
 //	   release (with UNASSIGNED if the unit left this worker) ──▶ the next run may claim
+//
+// A paused task unit still holds its claim. If its task is a PausedTask, the run calls RunPaused under the same
+// claim and stop contract as Run: it may read and publish partition stats (so a paused mirror shows its backlog
+// growing) but writes nothing else: its env refuses offsets, offset-map ranges, group offsets and topics, keeps
+// the status PAUSED, and its Lease is never Valid, so nothing reaches Kafka. Its errors are retried, never FAILED.
 //
 // # Failure cases
 //

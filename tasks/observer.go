@@ -4,9 +4,9 @@ package tasks
 // status (after the store accepted the write), when a unit is assigned here and when it leaves; calls come
 // from many goroutines and must be quick. task is store.ConnectorUnit (-1) for a connector instance, else the
 // task's index; state is a store state (RUNNING, FAILED, ...; UNASSIGNED while a unit assigned here has not
-// started yet). UnitNotices gives the kinds of the notices a RUNNING unit shows beside its state (a source that
-// does not answer, records lost to retention, ...; none when a status write cleared them). Config.Observer may
-// be nil.
+// started yet). UnitNotices gives the kinds of the notices a RUNNING (or PAUSED) unit shows beside its state (a
+// source that does not answer, records lost to retention, ...; none when a status write cleared them).
+// Config.Observer may be nil.
 type Observer interface {
 	UnitState(connector string, task int, state string)
 	UnitNotices(connector string, task int, kinds []string)

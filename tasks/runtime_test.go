@@ -61,6 +61,9 @@ func (r *fakeRegistry) NewTask(id tasks.TaskID, config map[string]string) (tasks
 	}
 	r.started[id.String()]++
 	r.mu.Unlock()
+	if config["monitor"] != "" {
+		return monitoringTask{fakeTask{config: config, id: id, reg: r}}, nil
+	}
 	return fakeTask{config: config, id: id, reg: r}, nil
 }
 
@@ -80,7 +83,7 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 	var cfgs []map[string]string
 	for i := range n {
 		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"],
-			"notice": c.config["notice.task"]})
+			"notice": c.config["notice.task"], "monitor": c.config["monitor"]})
 	}
 	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
 		return err
@@ -136,15 +139,20 @@ func newCluster(t *testing.T) *cluster {
 	return &cluster{t: t, store: storetest.New(t), reg: &fakeRegistry{}}
 }
 
-// startWorker runs a Runtime until the returned stop function is called (or the test ends).
-func (c *cluster) startWorker(id string) (stop func()) {
+// startWorker runs a Runtime until the returned stop function is called (or the test ends); opts change its
+// config.
+func (c *cluster) startWorker(id string, opts ...func(*tasks.Config)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rt := tasks.New(tasks.Config{
+	cfg := tasks.Config{
 		WorkerID: id, URL: "http://" + id, Store: c.store, Registry: c.reg,
 		Logger:       testLogger(),
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
 		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	rt := tasks.New(cfg)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -232,6 +232,9 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	}
 	if wk.TargetState == store.TargetPaused {
 		w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") })
+		if !isConnector && ctx.Err() == nil {
+			w.monitorPaused(ctx, env)
+		}
 		<-ctx.Done()
 		return
 	}
