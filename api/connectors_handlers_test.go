@@ -288,12 +288,12 @@ func TestListConnectors(t *testing.T) {
 	// Connectors without a status are left out when status is asked for, even with info.
 	f.setStatus("b", store.StateRunning, store.StateRunning)
 	requireJSON(t, f.do("GET", "/connectors?expand=status", ""), http.StatusOK,
-		`{"b":{"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+		`{"b":{"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}],"type":"source"}}}`)
 	r := f.do("GET", "/connectors?expand=info&expand=status", "")
 	requireJSON(t, r, http.StatusOK,
 		`{"b":{"info":{"name":"b","config":{"connector.class":"`+sourceClass+`","name":"b","source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092",`+
 			`"target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"},"tasks":[{"connector":"b","task":0}],"type":"source"},`+
-			`"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+			`"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}],"type":"source"}}}`)
 
 	r = f.do("GET", "/connectors?expand=info", "")
 	got := decode[map[string]map[string]map[string]any](t, r)

@@ -117,5 +117,25 @@ func (s *server) connectorType(config map[string]string) string {
 	return "unknown"
 }
 
+// connectorKind is what ConnectorStateInfo says of a connector's plugin: its type and the version that runs.
+type connectorKind struct {
+	Type    string
+	Version string
+}
+
+// connectorKind is the type and running version (KIP-891) of a connector. kmirror builds one version of each MM2
+// connector into every worker, and connector.plugin.version admits only that one, so it is the version every
+// task and connector instance of a known class runs. An unknown class has none.
+func (s *server) connectorKind(config map[string]string) connectorKind {
+	if p, ok := s.plugins.lookup(config[connectorClassKey]); ok && isConnector(p) {
+		k := connectorKind{Type: p.Type, Version: p.Version}
+		if k.Version == undefinedVersion {
+			k.Version = ""
+		}
+		return k
+	}
+	return connectorKind{Type: "unknown"}
+}
+
 // isConnector tells connectors from the other plugin types (converters, transformations, predicates).
 func isConnector(p mirrorconfig.Plugin) bool { return p.Type == "source" || p.Type == "sink" }
