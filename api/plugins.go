@@ -26,7 +26,8 @@ func (s *server) listPlugins(w http.ResponseWriter, r *http.Request) error {
 		// Jersey reads a boolean parameter with Boolean.valueOf: only "true", in any case, is true.
 		connectorsOnly = strings.EqualFold(v, "true")
 	}
-	plugins := mirrorconfig.Plugins()
+	// The converters kmirror accepts are listed; transformations and predicates would be, but kmirror runs none.
+	plugins := append(mirrorconfig.Plugins(), mirrorconfig.ConverterPlugins()...)
 	out := make([]pluginInfo, 0, len(plugins))
 	for _, typ := range pluginTypeOrder {
 		if connectorsOnly && typ != "sink" && typ != "source" { // as isConnector
