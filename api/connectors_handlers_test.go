@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -300,4 +301,33 @@ func TestListConnectors(t *testing.T) {
 	require.Len(t, got, 2)
 	require.Equal(t, "a", got["a"]["info"]["name"])
 	require.Equal(t, "source", got["a"]["info"]["type"])
+}
+
+// TestDotNamesAreRejected: Connect accepts "." and ".." as connector names, but clients resolve those path
+// segments (/connectors/.. is /, a 405), so such a connector could never be deleted. kmirror rejects them at
+// create and in validation, saying why; nothing is stored.
+func TestDotNamesAreRejected(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, name := range []string{".", ".."} {
+		invalid := "Connector configuration is invalid and contains the following 1 error(s):\n" +
+			"Invalid value " + name + ` for configuration name: a connector name cannot be "." or "..": clients resolve such a path segment ` +
+			"(/connectors/.. is /), so the connector could not be read, changed or deleted through the REST API\n" +
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`"
+		requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": name, "config": sourceConfig()})), http.StatusBadRequest, invalid)
+		escaped := strings.ReplaceAll(name, ".", "%2E")
+		requireError(t, f.do("PUT", "/connectors/"+escaped+"/config", jsonText(t, sourceConfig())), http.StatusBadRequest, invalid)
+		_, err := f.store.GetConnector(context.Background(), name)
+		require.ErrorIs(t, err, store.ErrNotFound, "a rejected create leaves no trace")
+
+		cfg := sourceConfig()
+		cfg["name"] = name
+		r := f.do("PUT", "/connector-plugins/MirrorSource/config/validate", jsonText(t, cfg))
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Contains(t, r.body, `"errors":["Invalid value `+name+` for configuration name: a connector name cannot be`)
+	}
+	// Names that merely contain dots, or dot segments inside one escaped segment, are fine.
+	f.create("a..b", sourceConfig())
+	f.create("../x", sourceConfig())
+	requireJSON(t, f.do("GET", "/connectors/..%2Fx/config", ""), http.StatusOK, jsonText(t, withName(sourceConfig(), "../x")))
 }
