@@ -331,3 +331,45 @@ func TestDotNamesAreRejected(t *testing.T) {
 	f.create("../x", sourceConfig())
 	requireJSON(t, f.do("GET", "/connectors/..%2Fx/config", ""), http.StatusOK, jsonText(t, withName(sourceConfig(), "../x")))
 }
+
+// TestMissingBootstrapServersIsRejected is a deliberate difference: Connect 4.1.1 validates
+// {"connector.class":"MirrorSourceConnector","source.cluster.alias":"a","target.cluster.alias":"b"} with no
+// errors and creates the connector (201), which then fails. kmirror's clients cannot reach a cluster without
+// its brokers, so validation reports each missing *.cluster.bootstrap.servers (as entries without a definition,
+// since MM2 defines no such key) and a create or config update is refused with them, storing nothing.
+func TestMissingBootstrapServersIsRejected(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := map[string]string{"connector.class": "MirrorSourceConnector", "source.cluster.alias": "a", "target.cluster.alias": "b"}
+	const missing = "missing: every client needs the brokers to bootstrap from"
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c", "config": cfg})), http.StatusBadRequest,
+		"Connector configuration is invalid and contains the following 2 error(s):\n"+
+			"source.cluster.bootstrap.servers: "+missing+"\ntarget.cluster.bootstrap.servers: "+missing+"\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	_, err := f.store.GetConnector(context.Background(), "c")
+	require.ErrorIs(t, err, store.ErrNotFound)
+
+	cfg["name"] = "c"
+	infos := decode[struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Definition *struct{} `json:"definition"`
+			Value      struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}](t, f.do("PUT", "/connector-plugins/MirrorSourceConnector/config/validate", jsonText(t, cfg)))
+	require.Equal(t, 2, infos.ErrorCount)
+	var withErrors []string
+	for _, c := range infos.Configs {
+		if len(c.Value.Errors) > 0 {
+			require.Nil(t, c.Definition, "%s has no definition in MM2", c.Value.Name)
+			withErrors = append(withErrors, c.Value.Name+": "+strings.Join(c.Value.Errors, "; "))
+		}
+	}
+	require.Equal(t, []string{
+		"source.cluster.bootstrap.servers: source.cluster.bootstrap.servers: " + missing,
+		"target.cluster.bootstrap.servers: target.cluster.bootstrap.servers: " + missing,
+	}, withErrors)
+}
