@@ -61,9 +61,10 @@
 //     Topic tracking cannot be disabled, so the 403 answers do not exist. As in Connect, the topics are those
 //     the connector's tasks write: the remote topics (source), heartbeats (heartbeat), <source>.checkpoints.internal
 //     (checkpoint); the offset-syncs topic is written outside Connect's producer and is not listed. After a reset,
-//     Connect lists a topic again at the next write to it; kmirror's heartbeat and checkpoint tasks list theirs
-//     again within 10 s of their next write, and the source tasks list theirs when they next start (a restart,
-//     a config change, a rebalance).
+//     Connect lists a topic again at the next write to it; kmirror's heartbeat and checkpoint tasks re-record
+//     their topic at most every 10 s while they write, so it is listed again at their first write at least 10 s
+//     after they last recorded it, and the source tasks list theirs when they next start (a restart, a config
+//     change, a rebalance).
 //   - Restart with includeTasks or onlyFailed computes the plan before queuing the request, so a connector
 //     without status (404 "Status for connector X not found") gets no restart queued; Connect queues it anyway.
 //   - The admin logger endpoints accept OFF, FATAL, ERROR, WARN, INFO, DEBUG and TRACE in any case (log4j2's
