@@ -23,7 +23,8 @@ type lookup struct {
 // must not grow it without limit.
 const maxCachedLookups = 256
 
-// lookup is mirrorconfig.LookupPlugin, memoized.
+// lookup is mirrorconfig.LookupAnyPlugin, memoized: connectors and converters; callers that need a connector
+// check the type (isConnector).
 func (c *catalog) lookup(classOrAlias string) (mirrorconfig.Plugin, bool) {
 	c.mu.Lock()
 	l, hit := c.byName[classOrAlias]
@@ -31,7 +32,7 @@ func (c *catalog) lookup(classOrAlias string) (mirrorconfig.Plugin, bool) {
 	if hit {
 		return l.plugin, l.ok
 	}
-	p, ok := mirrorconfig.LookupPlugin(classOrAlias)
+	p, ok := mirrorconfig.LookupAnyPlugin(classOrAlias)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.byName == nil {

@@ -56,7 +56,7 @@ func (s *server) expandConnector(ctx context.Context, c store.Connector, expands
 			if len(statuses) == 0 || statuses[0].Task != store.ConnectorUnit {
 				return nil, false, nil
 			}
-			entry["status"] = stateInfo(c.Name, statuses[0], statuses[1:], s.connectorType(c.Config))
+			entry["status"] = stateInfo(c.Name, statuses[0], statuses[1:], s.connectorKind(c.Config))
 		case "info":
 			info, err := s.connectorInfo(ctx, c)
 			if err != nil {

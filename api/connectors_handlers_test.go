@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -288,16 +289,87 @@ func TestListConnectors(t *testing.T) {
 	// Connectors without a status are left out when status is asked for, even with info.
 	f.setStatus("b", store.StateRunning, store.StateRunning)
 	requireJSON(t, f.do("GET", "/connectors?expand=status", ""), http.StatusOK,
-		`{"b":{"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+		`{"b":{"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}],"type":"source"}}}`)
 	r := f.do("GET", "/connectors?expand=info&expand=status", "")
 	requireJSON(t, r, http.StatusOK,
 		`{"b":{"info":{"name":"b","config":{"connector.class":"`+sourceClass+`","name":"b","source.cluster.alias":"A","source.cluster.bootstrap.servers":"a:9092",`+
 			`"target.cluster.alias":"B","target.cluster.bootstrap.servers":"b:9092"},"tasks":[{"connector":"b","task":0}],"type":"source"},`+
-			`"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}],"type":"source"}}}`)
+			`"status":{"name":"b","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}],"type":"source"}}}`)
 
 	r = f.do("GET", "/connectors?expand=info", "")
 	got := decode[map[string]map[string]map[string]any](t, r)
 	require.Len(t, got, 2)
 	require.Equal(t, "a", got["a"]["info"]["name"])
 	require.Equal(t, "source", got["a"]["info"]["type"])
+}
+
+// TestDotNamesAreRejected: Connect accepts "." and ".." as connector names, but clients resolve those path
+// segments (/connectors/.. is /, a 405), so such a connector could never be deleted. kmirror rejects them at
+// create and in validation, saying why; nothing is stored.
+func TestDotNamesAreRejected(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, name := range []string{".", ".."} {
+		invalid := "Connector configuration is invalid and contains the following 1 error(s):\n" +
+			"Invalid value " + name + ` for configuration name: a connector name cannot be "." or "..": clients resolve such a path segment ` +
+			"(/connectors/.. is /), so the connector could not be read, changed or deleted through the REST API\n" +
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`"
+		requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": name, "config": sourceConfig()})), http.StatusBadRequest, invalid)
+		escaped := strings.ReplaceAll(name, ".", "%2E")
+		requireError(t, f.do("PUT", "/connectors/"+escaped+"/config", jsonText(t, sourceConfig())), http.StatusBadRequest, invalid)
+		_, err := f.store.GetConnector(context.Background(), name)
+		require.ErrorIs(t, err, store.ErrNotFound, "a rejected create leaves no trace")
+
+		cfg := sourceConfig()
+		cfg["name"] = name
+		r := f.do("PUT", "/connector-plugins/MirrorSource/config/validate", jsonText(t, cfg))
+		require.Equal(t, http.StatusOK, r.status, r.body)
+		require.Contains(t, r.body, `"errors":["Invalid value `+name+` for configuration name: a connector name cannot be`)
+	}
+	// Names that merely contain dots, or dot segments inside one escaped segment, are fine.
+	f.create("a..b", sourceConfig())
+	f.create("../x", sourceConfig())
+	requireJSON(t, f.do("GET", "/connectors/..%2Fx/config", ""), http.StatusOK, jsonText(t, withName(sourceConfig(), "../x")))
+}
+
+// TestMissingBootstrapServersIsRejected is a deliberate difference: Connect 4.1.1 validates
+// {"connector.class":"MirrorSourceConnector","source.cluster.alias":"a","target.cluster.alias":"b"} with no
+// errors and creates the connector (201), which then fails. kmirror's clients cannot reach a cluster without
+// its brokers, so validation reports each missing *.cluster.bootstrap.servers (as entries without a definition,
+// since MM2 defines no such key) and a create or config update is refused with them, storing nothing.
+func TestMissingBootstrapServersIsRejected(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	cfg := map[string]string{"connector.class": "MirrorSourceConnector", "source.cluster.alias": "a", "target.cluster.alias": "b"}
+	const missing = "missing: every client needs the brokers to bootstrap from"
+	requireError(t, f.do("POST", "/connectors", jsonText(t, map[string]any{"name": "c", "config": cfg})), http.StatusBadRequest,
+		"Connector configuration is invalid and contains the following 2 error(s):\n"+
+			"source.cluster.bootstrap.servers: "+missing+"\ntarget.cluster.bootstrap.servers: "+missing+"\n"+
+			"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`")
+	_, err := f.store.GetConnector(context.Background(), "c")
+	require.ErrorIs(t, err, store.ErrNotFound)
+
+	cfg["name"] = "c"
+	infos := decode[struct {
+		ErrorCount int `json:"error_count"`
+		Configs    []struct {
+			Definition *struct{} `json:"definition"`
+			Value      struct {
+				Name   string   `json:"name"`
+				Errors []string `json:"errors"`
+			} `json:"value"`
+		} `json:"configs"`
+	}](t, f.do("PUT", "/connector-plugins/MirrorSourceConnector/config/validate", jsonText(t, cfg)))
+	require.Equal(t, 2, infos.ErrorCount)
+	var withErrors []string
+	for _, c := range infos.Configs {
+		if len(c.Value.Errors) > 0 {
+			require.Nil(t, c.Definition, "%s has no definition in MM2", c.Value.Name)
+			withErrors = append(withErrors, c.Value.Name+": "+strings.Join(c.Value.Errors, "; "))
+		}
+	}
+	require.Equal(t, []string{
+		"source.cluster.bootstrap.servers: source.cluster.bootstrap.servers: " + missing,
+		"target.cluster.bootstrap.servers: target.cluster.bootstrap.servers: " + missing,
+	}, withErrors)
 }

@@ -31,10 +31,25 @@
 //     message naming what is wrong. Connect lets Jackson fail and answers 500.
 //   - Request bodies over 1 MiB get 413; Connect has no limit.
 //   - An unknown connector.class gets Connect's text ("Failed to find any class that implements Connector and
-//     which name matches X, available connectors are: PluginDesc{...}, ...") with 400 instead of 500: the
-//     request is wrong, not the server. On the validate endpoint, where Connect's message also carries the
-//     exception class (and the status is 500 for every failure that stops validation), kmirror keeps the
-//     text with its class prefix and answers 400, for a missing connector.class as well.
+//     which name matches X, available connectors are: PluginDesc{...}, ...") with 400. Connect 4.1.1 also answers
+//     400 on create and update but prefixes "org.apache.kafka.connect.errors.ConnectException: "; kmirror leaves
+//     the prefix out, so kcctl's test for the message's start (which lists the plugins) still works. On the
+//     validate endpoint, where Connect's message carries the exception class (BadRequestException) and the
+//     status is 500 for every failure that stops validation, kmirror keeps the text with its class prefix and
+//     answers 400, for a missing connector.class as well.
+//   - A connector without source.cluster.bootstrap.servers or target.cluster.bootstrap.servers (whichever its
+//     clients need) is refused at create and update (400, naming each missing key). Connect 4.1.1 validates such
+//     a config with no errors, creates it (201) and the connector then fails. The validate endpoint reports the
+//     same errors kmirror's create would, as entries without a definition (MM2 defines no such keys), so a dry
+//     run (kcctl apply --dry-run) predicts the create's answer.
+//   - The names "." and ".." are refused (400, an error on the name key, also on the validate endpoint): clients
+//     resolve such a path segment, percent-encoded or not (/connectors/.. is /), so such a connector could never
+//     be read, changed or deleted. Connect accepts them.
+//   - GET /connector-plugins?connectorsOnly=false lists the three MM2 connectors and ByteArrayConverter (as
+//     converter and as header_converter, with its config definition at /connector-plugins/ByteArrayConverter/config):
+//     what kmirror accepts. Connect 4.1.1 also lists BooleanConverter, JsonConverter, StringConverter,
+//     SimpleHeaderConverter, its transformations and its predicates; kmirror replicates bytes and runs no
+//     transformation or predicate, so validation rejects them and the list leaves them out.
 //   - Offsets rejected by the Mirror connectors' alterOffsets (cluster, topic and group must be strings,
 //     partition an int >= 0, offset an int >= 0, and exactly 0 for the checkpoint and heartbeat connectors),
 //     or by Connect's check that offsets hold only primitive values, get 400 with Connect's texts instead of
@@ -43,7 +58,13 @@
 //   - Location headers escape the whole name as one path segment ('/' as %2F), so they route back to the
 //     connector; Connect leaves '/' unescaped.
 //   - PUT /connectors/{c}/topics/reset answers 202 for an unknown connector, like Connect, which checks nothing.
-//     Topic tracking cannot be disabled, so the 403 answers do not exist.
+//     Topic tracking cannot be disabled, so the 403 answers do not exist. As in Connect, the topics are those
+//     the connector's tasks write: the remote topics (source), heartbeats (heartbeat), <source>.checkpoints.internal
+//     (checkpoint); the offset-syncs topic is written outside Connect's producer and is not listed. After a reset,
+//     Connect lists a topic again at the next write to it; kmirror's heartbeat and checkpoint tasks re-record
+//     their topic at most every 10 s while they write, so it is listed again at their first write at least 10 s
+//     after they last recorded it, and the source tasks list theirs when they next start (a restart, a config
+//     change, a rebalance).
 //   - Restart with includeTasks or onlyFailed computes the plan before queuing the request, so a connector
 //     without status (404 "Status for connector X not found") gets no restart queued; Connect queues it anyway.
 //   - The admin logger endpoints accept OFF, FATAL, ERROR, WARN, INFO, DEBUG and TRACE in any case (log4j2's
@@ -54,7 +75,10 @@
 //     descendants by dotted name (kmirror.task does not reach kmirror.tasks; Connect matches any name starting
 //     with the text). A worker that starts after a cluster-scope PUT applies the stored levels, oldest first;
 //     Connect ignores the changes written before the worker started.
-//   - Status objects carry no "version" field (KIP-891): the store does not record the running version.
+//   - The "version" of the status objects (KIP-891) is the version of the MM2 connectors built into kmirror
+//     (4.1.1), which connector.plugin.version cannot change, rather than one each worker records: the store keeps
+//     none. Workers of different kmirror releases that implement different MM2 versions would all be reported
+//     with the answering worker's.
 //   - Internal failures do not show their text. Connect answers 500 with the exception's message; kmirror's
 //     messages come from the store, and during a database outage they carry the database's host, port, user and
 //     name. While the database cannot be reached (store.IsUnavailable), requests that need it get 503 with
@@ -88,6 +112,15 @@
 //     (partitions_verdicts.go), so the rules are table-tested apart from the store. A connector whose tasks
 //     have not reported answers 200 with an empty by_partition and a no_reports verdict. 404s as for the
 //     group endpoints: "Connector X not found", or a connector of another class.
+//
+// # The OpenAPI document
+//
+// GET /openapi.json describes what the server takes and answers: query flags are strings read as Jersey's
+// Boolean.valueOf reads them ("true" in any case is true, anything else, "null" included, false), unknown
+// expand values and logger scopes are allowed, config values may be any JSON scalar (stored as text), and the
+// forms the server refuses (objects or arrays as values, unknown members, an empty offsets list, a create or
+// replace without connector.class) are refused by the schemas too. TestOpenAPIDocumentMatchesServer checks real
+// requests and answers against it with kin-openapi's openapi3filter.
 //
 // Messages that print a Java map ("Connector config {...} contains no connector type", the Mirror offset
 // errors) print it in java.util.HashMap iteration order, as Connect does (see javafmt.go).

@@ -2,6 +2,8 @@ package api
 
 import (
 	"net/http"
+	"strings"
+	"unicode"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -68,7 +70,7 @@ func openAPIPaths() obj {
 	notCheckpoint := errorResponse("Unknown connector, or a connector that is not a MirrorCheckpointConnector")
 	notFound := errorResponse("Unknown connector")
 	badRequest := errorResponse("Invalid request")
-	configBody := jsonBody("A flat connector config: string values (numbers and booleans are accepted and stored as text).", ref("Config"))
+	configBody := jsonBody("A flat connector config with connector.class: string values (numbers and booleans are accepted and stored as text).", ref("ConfigRequest"))
 
 	return obj{
 		"/": obj{"get": operation("serverInfo", "Version, commit and cluster id of this worker", nil, nil, obj{
@@ -95,8 +97,8 @@ func openAPIPaths() obj {
 			"get": operation("listConnectors", "List connectors, optionally with their status and info",
 				[]obj{{
 					"name": "expand", "in": "query", "required": false, "explode": true,
-					"description": "status and/or info; may repeat. With status, connectors that have no status yet are left out.",
-					"schema":      obj{"type": "array", "items": obj{"type": "string", "enum": []string{"status", "info"}}},
+					"description": "status and/or info; may repeat. With status, connectors that have no status yet are left out. Other values are ignored, as Connect ignores them.",
+					"schema":      obj{"type": "array", "items": obj{"type": "string"}},
 				}}, nil, obj{
 					"200": response("Connector names, or an object keyed by name when expand is given", obj{"oneOf": []obj{
 						{"type": "array", "items": obj{"type": "string"}},
@@ -131,7 +133,7 @@ func openAPIPaths() obj {
 				"400": badRequest,
 			}),
 			"patch": operation("patchConnectorConfig", "Change some keys of a connector's config; null removes a key", []obj{connector},
-				jsonBody("Keys to set, or to remove with null.", ref("ConfigPatch")), obj{
+				jsonBody("Keys to set, or to remove with null; connector.class only if it changes.", ref("ConfigPatch")), obj{
 					"200": response("Patched", ref("ConnectorInfo")),
 					"400": badRequest,
 					"404": notFound,
@@ -203,7 +205,7 @@ func openAPIPaths() obj {
 				"404": notFound,
 			}),
 			"patch": operation("alterOffsets", "Set or remove (offset null) offsets of a STOPPED connector", []obj{connector},
-				jsonBody("The offsets to write.", ref("ConnectorOffsets")), obj{
+				jsonBody("The offsets to write.", ref("ConnectorOffsetsRequest")), obj{
 					"200": response("Altered", ref("Message")),
 					"400": errorResponse("No offsets, a connector that is not STOPPED, or offsets the connector rejects"),
 					"404": notFound,
@@ -237,8 +239,8 @@ func openAPIPaths() obj {
 			}),
 			"put": operation("setLogger", "Set the level of a logger and its descendants", []obj{logger, {
 				"name": "scope", "in": "query", "required": false,
-				"description": "worker (the default) changes this worker; cluster changes every worker",
-				"schema":      obj{"type": "string", "enum": []string{"worker", "cluster"}},
+				"description": "cluster (any case) changes every worker; worker, the default, or any other value changes this worker, as in Connect",
+				"schema":      obj{"type": "string"},
 			}}, jsonBody("The level.", ref("LevelRequest")), obj{
 				"200": response("Worker scope: the loggers changed", obj{"type": "array", "items": obj{"type": "string"}}),
 				"204": response("Cluster scope: stored for every worker", nil),
@@ -418,12 +420,20 @@ func openAPISchemas() obj {
 		"ServerInfo":   object(obj{"version": str, "commit": str, "kafka_cluster_id": str}, "version", "commit", "kafka_cluster_id"),
 		"WorkerStatus": object(obj{"status": obj{"type": "string", "enum": []string{"healthy", "starting", "unhealthy"}}, "message": str}, "status", "message"),
 		"Config":       obj{"type": "object", "additionalProperties": str},
-		"ConfigPatch":  obj{"type": "object", "additionalProperties": nullableStr},
-		"CreateConnectorRequest": object(obj{
-			"name":          str,
-			"config":        ref("Config"),
-			"initial_state": obj{"type": "string", "enum": []string{"RUNNING", "PAUSED", "STOPPED"}, "description": "Case-insensitive; RUNNING by default"},
-		}, "name", "config"),
+		// Requests: values are read as Jackson reads Map<String,String>, so numbers and booleans are taken as their
+		// text; objects and arrays are refused (400). A null is a validation error (400), except in a PATCH, where
+		// it removes the key.
+		"ConfigRequest": obj{"type": "object", "required": []string{"connector.class"}, "additionalProperties": ref("ConfigValue"),
+			"properties": obj{"connector.class": obj{"type": "string", "minLength": 1}}},
+		"ConfigPatch": obj{"type": "object", "additionalProperties": ref("ConfigValue")},
+		"ConfigValue": obj{"nullable": true, "description": "A string; a number or boolean is stored as its text",
+			"not": obj{"anyOf": []obj{{"type": "object"}, {"type": "array", "items": obj{}}}}},
+		"CreateConnectorRequest": closed(object(obj{
+			"name":   str,
+			"config": ref("ConfigRequest"),
+			"initial_state": obj{"type": "string", "description": "RUNNING (the default), PAUSED or STOPPED, in any case",
+				"pattern": "^(" + anyCase("RUNNING") + "|" + anyCase("PAUSED") + "|" + anyCase("STOPPED") + ")$"},
+		}, "name", "config")),
 		"ConnectorTaskId": object(obj{"connector": str, "task": integer}, "connector", "task"),
 		"ConnectorInfo": object(obj{
 			"name":   str,
@@ -435,12 +445,14 @@ func openAPISchemas() obj {
 			"state":     str,
 			"worker_id": str,
 			"trace":     obj{"type": "string", "description": "Present only when not empty"},
+			"version":   obj{"type": "string", "description": "The running plugin's version (KIP-891); absent when undefined"},
 		}, "state", "worker_id"),
 		"TaskState": object(obj{
 			"id":        integer,
 			"state":     str,
 			"worker_id": str,
 			"trace":     obj{"type": "string", "description": "Present only when not empty"},
+			"version":   obj{"type": "string", "description": "The running plugin's version (KIP-891); absent when undefined"},
 		}, "id", "state", "worker_id"),
 		"ConnectorStateInfo": object(obj{
 			"name":      str,
@@ -451,12 +463,15 @@ func openAPISchemas() obj {
 		"ConnectorExpansion": object(obj{"status": ref("ConnectorStateInfo"), "info": ref("ConnectorInfo")}),
 		"TaskInfo":           object(obj{"id": ref("ConnectorTaskId"), "config": ref("Config")}, "id", "config"),
 		"ActiveTopics":       object(obj{"topics": strings}, "topics"),
-		"ConnectorOffset": object(obj{
+		"ConnectorOffset": closed(object(obj{
 			"partition": obj{"type": "object", "additionalProperties": true, "nullable": true},
 			"offset":    obj{"type": "object", "additionalProperties": true, "nullable": true},
-		}, "partition", "offset"),
+		}, "partition", "offset")),
 		"ConnectorOffsets": object(obj{"offsets": obj{"type": "array", "items": ref("ConnectorOffset")}}, "offsets"),
-		"Message":          object(obj{"message": str}, "message"),
+		// What PATCH .../offsets takes: at least one entry (Connect answers 400 "Partitions / offsets need to be
+		// provided" otherwise) and nothing beside offsets.
+		"ConnectorOffsetsRequest": closed(object(obj{"offsets": obj{"type": "array", "minItems": 1, "items": ref("ConnectorOffset")}}, "offsets")),
+		"Message":                 object(obj{"message": str}, "message"),
 		"PluginInfo": object(obj{
 			"class":   str,
 			"type":    obj{"type": "string", "enum": []string{"source", "sink", "converter", "header_converter", "transformation", "predicate"}},
@@ -492,8 +507,12 @@ func openAPISchemas() obj {
 			"groups":      strings,
 			"configs":     obj{"type": "array", "items": ref("ConfigInfo")},
 		}, "name", "error_count", "groups", "configs"),
-		"LoggerLevel":  object(obj{"level": str, "last_modified": obj{"type": "integer", "format": "int64", "nullable": true}}, "level", "last_modified"),
-		"LevelRequest": object(obj{"level": obj{"type": "string", "enum": logLevels}}, "level"),
+		"LoggerLevel": object(obj{"level": str, "last_modified": obj{"type": "integer", "format": "int64", "nullable": true}}, "level", "last_modified"),
+		// Read as Jackson reads Map<String,String>: other keys are ignored but must hold scalars too, and a number is
+		// taken as its text (then an invalid level, 404).
+		"LevelRequest": obj{"type": "object", "required": []string{"level"}, "additionalProperties": ref("ConfigValue"),
+			"properties": obj{"level": obj{"not": obj{"anyOf": []obj{{"type": "object"}, {"type": "array", "items": obj{}}}},
+				"description": "OFF, FATAL, ERROR, WARN, INFO, DEBUG or TRACE, in any case; another value is answered with 404"}}},
 	}
 }
 
@@ -527,8 +546,27 @@ func pathParameter(name, description string, schema obj) obj {
 	return obj{"name": name, "in": "path", "required": true, "description": description, "schema": schema}
 }
 
+// queryFlag is a Boolean query parameter as Jersey reads it (Boolean.valueOf): "true" in any case is true, any
+// other value false, so its schema is a string.
 func queryFlag(name, description string) obj {
-	return obj{"name": name, "in": "query", "required": false, "description": description, "schema": obj{"type": "boolean"}}
+	return obj{"name": name, "in": "query", "required": false, "schema": obj{"type": "string"},
+		"description": description + `. "true" in any case is true; any other value, "null" included, is false.`}
+}
+
+// closed forbids members an object schema does not name: the server refuses them (400) where Connect's Jackson
+// entities have no such property.
+func closed(schema obj) obj {
+	schema["additionalProperties"] = false
+	return schema
+}
+
+// anyCase is a pattern matching word in any case, written without (?i), which ECMA-262 patterns lack.
+func anyCase(word string) string {
+	var b strings.Builder
+	for _, r := range word {
+		b.WriteString("[" + string(r) + string(unicode.ToLower(r)) + "]")
+	}
+	return b.String()
 }
 
 func jsonBody(description string, schema obj) obj {

@@ -26,7 +26,8 @@ func (s *server) listPlugins(w http.ResponseWriter, r *http.Request) error {
 		// Jersey reads a boolean parameter with Boolean.valueOf: only "true", in any case, is true.
 		connectorsOnly = strings.EqualFold(v, "true")
 	}
-	plugins := mirrorconfig.Plugins()
+	// The converters kmirror accepts are listed; transformations and predicates would be, but kmirror runs none.
+	plugins := append(mirrorconfig.Plugins(), mirrorconfig.ConverterPlugins()...)
 	out := make([]pluginInfo, 0, len(plugins))
 	for _, typ := range pluginTypeOrder {
 		if connectorsOnly && typ != "sink" && typ != "source" { // as isConnector
@@ -115,6 +116,26 @@ func (s *server) connectorType(config map[string]string) string {
 		return p.Type
 	}
 	return "unknown"
+}
+
+// connectorKind is what ConnectorStateInfo says of a connector's plugin: its type and the version that runs.
+type connectorKind struct {
+	Type    string
+	Version string
+}
+
+// connectorKind is the type and running version (KIP-891) of a connector. kmirror builds one version of each MM2
+// connector into every worker, and connector.plugin.version admits only that one, so it is the version every
+// task and connector instance of a known class runs. An unknown class has none.
+func (s *server) connectorKind(config map[string]string) connectorKind {
+	if p, ok := s.plugins.lookup(config[connectorClassKey]); ok && isConnector(p) {
+		k := connectorKind{Type: p.Type, Version: p.Version}
+		if k.Version == undefinedVersion {
+			k.Version = ""
+		}
+		return k
+	}
+	return connectorKind{Type: "unknown"}
 }
 
 // isConnector tells connectors from the other plugin types (converters, transformations, predicates).

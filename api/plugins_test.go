@@ -11,12 +11,41 @@ const mirrorPlugins = `[{"class":"org.apache.kafka.connect.mirror.MirrorCheckpoi
 	`{"class":"org.apache.kafka.connect.mirror.MirrorHeartbeatConnector","type":"source","version":"4.1.1"},` +
 	`{"class":"org.apache.kafka.connect.mirror.MirrorSourceConnector","type":"source","version":"4.1.1"}]`
 
+// allPlugins is the list with connectorsOnly=false: Connect 4.1.1's order (connectors, transformations,
+// predicates, converters, header converters) holding what kmirror accepts, ByteArrayConverter in both converter
+// roles. Connect also lists its SMTs, predicates and other converters, which kmirror rejects.
+var allPlugins = mirrorPlugins[:len(mirrorPlugins)-1] +
+	`,{"class":"org.apache.kafka.connect.converters.ByteArrayConverter","type":"converter","version":"4.1.1"}` +
+	`,{"class":"org.apache.kafka.connect.converters.ByteArrayConverter","type":"header_converter","version":"4.1.1"}]`
+
 func TestListPlugins(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	for _, query := range []string{"", "?connectorsOnly=true", "?connectorsOnly=false", "?connectorsOnly=FALSE", "?connectorsOnly="} {
+	for _, query := range []string{"", "?connectorsOnly=true", "?connectorsOnly=TRUE", "?connectorsOnly=", "?connectorsOnly=%20"} {
 		requireJSON(t, f.do("GET", "/connector-plugins"+query, ""), http.StatusOK, mirrorPlugins)
 	}
+	// Jersey reads the parameter with Boolean.valueOf: anything but "true" (any case) is false, so Connect 4.1.1
+	// lists every plugin type for connectorsOnly=null or =garbage as for =false.
+	for _, query := range []string{"?connectorsOnly=false", "?connectorsOnly=FALSE", "?connectorsOnly=null", "?connectorsOnly=garbage"} {
+		requireJSON(t, f.do("GET", "/connector-plugins"+query, ""), http.StatusOK, allPlugins)
+	}
+}
+
+// TestConverterPluginConfig: the converter kmirror lists answers its config definition as Connect 4.1.1 does,
+// under its class name and aliases, but is no connector class.
+func TestConverterPluginConfig(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const want = `[{"name":"converter.type","type":"STRING","required":true,"default_value":null,"importance":"LOW",` +
+		`"documentation":"How this converter will be used.","group":null,"width":"NONE","display_name":"converter.type","dependents":[],"order":-1}]`
+	for _, name := range []string{"ByteArray", "ByteArrayConverter", "org.apache.kafka.connect.converters.ByteArrayConverter"} {
+		requireJSON(t, f.do("GET", "/connector-plugins/"+name+"/config", ""), http.StatusOK, want)
+	}
+	requireError(t, f.do("GET", "/connector-plugins/StringConverter/config", ""), http.StatusNotFound, "Unknown plugin StringConverter.")
+	r := f.do("POST", "/connectors", `{"name":"c","config":{"connector.class":"ByteArrayConverter"}}`)
+	require.Equal(t, http.StatusBadRequest, r.status)
+	require.Contains(t, r.body, "Failed to find any class that implements Connector and which name matches ByteArrayConverter")
+	requireError(t, f.do("GET", "/connectors/c", ""), http.StatusNotFound, "Connector c not found")
 }
 
 // configKey is ConfigKeyInfo as clients read it.
@@ -126,7 +155,8 @@ func TestValidateConfig(t *testing.T) {
 		"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: Connector config {name=x} contains no connector type")
 	r = f.do("PUT", "/connector-plugins/Foo/config/validate", `{"connector.class":"com.example.Foo"}`)
 	require.Equal(t, http.StatusBadRequest, r.status)
-	require.Contains(t, r.body, `"message":"org.apache.kafka.connect.errors.ConnectException: Failed to find any class that implements Connector and which name matches com.example.Foo, available connectors are: PluginDesc{klass=class org.apache.kafka.connect.mirror.MirrorCheckpointConnector`)
+	// Connect 4.1.1's class prefix on this endpoint (it answers 500).
+	require.Contains(t, r.body, `"message":"org.apache.kafka.connect.runtime.rest.errors.BadRequestException: Failed to find any class that implements Connector and which name matches com.example.Foo, available connectors are: PluginDesc{klass=class org.apache.kafka.connect.mirror.MirrorCheckpointConnector`)
 }
 
 func withName(cfg map[string]string, name string) map[string]string {

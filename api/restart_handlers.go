@@ -49,7 +49,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	typ, err := s.typeOf(r, name)
+	kind, err := s.kindOf(r, name)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	} else if err != nil {
 		return err
 	}
-	plan := stateInfo(name, conn, tasks, typ)
+	plan := stateInfo(name, conn, tasks, kind)
 	if !onlyFailed || conn.State == store.StateFailed {
 		plan.Connector.State = store.StateRestarting
 	}

@@ -32,14 +32,14 @@ func TestRestartConnector(t *testing.T) {
 	require.Equal(t, store.RestartRequest{ID: pending[0].ID, Connector: "c"}, pending[0])
 
 	f.setStatus("c", store.StateRunning, store.StateRunning, store.StateFailed)
-	running := `{"state":"RUNNING","worker_id":"10.0.0.5:8083"}`
-	restarting := `{"state":"RESTARTING","worker_id":"10.0.0.5:8083"}`
+	running := `{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}`
+	restarting := `{"state":"RESTARTING","worker_id":"10.0.0.5:8083","version":"4.1.1"}`
 	task := func(id, state string, trace bool) string {
 		s := `{"id":` + id + `,"state":"` + state + `","worker_id":"10.0.0.5:8083"`
 		if trace {
 			s += `,"trace":"` + failedTrace + `"`
 		}
-		return s + "}"
+		return s + `,"version":"4.1.1"}`
 	}
 	for _, tc := range []struct {
 		query        string
@@ -64,7 +64,7 @@ func TestRestartConnector(t *testing.T) {
 	// A failed connector restarts with onlyFailed.
 	f.setStatus("c", store.StateFailed)
 	r := f.do("POST", "/connectors/c/restart?onlyFailed=true&includeTasks=true", "")
-	requireJSON(t, r, http.StatusAccepted, `{"name":"c","connector":{"state":"RESTARTING","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`"},`+
+	requireJSON(t, r, http.StatusAccepted, `{"name":"c","connector":{"state":"RESTARTING","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`","version":"4.1.1"},`+
 		`"tasks":[`+task("0", "RUNNING", false)+`,`+task("1", "RESTARTING", true)+`],"type":"source"}`)
 }
 

@@ -8,17 +8,22 @@ import (
 )
 
 // stateInfo builds ConnectorStateInfo from stored statuses; tasks come sorted by id from the store.
-func stateInfo(name string, conn store.Status, tasks []store.Status, typ string) connectorStateInfo {
+func stateInfo(name string, conn store.Status, tasks []store.Status, kind connectorKind) connectorStateInfo {
 	out := connectorStateInfo{
 		Name:      name,
-		Connector: connectorState{State: conn.State, WorkerID: conn.WorkerID, Trace: conn.Trace},
+		Connector: connectorState{State: conn.State, WorkerID: conn.WorkerID, Trace: conn.Trace, Version: kind.Version},
 		Tasks:     make([]taskState, 0, len(tasks)),
-		Type:      typ,
+		Type:      kind.Type,
 	}
 	for _, t := range tasks {
-		out.Tasks = append(out.Tasks, taskState{ID: t.Task, State: t.State, WorkerID: t.WorkerID, Trace: t.Trace})
+		out.Tasks = append(out.Tasks, taskStateOf(t, kind))
 	}
 	return out
+}
+
+// taskStateOf is a task's TaskState.
+func taskStateOf(t store.Status, kind connectorKind) taskState {
+	return taskState{ID: t.Task, State: t.State, WorkerID: t.WorkerID, Trace: t.Trace, Version: kind.Version}
 }
 
 // getStatus is GET /connectors/{connector}/status. It is 404 both for an unknown connector and for one that
@@ -28,11 +33,11 @@ func (s *server) getStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	typ, err := s.typeOf(r, name)
+	kind, err := s.kindOf(r, name)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, stateInfo(name, conn, tasks, typ))
+	writeJSON(w, http.StatusOK, stateInfo(name, conn, tasks, kind))
 	return nil
 }
 
@@ -49,16 +54,17 @@ func (s *server) connectorStatus(r *http.Request) (name string, conn store.Statu
 	return name, conn, tasks, err
 }
 
-// typeOf is the type of the named connector, "unknown" if it has just been deleted.
-func (s *server) typeOf(r *http.Request, name string) (string, error) {
+// kindOf is the type and running version of the named connector; type "unknown" and no version if it has just
+// been deleted.
+func (s *server) kindOf(r *http.Request, name string) (connectorKind, error) {
 	c, err := s.store.GetConnector(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
-		return "unknown", nil
+		return connectorKind{Type: "unknown"}, nil
 	}
 	if err != nil {
-		return "", err
+		return connectorKind{}, err
 	}
-	return s.connectorType(c.Config), nil
+	return s.connectorKind(c.Config), nil
 }
 
 // getTaskStatus is GET /connectors/{connector}/tasks/{task}/status.
@@ -82,6 +88,10 @@ func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, taskState{ID: st.Task, State: st.State, WorkerID: st.WorkerID, Trace: st.Trace})
+	kind, err := s.kindOf(r, name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, taskStateOf(st, kind))
 	return nil
 }

@@ -22,20 +22,21 @@ func TestConnectorStatus(t *testing.T) {
 	requireError(t, f.do("GET", "/connectors/c/status", ""), http.StatusNotFound, "No status found for connector c")
 
 	f.setStatus("c", store.StateRunning, store.StateRunning, store.StateFailed)
-	requireJSON(t, f.do("GET", "/connectors/c/status", ""), http.StatusOK, `{"name":"c","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083"},`+
-		`"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"},{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`"}],"type":"source"}`)
+	requireJSON(t, f.do("GET", "/connectors/c/status", ""), http.StatusOK, `{"name":"c","connector":{"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},`+
+		`"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`","version":"4.1.1"}],"type":"source"}`)
 
-	// Every field of the connector object is a string (go-kafka-connect decodes it into map[string]string).
+	// Every field of the connector object is a string (go-kafka-connect decodes it into map[string]string), the
+	// KIP-891 version included; Connect 4.1.1 answers {"state":"RUNNING","worker_id":"...","version":"4.1.1"}.
 	st := decode[struct {
 		Connector map[string]string `json:"connector"`
 	}](t, f.do("GET", "/connectors/c/status", ""))
-	require.Equal(t, map[string]string{"state": "RUNNING", "worker_id": worker}, st.Connector)
+	require.Equal(t, map[string]string{"state": "RUNNING", "worker_id": worker, "version": "4.1.1"}, st.Connector)
 
 	f.setStatus("c", store.StateFailed)
-	requireJSON(t, f.do("GET", "/connectors/c/status", ""), http.StatusOK, `{"name":"c","connector":{"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`"},`+
-		`"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"},{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`"}],"type":"source"}`)
+	requireJSON(t, f.do("GET", "/connectors/c/status", ""), http.StatusOK, `{"name":"c","connector":{"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`","version":"4.1.1"},`+
+		`"tasks":[{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"},{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`","version":"4.1.1"}],"type":"source"}`)
 
-	// A connector whose class is unknown reports type "unknown".
+	// A connector whose class is unknown reports type "unknown" and no version (KIP-891 leaves out an undefined one).
 	_, err := f.store.CreateConnector(context.Background(), "odd", map[string]string{"name": "odd", "connector.class": "com.example.Odd"}, store.TargetStarted)
 	require.NoError(t, err)
 	f.setStatus("odd", store.StateUnassigned)
@@ -52,9 +53,9 @@ func TestTaskStatus(t *testing.T) {
 	f.create("c", sourceConfig())
 	f.setStatus("c", store.StateRunning, store.StateRunning, store.StateFailed)
 
-	requireJSON(t, f.do("GET", "/connectors/c/tasks/0/status", ""), http.StatusOK, `{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083"}`)
+	requireJSON(t, f.do("GET", "/connectors/c/tasks/0/status", ""), http.StatusOK, `{"id":0,"state":"RUNNING","worker_id":"10.0.0.5:8083","version":"4.1.1"}`)
 	requireJSON(t, f.do("GET", "/connectors/c/tasks/1/status", ""), http.StatusOK,
-		`{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`"}`)
+		`{"id":1,"state":"FAILED","worker_id":"10.0.0.5:8083","trace":"`+failedTrace+`","version":"4.1.1"}`)
 	requireError(t, f.do("GET", "/connectors/c/tasks/2/status", ""), http.StatusNotFound, "No status found for task c-2")
 	// The connector's own status is not a task.
 	requireError(t, f.do("GET", "/connectors/c/tasks/-1/status", ""), http.StatusNotFound, "No status found for task c--1")

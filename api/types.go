@@ -18,11 +18,13 @@ type connectorInfo struct {
 }
 
 // connectorState is the "connector" object of ConnectorStateInfo. Every field is a string because
-// go-kafka-connect decodes it into map[string]string.
+// go-kafka-connect decodes it into map[string]string. Version is the running plugin's version (KIP-891), left
+// out as Connect leaves out an undefined one.
 type connectorState struct {
 	State    string `json:"state"`
 	WorkerID string `json:"worker_id"`
 	Trace    string `json:"trace,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // taskState is ConnectorStateInfo.TaskState, also the body of GET .../tasks/{t}/status.
@@ -31,6 +33,7 @@ type taskState struct {
 	State    string `json:"state"`
 	WorkerID string `json:"worker_id"`
 	Trace    string `json:"trace,omitempty"`
+	Version  string `json:"version,omitempty"`
 }
 
 // connectorStateInfo is ConnectorStateInfo, the body of GET .../status and of a restart plan.

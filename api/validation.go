@@ -30,10 +30,11 @@ func (s *server) validateConnectorConfig(cfg *props) (configdef.ConfigInfos, *va
 	}
 	p, ok := s.plugins.lookup(class)
 	if !ok || !isConnector(p) {
-		// Connect answers 500 (a plain ConnectException); the request is wrong, not the server, so kmirror says 400.
+		// Connect 4.1.1's validate endpoint shows this as a BadRequestException with 500 (and a create as a
+		// ConnectException with 400); the request is wrong, not the server, so kmirror says 400 on both.
 		return configdef.ConfigInfos{}, &validationError{
 			err:            &httpError{Status: http.StatusBadRequest, Message: unknownConnectorClassMessage(class)},
-			exceptionClass: "org.apache.kafka.connect.errors.ConnectException",
+			exceptionClass: "org.apache.kafka.connect.runtime.rest.errors.BadRequestException",
 		}
 	}
 	isConnectorKey := mirrorconfig.ConfigDef(p).Has

@@ -293,6 +293,7 @@ func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOff
 	r.last[checkpointKey{c.Group, c.TopicPartition()}] = c
 	r.mu.Unlock()
 	row.Emitted = true
+	r.active.delivered(ctx, d.At)
 	if m := r.t.metrics; m != nil {
 		// MM2's checkpoint-latency-ms: the acknowledgement against the checkpoint's timestamp, which is when the
 		// upstream offsets were read (readAt); the report's arrival, not when this loop got to it.

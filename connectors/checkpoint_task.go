@@ -61,8 +61,9 @@ type checkpointRun struct {
 	last map[checkpointKey]mirror.Checkpoint // the latest checkpoint per key on the topic (CheckpointStore)
 
 	// Owned by the task's loop.
-	rounds   int64 // checkpoint rounds so far (routes deliveries to their round)
-	failures int   // checkpoints of the current round that were not written
+	active   *topicRecorder // records the checkpoints topic once checkpoints reach it (GET .../topics)
+	rounds   int64          // checkpoint rounds so far (routes deliveries to their round)
+	failures int            // checkpoints of the current round that were not written
 	notices  map[string]tasks.Notice
 	reported string // the notices last published
 }
@@ -142,6 +143,7 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 		last: map[checkpointKey]mirror.Checkpoint{},
 	}
 	r.topic = policy.CheckpointsTopic(r.sourceAlias)
+	r.active = &topicRecorder{env: env, topic: r.topic, log: t.log}
 	for _, g := range strings.Split(t.cfg.raw[assignedGroupsKey], ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			r.groups = append(r.groups, g)

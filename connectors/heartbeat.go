@@ -39,8 +39,9 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 	var configs []map[string]string
 	if c.cfg.values.Bool("emit.heartbeats.enabled") {
 		task := maps.Clone(c.cfg.raw)
+		// Only task.class is added: MirrorHeartbeatConnector's one task config is the connector's config, with no
+		// task.index (GET /connectors/{c}/tasks shows it).
 		task[taskClassKey] = HeartbeatTaskClass
-		task["task.index"] = "0"
 		configs = append(configs, task)
 	}
 	if err := env.SetTaskConfigs(ctx, configs); err != nil {
@@ -96,8 +97,7 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	if err != nil {
 		return err
 	}
-	index, _ := strconv.Atoi(t.cfg.raw["task.index"])
-	props, err := t.cfg.clientProps(clientconfig.HeartbeatsProducer, t.id.Connector, index)
+	props, err := t.cfg.clientProps(clientconfig.HeartbeatsProducer, t.id.Connector, t.id.Task)
 	if err != nil {
 		return err
 	}
@@ -140,6 +140,7 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	lastDelivered := time.Now()
+	active := &topicRecorder{env: env, topic: topic, log: t.log}
 	emit := func() error {
 		now := time.Now()
 		hb := mirror.Heartbeat{SourceClusterAlias: source, TargetClusterAlias: target, Timestamp: now.UnixMilli()}
@@ -171,6 +172,7 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		case d := <-deliveries:
 			if d.Err == nil {
 				lastDelivered = time.Now()
+				active.delivered(ctx, lastDelivered)
 				continue
 			}
 			if !kafka.IsRetriable(d.Err) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -268,6 +269,12 @@ func TestCheckpointTranslatesExactlyAcrossMarkersAndRestarts(t *testing.T) {
 	// The checkpoints on B say the same, in MM2's format, and Java's RemoteClusterUtils reads them; sync.group.offsets
 	// committed them to the group on B.
 	requireCheckpoints(t, alias, group, got)
+	// The checkpoints topic is the connector's active topic, as Connect records the topics its tasks write.
+	wantTopics := map[string]any{"ck-" + alias: map[string]any{"topics": []any{alias + ".checkpoints.internal"}}}
+	require.Eventually(t, func() bool {
+		_, body := k.do(http.MethodGet, "/connectors/ck-"+alias+"/topics", nil)
+		return assert.ObjectsAreEqual(wantTopics, body)
+	}, 10*time.Second, 100*time.Millisecond)
 	java := javaTranslateOffsets(t, "B", alias, group)
 	require.Len(t, java, len(got))
 	for p, o := range got {

@@ -64,6 +64,32 @@ func TestHeartbeatConnectorEndToEnd(t *testing.T) {
 		require.GreaterOrEqual(t, seen[i].Timestamp, seen[i-1].Timestamp)
 	}
 
+	// As in Connect 4.1.1: the one task config is the connector's config plus task.class (no task.index), the
+	// statuses carry the running version (KIP-891), and the topic the task writes is an active topic, listed
+	// again at the task's next writes after a reset.
+	code, body = k.do(http.MethodGet, "/connectors/"+name+"/tasks", nil)
+	require.Equal(t, http.StatusOK, code)
+	require.Len(t, body, 1)
+	taskConfig := body.([]any)[0].(map[string]any)["config"].(map[string]any)
+	require.NotContains(t, taskConfig, "task.index")
+	require.Equal(t, "org.apache.kafka.connect.mirror.MirrorHeartbeatTask", taskConfig["task.class"])
+	_, st := k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	require.Equal(t, "4.1.1", st.(map[string]any)["connector"].(map[string]any)["version"])
+	require.Equal(t, "4.1.1", st.(map[string]any)["tasks"].([]any)[0].(map[string]any)["version"])
+	activeTopics := func() []any {
+		code, body := k.do(http.MethodGet, "/connectors/"+name+"/topics", nil)
+		require.Equal(t, http.StatusOK, code)
+		return body.(map[string]any)[name].(map[string]any)["topics"].([]any)
+	}
+	require.Eventually(t, func() bool { return len(activeTopics()) > 0 }, 30*time.Second, 100*time.Millisecond)
+	require.Equal(t, []any{"heartbeats"}, activeTopics())
+	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/topics/reset", nil)
+	require.Equal(t, http.StatusAccepted, code)
+	require.Empty(t, activeTopics(), "a reset forgets the topic at once")
+	require.Eventually(t, func() bool { return len(activeTopics()) > 0 }, 30*time.Second, 100*time.Millisecond,
+		"the next writes list it again")
+	require.Equal(t, []any{"heartbeats"}, activeTopics())
+
 	// The topic is compacted with one partition, as MM2 creates it.
 	configs, err := kafkatest.Admin(t, "B").TopicConfigs(t.Context(), []string{"heartbeats"})
 	require.NoError(t, err)

@@ -72,8 +72,12 @@ func (s *Store) LoadPlan(ctx context.Context) (Plan, error) {
 type Reassignment struct {
 	Unit
 	WorkerID string
-	// Restarting marks a restart of the unit in place: its status becomes RESTARTING under the new epoch.
+	// Restarting marks a restart of the unit in place under a new epoch.
 	Restarting bool
+	// ShowRestarting makes the unit's status RESTARTING under the new epoch, as Connect shows the units of a
+	// restart plan (includeTasks or onlyFailed). A plain connector or task restart leaves the status as it is
+	// until the new run reports, as Connect does.
+	ShowRestarting bool
 }
 
 // ApplyReassignments writes the leader's changes and deletes the restart requests it handled, if leaderEpoch is
@@ -121,7 +125,7 @@ func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderE
 			if err != nil {
 				return err
 			}
-			if ch.Restarting {
+			if ch.Restarting && ch.ShowRestarting {
 				if _, err := tx.Exec(ctx, `
 					INSERT INTO statuses (connector_name, task_id, state, worker_id, epoch) VALUES ($1, $2, 'RESTARTING', $3, $4)
 					ON CONFLICT (connector_name, task_id) DO UPDATE

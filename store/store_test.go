@@ -261,6 +261,44 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	}
 }
 
+// TestRestartInPlaceStatus: a restart in place keeps the unit's status unless the restart shows RESTARTING (a
+// restart plan's units, as Connect's onRestart writes it).
+func TestRestartInPlaceStatus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	unit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
+	run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", unit), w1)
+	require.NoError(t, err)
+	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: unit, State: store.StateFailed, WorkerID: "w1", Trace: "boom", Epoch: run.Epoch}))
+
+	restart := func(show bool) {
+		epoch, ok, err := s.AcquireLeadership(ctx, "w1", time.Minute)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, s.ApplyReassignments(ctx, "w1", epoch,
+			[]store.Reassignment{{Unit: unit, WorkerID: "w1", Restarting: true, ShowRestarting: show}}, nil))
+	}
+	before := workOf(t, s, "w1", unit).Epoch
+	restart(false)
+	require.Greater(t, workOf(t, s, "w1", unit).Epoch, before, "the unit restarts under a new epoch")
+	st, _, err := s.ConnectorStatus(ctx, "c")
+	require.NoError(t, err)
+	require.Equal(t, store.StateFailed, st.State, "a plain restart leaves the status to the new run")
+	require.Equal(t, "boom", st.Trace)
+
+	restart(true)
+	st, _, err = s.ConnectorStatus(ctx, "c")
+	require.NoError(t, err)
+	require.Equal(t, store.StateRestarting, st.State)
+	require.Empty(t, st.Trace)
+}
+
 // A unit moved between live workers is handed over: the new owner claims it only after the old run released
 // it, or once the old session was declared dead.
 func TestClaimHandOver(t *testing.T) {

@@ -136,7 +136,10 @@ func (p placement) plan() ([]store.Reassignment, []int64) {
 	for _, r := range p.restarts {
 		handled = append(handled, r.ID)
 		for _, u := range p.restartUnits(r, exists) {
-			change(u, owner[u]).Restarting = true
+			c := change(u, owner[u])
+			c.Restarting = true
+			// Connect writes RESTARTING only for the units of a restart plan (AbstractHerder.onRestart).
+			c.ShowRestarting = c.ShowRestarting || r.IncludeTasks || r.OnlyFailed
 		}
 	}
 

@@ -15,6 +15,9 @@ const (
 	converterMessage  = "kmirror replicates records as raw bytes and supports only " + byteArrayConverterClass
 	transformsMessage = "kmirror replicates records as raw bytes and does not run single message transforms (SMTs)"
 	predicatesMessage = "kmirror does not run single message transforms (SMTs), so predicates cannot be used"
+
+	unaddressableNameMessage = "a connector name cannot be \".\" or \"..\": clients resolve such a path segment " +
+		"(/connectors/.. is /), so the connector could not be read, changed or deleted through the REST API"
 )
 
 // classRestriction limits a CLASS key to the implementations kmirror has.
@@ -84,6 +87,12 @@ func kmirrorRules(p Plugin, props map[string]*string, v *validation) {
 			v.addError(slot.classKey, props[slot.classKey], msg)
 			v.addError(slot.versionKey, props[slot.versionKey], msg)
 		}
+	}
+
+	// Connect accepts these names, but no client can address them: URL libraries resolve the dot segments of
+	// /connectors/.. (even percent-encoded) before sending, so a connector named ".." could never be deleted.
+	if raw := props[nameConfig]; raw != nil && (*raw == "." || *raw == "..") {
+		v.addError(nameConfig, raw, configdef.NewConfigError(nameConfig, *raw, unaddressableNameMessage).Error())
 	}
 
 	for _, r := range []struct{ name, msg string }{{transformsConfig, transformsMessage}, {predicatesConfig, predicatesMessage}} {

@@ -71,10 +71,13 @@ func newPlugin(class string) Plugin {
 }
 
 // ConfigDef is the definition GET /connector-plugins/{plugin}/config shows: the plugin's own
-// keys first, then the source-connector framework keys the plugin does not define itself
-// (AbstractHerder.connectorPluginConfig).
+// keys first, then, for a connector, the source-connector framework keys the plugin does not
+// define itself (AbstractHerder.connectorPluginConfig).
 func ConfigDef(p Plugin) *configdef.Def {
 	d := p.Own.Clone()
+	if p.Type != PluginTypeSource {
+		return d // converters show their own keys only
+	}
 	for _, k := range frameworkDef().Keys() {
 		if !d.Has(k.Name) {
 			d.Define(k)
