@@ -22,7 +22,10 @@ type Config struct {
 	Partitions int     // 3 when zero
 	Rate       float64 // records per second; 100 when zero
 	ValueSize  int     // bytes per value, at least the record's text; 100 when zero
-	Logger     *slog.Logger
+	// Group, when set, is committed every second at the end of what was produced to each partition: the
+	// position of an application that keeps up, for the checkpoint connector to translate.
+	Group  string
+	Logger *slog.Logger
 }
 
 // Stats counts what Run produced.
@@ -64,6 +67,7 @@ func Run(ctx context.Context, cfg Config, stats *Stats) error {
 	if err != nil {
 		return err
 	}
+	group := &groupCommitter{next: map[int32]int64{}}
 	p, err := kafka.NewProducer(map[string]string{"bootstrap.servers": cfg.Bootstrap, "linger.ms": "5", "enable.idempotence": "true"},
 		log, func(d kafka.Delivery) {
 			if d.Err != nil {
@@ -71,12 +75,19 @@ func Run(ctx context.Context, cfg Config, stats *Stats) error {
 				return
 			}
 			stats.acked.Add(1)
+			group.delivered(d)
 		})
 	if err != nil {
 		return fmt.Errorf("loadgen: producer: %w", err)
 	}
 	defer p.Close()
 	log.Info("producing", "topic", cfg.Topic, "rate", cfg.Rate, "bootstrap", cfg.Bootstrap)
+	committed := make(chan struct{})
+	if cfg.Group != "" {
+		go func() { defer close(committed); group.run(ctx, cfg, log) }()
+	} else {
+		close(committed)
+	}
 
 	padding := strings.Repeat("x", cfg.ValueSize)
 	t := time.NewTicker(tick)
@@ -89,6 +100,7 @@ func Run(ctx context.Context, cfg Config, stats *Stats) error {
 			flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
 			p.Flush(flushCtx)
+			<-committed
 			return nil
 		case now := <-t.C:
 			// Produce what the rate owes since the start, so a slow tick catches up instead of lowering the rate.

@@ -127,9 +127,20 @@ func (b *browser) await(what, predicate string, timeout time.Duration) {
 // KMIRROR_UPDATE_DOCS_SCREENSHOTS=1, in docs/screenshots as well (how the README's screenshots are made).
 func (b *browser) shot(name string) {
 	b.t.Helper()
+	b.capture(name, chromedp.FullScreenshot(100))
+}
+
+// shotTop saves what the window shows, for pages too long to be worth a full screenshot (the create form).
+func (b *browser) shotTop(name string) {
+	b.t.Helper()
+	b.capture(name, chromedp.CaptureScreenshot())
+}
+
+func (b *browser) capture(name string, action chromedp.Action[[]byte]) {
+	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
 	defer cancel()
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	png, err := chromedp.Run(ctx, action)
 	if err != nil {
 		b.t.Logf("screenshot %s: %v", name, err)
 		return
@@ -137,11 +148,15 @@ func (b *browser) shot(name string) {
 	path := filepath.Join(b.dir, name+".png")
 	require.NoError(b.t, os.WriteFile(path, png, 0o644))
 	b.t.Logf("screenshot %s", path)
-	if os.Getenv("KMIRROR_UPDATE_DOCS_SCREENSHOTS") == "1" && !strings.HasPrefix(name, "failed-") {
+	if os.Getenv("KMIRROR_UPDATE_DOCS_SCREENSHOTS") == "1" && docsScreenshots[name] {
 		require.NoError(b.t, os.MkdirAll("../docs/screenshots", 0o755))
 		require.NoError(b.t, os.WriteFile(filepath.Join("../docs/screenshots", name+".png"), png, 0o644))
 	}
 }
+
+// docsScreenshots are the pages the README shows.
+var docsScreenshots = map[string]bool{"connectors": true, "connector": true, "edit-validation-error": true,
+	"create": true, "groups": true, "workers": true}
 
 // jsString quotes s as a JavaScript string literal (JSON's rules are a subset of JavaScript's).
 func jsString(s string) string {

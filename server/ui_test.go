@@ -84,7 +84,7 @@ func TestDashboardSourceConnectorLifecycle(t *testing.T) {
 		"f-sync.topic.acls.enabled":               "false",
 		"f-refresh.topics.interval.seconds":       "1",
 	})
-	b.shot("create")
+	b.shotTop("create")
 	b.submit("#create", "#connector-name")
 	require.Equal(t, name, b.text("#connector-name"))
 	require.Equal(t, "Connector created.", b.text("#notice"))

@@ -24,6 +24,7 @@ func newLoadgenCommand(stdout, stderr io.Writer) *ffcli.Command {
 	fs.IntVar(&cfg.Partitions, "partitions", 3, "partitions of the topic when it is created")
 	fs.Float64Var(&cfg.Rate, "rate", 100, "records per second")
 	fs.IntVar(&cfg.ValueSize, "value-size", 100, "bytes per record value")
+	fs.StringVar(&cfg.Group, "group", "", "also commit, every second, the produced end of each partition as this consumer group's offsets (a group for the checkpoint connector to translate)")
 	every := fs.Duration("report", 10*time.Second, "how often to print the records sent so far (0: never)")
 	return &ffcli.Command{
 		Name:       "loadgen",
