@@ -123,6 +123,13 @@ func TestDashboardSourceConnectorLifecycle(t *testing.T) {
 	require.Equal(t, "PAUSED", strings.Fields(k.states(name))[0])
 	b.submit("#resume", "#notice")
 	b.await("the page shows RUNNING", `document.querySelector("#connector-state").textContent === "RUNNING"`, 30*time.Second)
+	// Restart with its tasks (Connect's includeTasks): accepted, and the connector comes back RUNNING.
+	b.do("tick include tasks", chromedp.Click(chromedp.CSS("#includeTasks")))
+	b.submit("#restart", "#notice")
+	require.Equal(t, "Restart requested.", b.text("#notice"))
+	b.await("running again after the restart", `document.querySelector("#connector-state").textContent === "RUNNING" &&
+		[...document.querySelectorAll("#tasks tbody tr th")].length === 1 &&
+		document.querySelector("#tasks tbody").textContent.includes("RUNNING")`, 60*time.Second)
 
 	// Lag falls to zero while records flow: everything produced so far replicated, per the page's table, and
 	// the load generator still producing.
