@@ -156,7 +156,7 @@ func (b *browser) capture(name string, action chromedp.Action[[]byte]) {
 
 // docsScreenshots are the pages the README shows.
 var docsScreenshots = map[string]bool{"connectors": true, "connector": true, "edit-validation-error": true,
-	"create": true, "groups": true, "workers": true}
+	"create": true, "groups": true, "workers": true, "failed-connector": true}
 
 // jsString quotes s as a JavaScript string literal (JSON's rules are a subset of JavaScript's).
 func jsString(s string) string {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
@@ -127,4 +128,50 @@ func TestDashboardFailoverWorkersAndOffsets(t *testing.T) {
 	code, offs := k.do(http.MethodGet, "/connectors/mirror/offsets", nil)
 	require.Equal(t, http.StatusOK, code)
 	require.Empty(t, offs.(map[string]any)["offsets"])
+}
+
+// TestDashboardFailedConnector: a connector whose task fails is listed first and kept by the failed filter with
+// the first line of its trace; its page shows the full trace; a restart of the failed tasks only
+// (includeTasks + onlyFailed) brings it back once its target is reachable again.
+func TestDashboardFailedConnector(t *testing.T) {
+	b := newBrowser(t)
+	k := startKmirror(t, "")
+	k.create("healthy", heartbeatConfig(t, nil))
+	proxy := newTCPProxy(t, kafkatest.Bootstrap(t, "B")) // down: B is unreachable through it
+	source := uniqueAlias("uiA")
+	name := "broken-" + source
+	k.create(name, map[string]any{
+		"connector.class":                     "MirrorHeartbeatConnector",
+		"source.cluster.alias":                source,
+		"target.cluster.alias":                uniqueAlias("uiB"),
+		"target.cluster.bootstrap.servers":    proxy.addr,
+		"heartbeats.topic.replication.factor": "1",
+		"admin.timeout.ms":                    "2000",
+		"target.producer.delivery.timeout.ms": "2000",
+		"target.producer.request.timeout.ms":  "1000",
+		"target.producer.linger.ms":           "0",
+	})
+	k.awaitStates(name, "RUNNING FAILED", 60*time.Second)
+
+	b.open(k.url+"/ui/", "#connector-rows tr.failed")
+	require.Equal(t, name, b.text("#connector-rows tr:first-child .connector-link"), "failing connectors first")
+	require.Contains(t, b.text("#connector-rows tr.failed .trace-line"), "no heartbeat delivered")
+	b.open(k.url+"/ui/?failed=1", "#connector-rows")
+	require.Equal(t, 1, eval[int](b, `document.querySelectorAll("#connector-rows .connector-link").length`), "only the failed one")
+	require.Equal(t, name, b.text("#connector-rows .connector-link"))
+
+	b.submit("#connector-rows .connector-link", "#tasks")
+	b.do("open the task's trace", chromedp.Click(chromedp.CSS("#trace-task-0 summary")))
+	require.Contains(t, b.text("#trace-task-0 pre"), "no heartbeat delivered to heartbeats on cluster")
+	// The live refresh keeps the opened trace open.
+	b.await("a live refresh swapped the status", `(() => { const d = document.querySelector("#trace-task-0");
+		if (!d) return false; if (!window.__seen) { window.__seen = d; return false; } return window.__seen !== d; })()`, 20*time.Second)
+	require.True(t, eval[bool](b, `document.querySelector("#trace-task-0").open`), "the opened trace stays open")
+	b.shot("failed-connector")
+
+	proxy.up(t)
+	b.do("restart only the failed tasks", chromedp.Click(chromedp.CSS("#includeTasks")), chromedp.Click(chromedp.CSS("#onlyFailed")))
+	b.submit("#restart", "#notice")
+	b.await("the task runs again", `document.querySelector("#tasks tbody").textContent.includes("RUNNING") &&
+		!document.querySelector("#tasks tbody").textContent.includes("FAILED")`, 60*time.Second)
 }
