@@ -52,6 +52,7 @@ func startLoad(t *testing.T, topic string, partitions int, rate float64) *loadge
 // inline, nothing typed lost, nothing saved) and fixes it, pauses and resumes it, watches its lag fall to zero
 // while records keep flowing, and deletes it after a failed confirmation.
 func TestDashboardSourceConnectorLifecycle(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	k := startKmirror(t, "")
 	topic := kafkatest.TopicName(t, "ui")

@@ -39,6 +39,7 @@ func (k *kmirror) create(name string, config map[string]any) {
 // config value with markup, render as text in a real browser (no element is made of them), the name's links
 // work, and a PASSWORD value reaches the browser on no page.
 func TestDashboardEscapesNamesAndHidesPasswords(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	k := startKmirror(t, "")
 	name := `<script>window.injected=1</script> a/b 🚀`
@@ -82,6 +83,7 @@ func configKeyRow(key string) string {
 // workers page with its leader, and the offsets page refusing a reset while the connector runs (the API's
 // message verbatim) and doing it once the connector is stopped from the dashboard.
 func TestDashboardFailoverWorkersAndOffsets(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	k := startKmirror(t, "")
 	topic := kafkatest.TopicName(t, "uig")
@@ -89,8 +91,17 @@ func TestDashboardFailoverWorkersAndOffsets(t *testing.T) {
 	producePlain(t, topic, 0, 0, 100)
 	group := "orders-app-" + topic[len(topic)-8:]
 	k.create("mirror", mirrorConfig(t, topic, nil))
-	k.create("checkpoints", checkpointConfig(t, "A", group, nil))
-	k.create("heartbeats", heartbeatConfig(t, nil))
+	// The other two types are made from their forms, as the source connector is in the lifecycle test.
+	clusters := map[string]string{"f-source.cluster.alias": "A", "f-target.cluster.alias": "B",
+		"f-source.cluster.bootstrap.servers": kafkatest.Bootstrap(t, "A"),
+		"f-target.cluster.bootstrap.servers": kafkatest.Bootstrap(t, "B")}
+	createFromForm(b, k, "MirrorCheckpointConnector", "checkpoints", clusters, map[string]string{
+		"f-groups": group, "f-emit.checkpoints.interval.seconds": "1", "f-refresh.groups.interval.seconds": "1",
+		"f-checkpoints.topic.replication.factor": "1"})
+	createFromForm(b, k, "MirrorHeartbeatConnector", "heartbeats", clusters, map[string]string{
+		"f-heartbeats.topic.replication.factor": "1"})
+	require.Equal(t, group, k.config("checkpoints")["groups"])
+	require.Equal(t, "org.apache.kafka.connect.mirror.MirrorHeartbeatConnector", k.config("heartbeats")["connector.class"])
 	commitGroup(t, group, map[kafkatest.Partition]int64{{Topic: topic, Partition: 0}: 60})
 
 	b.open(k.url+"/ui/connectors/checkpoints", "#groups-link")
@@ -134,6 +145,7 @@ func TestDashboardFailoverWorkersAndOffsets(t *testing.T) {
 // the first line of its trace; its page shows the full trace; a restart of the failed tasks only
 // (includeTasks + onlyFailed) brings it back once its target is reachable again.
 func TestDashboardFailedConnector(t *testing.T) {
+	t.Parallel()
 	b := newBrowser(t)
 	k := startKmirror(t, "")
 	k.create("healthy", heartbeatConfig(t, nil))
@@ -174,4 +186,21 @@ func TestDashboardFailedConnector(t *testing.T) {
 	b.submit("#restart", "#notice")
 	b.await("the task runs again", `document.querySelector("#tasks tbody").textContent.includes("RUNNING") &&
 		!document.querySelector("#tasks tbody").textContent.includes("FAILED")`, 60*time.Second)
+}
+
+// createFromForm creates a connector of class (the short name) from the dashboard's form.
+func createFromForm(b *browser, k *kmirror, class, name string, values ...map[string]string) {
+	b.t.Helper()
+	b.open(k.url+"/ui/new", "#plugin-list")
+	b.do("choose "+class, chromedp.Click(chromedp.CSS(`a[href$="`+class+`"]`)), chromedp.WaitVisible(chromedp.CSS("#create-form")))
+	all := map[string]string{"f-name": name}
+	for _, v := range values {
+		for id, x := range v {
+			all[id] = x
+		}
+	}
+	b.setValues(all)
+	b.submit("#create", "#connector-name")
+	require.Equal(b.t, "Connector created.", b.text("#notice"))
+	require.Equal(b.t, name, b.text("#connector-name"))
 }
