@@ -46,7 +46,7 @@ func parseExtra(text string) (map[string]string, error) {
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok || strings.TrimSpace(k) == "" {
-			return nil, fmt.Errorf("line %d of the added keys is not key=value: %q", i+1, line)
+			return nil, &apiError{Status: http.StatusBadRequest, Message: fmt.Sprintf("Line %d of the added keys is not key=value: %q", i+1, line)}
 		}
 		out[strings.TrimSpace(k)] = v
 	}
@@ -288,7 +288,7 @@ func (h *Handler) createPage(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err != nil {
 		var ae *apiError
-		if !errors.As(err, &ae) && !strings.HasPrefix(err.Error(), "line ") {
+		if !errors.As(err, &ae) {
 			return err
 		}
 		d.Msg.Error = err.Error()

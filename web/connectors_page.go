@@ -222,8 +222,8 @@ func (h *Handler) liveFragment(w http.ResponseWriter, r *http.Request, name stri
 	return nil
 }
 
-// passwordKeys are the keys of class whose type is PASSWORD, from the plugin's config definitions. When the
-// definitions cannot be read, every key named like a secret counts, so a value is hidden rather than shown.
+// passwordKeys are the keys of class whose type is PASSWORD, from the plugin's config definitions (none when they
+// cannot be read). Callers also hide keys isSecretKey names, which the definitions do not list.
 func (h *Handler) passwordKeys(r *http.Request, class string) map[string]bool {
 	out := map[string]bool{}
 	defs, err := h.defs(r, class)

@@ -27,13 +27,15 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Handler serves the dashboard. Mount it at /ui (it strips the prefix itself, so any mount point under /ui
-// works only as /ui: links are absolute).
+// Handler serves the dashboard under Prefix; its links are absolute, so it must be mounted there.
 type Handler struct {
 	api   client
 	log   *slog.Logger
 	pages map[string]*template.Template
 	files http.Handler
+	// csrf refuses cross-origin form posts: the dashboard's forms change connectors, and unlike the REST API's
+	// JSON writes (which a browser sends cross-origin only after a CORS preflight) a form post needs none.
+	csrf *http.CrossOriginProtection
 }
 
 // Prefix is where the dashboard lives; the API answers everything else.
@@ -57,7 +59,8 @@ func New(cfg Config) (*Handler, error) {
 		return nil, fmt.Errorf("web: static files: %w", err)
 	}
 	return &Handler{api: client{api: cfg.API}, log: log, pages: pages,
-		files: http.StripPrefix(Prefix+"/static/", http.FileServerFS(static))}, nil
+		files: http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)),
+		csrf:  http.NewCrossOriginProtection()}, nil
 }
 
 // ServeHTTP routes on the escaped path, so a connector name holding '/' stays one path segment.
@@ -71,6 +74,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Cache-Control", "no-cache")
 		}
 		h.files.ServeHTTP(w, r)
+		return
+	}
+	if err := h.csrf.Check(r); err != nil {
+		h.fail(w, r, &apiError{Status: http.StatusForbidden, Message: "Refused a cross-origin request: " + err.Error()})
 		return
 	}
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
