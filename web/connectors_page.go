@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -140,6 +141,8 @@ type liveData struct {
 	PartErr    string
 	TaskParts  map[int][]partitionRow
 	TaskRows   map[int]taskRow
+	// Flagged maps "topic-partition" to the severity of a verdict that names the partition (a straggler).
+	Flagged map[string]string
 }
 
 func (h *Handler) live(r *http.Request, name string) (liveData, error) {
@@ -170,6 +173,12 @@ func (h *Handler) live(r *http.Request, name string) (liveData, error) {
 			}
 			for _, t := range p.ByTask {
 				d.TaskRows[t.Task] = t
+			}
+			d.Flagged = map[string]string{}
+			for _, v := range p.Verdicts {
+				if v.Partition != nil {
+					d.Flagged[fmt.Sprintf("%s-%d", v.Topic, *v.Partition)] = v.Severity
+				}
 			}
 		}
 	}

@@ -75,6 +75,9 @@ type verdict struct {
 	Kind     string
 	Severity string
 	Message  string
+	// Topic and Partition are set when the verdict names one partition (a straggler does): its row is marked.
+	Topic     string
+	Partition *int
 }
 
 func (v *verdict) UnmarshalJSON(b []byte) error {
@@ -82,9 +85,15 @@ func (v *verdict) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	for k, dst := range map[string]*string{"kind": &v.Kind, "severity": &v.Severity, "message": &v.Message} {
+	for k, dst := range map[string]*string{"kind": &v.Kind, "severity": &v.Severity, "message": &v.Message, "topic": &v.Topic} {
 		if raw, ok := m[k]; ok {
 			_ = json.Unmarshal(raw, dst)
+		}
+	}
+	if raw, ok := m["partition"]; ok && v.Topic != "" {
+		var p int
+		if json.Unmarshal(raw, &p) == nil {
+			v.Partition = &p
 		}
 	}
 	return nil

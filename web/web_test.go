@@ -112,3 +112,20 @@ func TestCrossOriginFormPostRefused(t *testing.T) {
 		t.Fatalf("same-origin post refused")
 	}
 }
+
+// TestVerdictsAnyKind: a verdict of a kind the dashboard has never heard of is read by severity and message,
+// and one that names a partition carries it, so its row can be marked.
+func TestVerdictsAnyKind(t *testing.T) {
+	var vs []verdict
+	err := json.Unmarshal([]byte(`[{"kind":"capacity_advice_v9","severity":"warning","message":"raise linger.ms","rtt_ms":45},
+		{"kind":"straggler","severity":"info","message":"partition orders-3 carries 61%","topic":"orders","partition":3,"share":0.61}]`), &vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs[0].Severity != "warning" || vs[0].Message != "raise linger.ms" || vs[0].Partition != nil {
+		t.Errorf("unknown kind read as %+v", vs[0])
+	}
+	if vs[1].Topic != "orders" || vs[1].Partition == nil || *vs[1].Partition != 3 {
+		t.Errorf("straggler read as %+v", vs[1])
+	}
+}
