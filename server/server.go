@@ -23,6 +23,7 @@ import (
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/web"
 )
 
 // Config is everything `kmirror serve` needs.
@@ -92,7 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 	router := chi.NewRouter()
 	// Every worker serves its own series: Prometheus scrapes each one.
 	router.Method(http.MethodGet, "/metrics", metricsReg.Handler())
-	router.Mount("/", metricsReg.HTTPMiddleware(apiRoute())(api.New(api.Config{
+	restAPI := metricsReg.HTTPMiddleware(apiRoute())(api.New(api.Config{
 		Store: st,
 		Info: func(context.Context) (api.ServerInfo, error) {
 			return api.ServerInfo{Version: ConnectVersion, Commit: Commit(), ClusterID: clusterID}, nil
@@ -100,7 +101,15 @@ func Run(ctx context.Context, cfg Config) error {
 		Health:  healthCheck(st, rt),
 		Loggers: cfg.Loggers,
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
-	})))
+	}))
+	router.Mount("/", restAPI)
+	// The dashboard renders the REST API's answers, calling its handler in-process.
+	dashboard, err := web.New(web.Config{API: restAPI, Logger: cfg.Loggers.Logger("kmirror.web")})
+	if err != nil {
+		return err
+	}
+	router.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusMovedPermanently))
+	router.Handle(web.Prefix+"/*", dashboard)
 	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
 
 	g, gctx := errgroup.WithContext(ctx)

@@ -3,6 +3,7 @@
 //	kmirror serve              run a worker (REST API + task runtime)
 //	kmirror migrate up|status  manage the database schema
 //	kmirror mm2-offsets        hand over from Java MM2: its source offsets as a PATCH .../offsets body
+//	kmirror loadgen            produce a steady stream of records into a topic (demos, tests)
 //	kmirror version            print the build
 //
 // Every flag can also be set through the environment: --database-url is KMIRROR_DATABASE_URL, and so on.
@@ -98,14 +99,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|version> [flags]",
+		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|loadgen|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
-		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newMM2OffsetsCommand(stdout, stderr), versionCmd},
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, mm2-offsets or version (see kmirror -h)")
+			return errors.New("missing command: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)

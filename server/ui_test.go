@@ -1,0 +1,175 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/loadgen"
+)
+
+const sourceClass = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
+
+// config reads a connector's config through the REST API.
+func (k *kmirror) config(name string) map[string]string {
+	k.t.Helper()
+	code, body := k.do(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/config", nil)
+	require.Equal(k.t, http.StatusOK, code, "config of %s: %v", name, body)
+	out := map[string]string{}
+	for key, v := range body.(map[string]any) {
+		out[key] = v.(string)
+	}
+	return out
+}
+
+// startLoad produces into topic on A at rate records/s until the test ends.
+func startLoad(t *testing.T, topic string, partitions int, rate float64) *loadgen.Stats {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stats := &loadgen.Stats{}
+	done := make(chan error, 1)
+	go func() {
+		done <- loadgen.Run(ctx, loadgen.Config{Bootstrap: kafkatest.Bootstrap(t, "A"), Topic: topic,
+			Partitions: partitions, Rate: rate}, stats)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done, "load generator")
+	})
+	return stats
+}
+
+// TestDashboardSourceConnectorLifecycle drives the dashboard as an operator would, in a real Chromium: creates a
+// source connector from the form built from the plugin definitions, edits it with a validation error (kept
+// inline, nothing typed lost, nothing saved) and fixes it, pauses and resumes it, watches its lag fall to zero
+// while records keep flowing, and deletes it after a failed confirmation.
+func TestDashboardSourceConnectorLifecycle(t *testing.T) {
+	t.Parallel()
+	b := newBrowser(t)
+	k := startKmirror(t, "")
+	topic := kafkatest.TopicName(t, "ui")
+	kafkatest.CreateTopic(t, "A", topic, 2, nil)
+	stats := startLoad(t, topic, 2, 200)
+	name := "ui source " + topic[len(topic)-8:] // a space: the name is path-escaped in every link
+
+	// Create from the form.
+	b.open(k.url+"/ui/new", "#plugin-list")
+	b.do("choose the source connector", chromedp.Click(chromedp.CSS(`a[href*="MirrorSourceConnector"]`)),
+		chromedp.WaitVisible(chromedp.CSS("#create-form")))
+	code, defs := k.do(http.MethodGet, "/connector-plugins/"+sourceClass+"/config", nil)
+	require.Equal(t, http.StatusOK, code)
+	for _, d := range defs.([]any) {
+		if def := d.(map[string]any); def["name"] == "replication.factor" {
+			require.Contains(t, b.text(byID("f-replication.factor-help")), strings.TrimSpace(def["documentation"].(string)),
+				"help text comes from the plugin's config definitions")
+		}
+	}
+	b.setValues(map[string]string{
+		"f-name":                                  name,
+		"f-source.cluster.alias":                  "A",
+		"f-target.cluster.alias":                  "B",
+		"f-source.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "A"),
+		"f-target.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "B"),
+		"f-topics":                                topic,
+		"f-tasks.max":                             "2",
+		"f-replication.factor":                    "1",
+		"f-offset-syncs.topic.replication.factor": "1",
+		"f-sync.topic.acls.enabled":               "false",
+		"f-refresh.topics.interval.seconds":       "1",
+	})
+	b.shotTop("create")
+	b.submit("#create", "#connector-name")
+	require.Equal(t, name, b.text("#connector-name"))
+	require.Equal(t, "Connector created.", b.text("#notice"))
+	before := k.config(name)
+	require.Equal(t, topic, before["topics"])
+	require.Equal(t, sourceClass, before["connector.class"])
+	require.NotContains(t, before, "emit.heartbeats.enabled", "fields left empty keep their defaults: not sent")
+
+	// Edit with a validation error: shown at its field, what was typed kept, nothing saved.
+	b.open(k.url+"/ui/connectors/"+url.PathEscape(name)+"/edit", "#edit-form")
+	b.setValues(map[string]string{"f-tasks.max": "two", "extra": "producer.override.linger.ms=7"})
+	b.submit("#save", byID("f-tasks.max-err"))
+	require.Contains(t, b.text(byID("f-tasks.max-err")), "tasks.max")
+	require.Contains(t, b.text("#error"), "nothing was saved")
+	require.Equal(t, "two", b.value(byID("f-tasks.max")), "the typed value stays in the form")
+	require.Equal(t, "producer.override.linger.ms=7", b.value("#extra"), "the added key stays in the form")
+	require.Equal(t, before, k.config(name), "a failed save changes nothing")
+	b.shot("edit-validation-error")
+
+	// Fix it: saved, every other key kept, the added one added.
+	b.setValues(map[string]string{"f-tasks.max": "1"})
+	b.submit("#save", "#notice")
+	require.Equal(t, "Configuration saved.", b.text("#notice"))
+	after := k.config(name)
+	want := map[string]string{}
+	for key, v := range before {
+		want[key] = v
+	}
+	want["tasks.max"], want["producer.override.linger.ms"] = "1", "7"
+	require.Equal(t, want, after, "editing never drops keys")
+
+	// Pause and resume: the live status follows without a reload.
+	b.submit("#pause", "#notice")
+	require.Equal(t, "Pause requested.", b.text("#notice"))
+	b.await("the page shows PAUSED", `document.querySelector("#connector-state").textContent === "PAUSED"`, 30*time.Second)
+	require.Equal(t, "PAUSED", strings.Fields(k.states(name))[0])
+	b.submit("#resume", "#notice")
+	b.await("the page shows RUNNING", `document.querySelector("#connector-state").textContent === "RUNNING"`, 30*time.Second)
+	// Restart with its tasks (Connect's includeTasks): accepted, and the connector comes back RUNNING.
+	b.do("tick include tasks", chromedp.Click(chromedp.CSS("#includeTasks")))
+	b.submit("#restart", "#notice")
+	require.Equal(t, "Restart requested.", b.text("#notice"))
+	b.await("running again after the restart", `document.querySelector("#connector-state").textContent === "RUNNING" &&
+		[...document.querySelectorAll("#tasks tbody tr th")].length === 1 &&
+		document.querySelector("#tasks tbody").textContent.includes("RUNNING")`, 60*time.Second)
+
+	// Lag falls to zero while records flow: everything produced so far replicated, per the page's table, and
+	// the load generator still producing.
+	produced := stats.Acked()
+	b.await("lag 0 with every record produced before resuming replicated", `(() => {
+		const lag = document.querySelector("#total-lag");
+		if (!lag || lag.textContent !== "0") return false;
+		let sum = 0;
+		for (const row of document.querySelectorAll("#partitions tbody tr[data-partition]")) {
+			sum += Number(row.cells[3].textContent);
+		}
+		return sum >= `+strconv.FormatInt(produced, 10)+`;
+	})()`, 60*time.Second)
+	require.Greater(t, stats.Acked(), produced, "records still flow")
+	b.await("a chart per partition with samples", `document.querySelectorAll("#charts figure").length === 2 &&
+		Number(document.querySelector("#charts").dataset.samples) >= 3`, 30*time.Second)
+	require.NotEmpty(t, b.text("#verdicts"), "the parallelism verdicts are shown")
+	b.shot("connector")
+
+	// The list: state, tasks, throughput and lag; search and the failed filter.
+	b.open(k.url+"/ui/", "#connector-rows .connector-link")
+	require.Equal(t, name, b.text("#connector-rows .connector-link"))
+	require.Contains(t, b.text("#connector-rows"), "1/1 running")
+	b.shot("connectors")
+	b.open(k.url+"/ui/?q=no-such-connector", "#connector-rows")
+	require.Contains(t, b.text("#connector-rows"), "No connector matches.")
+	b.open(k.url+"/ui/?failed=1", "#connector-rows")
+	require.Contains(t, b.text("#connector-rows"), "No connector matches.", "a running connector is not failed")
+
+	// Delete: a wrong confirmation deletes nothing and says why; the right one deletes.
+	b.open(k.url+"/ui/connectors/"+url.PathEscape(name), "#connector-name")
+	b.do("open the delete box", chromedp.Click(chromedp.CSS("#delete-box summary")),
+		chromedp.SetValue(chromedp.CSS("#confirm"), "not the name"))
+	b.submit("#delete", "#error")
+	require.Contains(t, b.text("#error"), "Not deleted")
+	require.NotEmpty(t, k.states(name), "still there")
+	b.do("confirm with the name", chromedp.Click(chromedp.CSS("#delete-box summary")),
+		chromedp.SetValue(chromedp.CSS("#confirm"), name))
+	b.submit("#delete", "#notice")
+	require.Equal(t, "Connector "+name+" deleted.", b.text("#notice"))
+	require.Empty(t, k.states(name), "gone from the API")
+}

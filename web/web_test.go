@@ -1,0 +1,131 @@
+package web
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// fakeAPI answers the few REST calls the edit page makes, for one connector, and records the PUT config.
+type fakeAPI struct {
+	config map[string]string
+	put    map[string]string
+}
+
+func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p := r.URL.EscapedPath()
+	name := "/connectors/" + url.PathEscape("a/b c")
+	switch {
+	case r.Method == http.MethodGet && p == name:
+		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: f.config, Type: "source"})
+	case r.Method == http.MethodGet && strings.HasSuffix(p, "/config") && strings.HasPrefix(p, "/connector-plugins/"):
+		_ = json.NewEncoder(w).Encode([]configKey{{Name: "tasks.max", Type: "INT"}, {Name: "secret.key", Type: "PASSWORD"}})
+	case r.Method == http.MethodPut && strings.HasSuffix(p, "/config/validate"):
+		_ = json.NewEncoder(w).Encode(map[string]any{"name": "x", "error_count": 0, "configs": []any{}})
+	case r.Method == http.MethodPut && p == name+"/config":
+		b, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(b, &f.put)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte("{}"))
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"error_code":404,"message":"no route ` + r.Method + " " + p + `"}`))
+	}
+}
+
+// TestEditKeepsUnshownKeysAndStoredPasswords: a save starts from the stored config, so a key the form did not
+// post survives, and an empty password field keeps the stored secret, which the form never contained.
+func TestEditKeepsUnshownKeysAndStoredPasswords(t *testing.T) {
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c", "tasks.max": "2",
+		"secret.key": "hunter2", "producer.override.acks": "all"}}
+	h, err := New(Config{API: api})
+	if err != nil {
+		t.Fatal(err)
+	}
+	editURL := "/ui/connectors/" + url.PathEscape("a/b c") + "/edit"
+
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, editURL, nil))
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), "hunter2") {
+		t.Fatalf("GET edit: %d, password in page: %v", rec.Code, strings.Contains(rec.Body.String(), "hunter2"))
+	}
+
+	form := url.Values{"k": {"tasks.max", "secret.key"}, "v": {"3", ""}, "extra": {"x.new=1"}}
+	req := httptest.NewRequest(http.MethodPost, editURL, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther {
+		t.Fatalf("POST edit: %d %s", rec.Code, rec.Body.String())
+	}
+	want := map[string]string{"connector.class": "X", "name": "a/b c", "tasks.max": "3", "secret.key": "hunter2",
+		"producer.override.acks": "all", "x.new": "1"}
+	if len(api.put) != len(want) {
+		t.Fatalf("PUT config %v, want %v", api.put, want)
+	}
+	for k, v := range want {
+		if api.put[k] != v {
+			t.Errorf("PUT config[%s] = %q, want %q", k, api.put[k], v)
+		}
+	}
+	if loc := rec.Header().Get("Location"); !strings.HasPrefix(loc, "/ui/connectors/a%2Fb%20c?") {
+		t.Errorf("redirect to %q: the name must stay one escaped path segment", loc)
+	}
+}
+
+func TestParseExtra(t *testing.T) {
+	got, err := parseExtra("a=1\n\n# comment\n b = x=y\r\n")
+	if err != nil || len(got) != 2 || got["a"] != "1" || got["b"] != " x=y" {
+		t.Fatalf("parseExtra = %v, %v", got, err)
+	}
+	if _, err := parseExtra("no equals sign"); err == nil {
+		t.Fatal("a line without = must be refused, not dropped")
+	}
+}
+
+// TestCrossOriginFormPostRefused: a page elsewhere cannot make the browser delete a connector through the
+// dashboard's forms; the same post from the dashboard's own origin goes through.
+func TestCrossOriginFormPostRefused(t *testing.T) {
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c"}}
+	h, err := New(Config{API: api})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(site string) int {
+		form := url.Values{"action": {"delete"}, "confirm": {"a/b c"}}
+		req := httptest.NewRequest(http.MethodPost, "/ui/connectors/"+url.PathEscape("a/b c")+"/action", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", site)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if code := post("cross-site"); code != http.StatusForbidden {
+		t.Fatalf("cross-site post: %d, want 403", code)
+	}
+	// The fake API has no DELETE route, so a post that passes the check reaches it and shows its 404 message.
+	if code := post("same-origin"); code == http.StatusForbidden {
+		t.Fatalf("same-origin post refused")
+	}
+}
+
+// TestVerdictsAnyKind: a verdict of a kind the dashboard has never heard of is read by severity and message,
+// and one that names a partition carries it, so its row can be marked.
+func TestVerdictsAnyKind(t *testing.T) {
+	var vs []verdict
+	err := json.Unmarshal([]byte(`[{"kind":"capacity_advice_v9","severity":"warning","message":"raise linger.ms","rtt_ms":45},
+		{"kind":"straggler","severity":"info","message":"partition orders-3 carries 61%","topic":"orders","partition":3,"share":0.61}]`), &vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vs[0].Severity != "warning" || vs[0].Message != "raise linger.ms" || vs[0].Partition != nil {
+		t.Errorf("unknown kind read as %+v", vs[0])
+	}
+	if vs[1].Topic != "orders" || vs[1].Partition == nil || *vs[1].Partition != 3 {
+		t.Errorf("straggler read as %+v", vs[1])
+	}
+}
