@@ -139,9 +139,22 @@ func ensureTopic(ctx context.Context, cfg Config) (int, error) {
 	if err := res[cfg.Topic]; err != nil && !strings.Contains(err.Error(), "already exists") {
 		return 0, fmt.Errorf("loadgen: create topic %s: %w", cfg.Topic, err)
 	}
-	n, err := a.PartitionCount(ctx, cfg.Topic)
-	if err != nil {
-		return 0, fmt.Errorf("loadgen: partitions of %s: %w", cfg.Topic, err)
+	// A topic just created may take a moment to show in the metadata the admin client reads.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n, err := a.PartitionCount(ctx, cfg.Topic)
+		if err == nil && n > 0 {
+			return n, nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			if err == nil {
+				err = errors.New("no partitions")
+			}
+			return 0, fmt.Errorf("loadgen: partitions of %s: %w", cfg.Topic, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	return n, nil
 }
