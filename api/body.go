@@ -111,6 +111,12 @@ func readProps(dec *json.Decoder, within string) (*props, error) {
 		if err != nil {
 			return badBody("the value of %q%s must be a string, number, boolean or null, not %s", key, within, err)
 		}
+		if strings.ContainsRune(key, 0) {
+			return badBody("the key %q%s contains a NUL character (\\u0000), which no configuration key can hold", key, within)
+		}
+		if v != nil && strings.ContainsRune(*v, 0) {
+			return badBody("the value of %q%s contains a NUL character (\\u0000), which no configuration value can hold", key, within)
+		}
 		p.set(key, v)
 		return nil
 	})
@@ -145,6 +151,9 @@ func decodeCreateRequest(body []byte) (createRequest, error) {
 			req.name = ""
 			if v != nil {
 				req.name = *v
+			}
+			if strings.ContainsRune(req.name, 0) {
+				return badBody(`"name" contains a NUL character (\u0000), which no connector name can hold`)
 			}
 		case "config":
 			if isNull(raw) {

@@ -373,3 +373,42 @@ func TestMissingBootstrapServersIsRejected(t *testing.T) {
 		"target.cluster.bootstrap.servers: target.cluster.bootstrap.servers: " + missing,
 	}, withErrors)
 }
+
+// TestNULIsRefusedAndLeavesNoTrace: a NUL character cannot be stored (PostgreSQL's text cannot hold one), so a
+// name, key or value with one gets a 400 that says so, before anything reaches the database; nothing changes.
+func TestNULIsRefusedAndLeavesNoTrace(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.create("nul", sourceConfig())
+	before := f.do("GET", "/connectors/nul/config", "")
+	require.Equal(t, http.StatusOK, before.status)
+
+	withKey := sourceConfig()
+	withKey["bad\x00key"] = "1"
+	withValue := sourceConfig()
+	withValue["topics"] = "orders\x00"
+	for _, tc := range []struct {
+		method, path, body, want string
+	}{
+		{"POST", "/connectors", jsonText(t, map[string]any{"name": "a\x00b", "config": sourceConfig()}),
+			`Invalid request body: "name" contains a NUL character (\u0000), which no connector name can hold`},
+		{"POST", "/connectors", jsonText(t, map[string]any{"name": "x", "config": withKey}),
+			`Invalid request body: the key "bad\x00key" in "config" contains a NUL character (\u0000), which no configuration key can hold`},
+		{"PUT", "/connectors/nul/config", jsonText(t, withValue),
+			`Invalid request body: the value of "topics" contains a NUL character (\u0000), which no configuration value can hold`},
+		{"PATCH", "/connectors/nul/config", `{"topics":"a\u0000"}`,
+			`Invalid request body: the value of "topics" contains a NUL character (\u0000), which no configuration value can hold`},
+		{"PUT", "/connector-plugins/MirrorSource/config/validate", jsonText(t, withValue),
+			`Invalid request body: the value of "topics" contains a NUL character (\u0000), which no configuration value can hold`},
+		{"PUT", "/connectors/a%00b/config", jsonText(t, sourceConfig()), "The connector in the path contains a NUL character (%00): no connector can have one"},
+		{"GET", "/connectors/a%00b", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
+		{"GET", "/connectors/a%00b/status", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
+		{"DELETE", "/connectors/a%00b", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
+		{"PUT", "/admin/loggers/kmirror%00", `{"level":"DEBUG"}`, "The logger in the path contains a NUL character (%00): no logger can have one"},
+	} {
+		requireError(t, f.do(tc.method, tc.path, tc.body), http.StatusBadRequest, tc.want)
+	}
+	requireJSON(t, f.do("GET", "/connectors/nul/config", ""), http.StatusOK, before.body)
+	list := f.do("GET", "/connectors", "")
+	require.JSONEq(t, `["nul"]`, list.body, "no connector was created")
+}

@@ -32,11 +32,15 @@ func escapedRoutePath(next http.Handler) http.Handler {
 
 // pathParam returns the unescaped value of a path segment. Routing on the escaped path guarantees the segment
 // is a valid escape sequence, so a failure here only comes from a malformed request line: it is a 404, as a
-// path Jersey cannot match.
+// path Jersey cannot match. A NUL (%00) gets a 400: no name kmirror stores can hold one (PostgreSQL text
+// cannot), so the request can only be a mistake, and it must not reach the database.
 func pathParam(r *http.Request, name string) (string, error) {
 	v, err := url.PathUnescape(chi.URLParam(r, name))
 	if err != nil {
 		return "", errNotFound
+	}
+	if strings.ContainsRune(v, 0) {
+		return "", errorf(http.StatusBadRequest, "The %s in the path contains a NUL character (%%00): no %s can have one", name, name)
 	}
 	return v, nil
 }
