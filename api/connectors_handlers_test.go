@@ -412,3 +412,25 @@ func TestNULIsRefusedAndLeavesNoTrace(t *testing.T) {
 	list := f.do("GET", "/connectors", "")
 	require.JSONEq(t, `["nul"]`, list.body, "no connector was created")
 }
+
+// TestCodeLoadingConfigsAreRefused: a connector config is anyone's who reaches the REST API, so the librdkafka
+// properties that load native code into kmirror's process are refused, naming the key, and nothing is stored.
+func TestCodeLoadingConfigsAreRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for key, reason := range map[string]string{
+		"source.cluster.ssl.engine.location":   "it loads an OpenSSL engine, a shared library, into kmirror's process",
+		"target.cluster.ssl.providers":         "it loads OpenSSL providers, shared libraries, into kmirror's process",
+		"source.consumer.plugin.library.paths": "it loads native plugins",
+	} {
+		cfg := sourceConfig()
+		cfg["source.cluster.security.protocol"], cfg["target.cluster.security.protocol"] = "SSL", "SSL"
+		cfg[key] = "/tmp/evil.so"
+		r := f.do("PUT", "/connectors/evil/config", jsonText(t, cfg))
+		require.Equal(t, http.StatusBadRequest, r.status, r.body)
+		require.Contains(t, r.body, key, "the error names the key")
+		require.Contains(t, r.body, reason)
+		_, err := f.store.GetConnector(context.Background(), "evil")
+		require.ErrorIs(t, err, store.ErrNotFound, "a rejected config leaves no trace")
+	}
+}

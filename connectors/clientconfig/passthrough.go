@@ -35,8 +35,12 @@ func canonicalLibName(name string) string {
 // libReserved are valid librdkafka properties an operator may not set, with
 // the reason.
 var libReserved = map[string]string{
-	"plugin.library.paths":          "it loads native plugins, which could change or drop records",
-	"interceptors":                  "it loads native plugins, which could change or drop records",
+	"plugin.library.paths": "it loads native plugins, which could change or drop records",
+	"interceptors":         "it loads native plugins, which could change or drop records",
+	// A config is anyone's who can reach the REST API: nothing in it may load code into kmirror's process.
+	"ssl.engine.location":           "it loads an OpenSSL engine, a shared library, into kmirror's process",
+	"ssl.engine.id":                 "it selects an OpenSSL engine, native code that OpenSSL may load into kmirror's process",
+	"ssl.providers":                 "it loads OpenSSL providers, shared libraries, into kmirror's process",
 	"log.queue":                     "kmirror routes librdkafka's logs itself",
 	"enabled_events":                "kmirror's Kafka wrapper chooses the events it handles",
 	"internal.termination.signal":   "kmirror shuts its clients down itself",
