@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxBodyBytes bounds every request body. Connector configs are a few kilobytes; a larger body is a mistake or
@@ -301,9 +302,25 @@ func decodeJSONObject(raw json.RawMessage) (*jsonObject, error) {
 // objectDecoder checks that body holds exactly one JSON object and returns a decoder positioned after its
 // opening brace. want describes the expected body for the error message ("" for nested values, whose callers
 // word their own).
+// invalidUTF8At returns the offset of the first byte of b that is not valid UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
 func objectDecoder(body []byte, want string) (*json.Decoder, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, badBody("the body is empty; expected %s", want)
+	}
+	if !utf8.Valid(body) {
+		// Go's decoder would turn the bad bytes into U+FFFD and store something the client never sent.
+		return nil, errorf(http.StatusBadRequest, "Malformed JSON in request body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
 	}
 	if !json.Valid(body) {
 		var v any

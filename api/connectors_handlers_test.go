@@ -376,6 +376,7 @@ func TestMissingBootstrapServersIsRejected(t *testing.T) {
 
 // TestNULIsRefusedAndLeavesNoTrace: a NUL character cannot be stored (PostgreSQL's text cannot hold one), so a
 // name, key or value with one gets a 400 that says so, before anything reaches the database; nothing changes.
+// Invalid UTF-8 likewise (PostgreSQL refuses it; Go's JSON decoder would silently replace it).
 func TestNULIsRefusedAndLeavesNoTrace(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -405,6 +406,9 @@ func TestNULIsRefusedAndLeavesNoTrace(t *testing.T) {
 		{"GET", "/connectors/a%00b/status", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
 		{"DELETE", "/connectors/a%00b", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
 		{"PUT", "/admin/loggers/kmirror%00", `{"level":"DEBUG"}`, "The logger in the path contains a NUL character (%00): no logger can have one"},
+		// Invalid UTF-8 is refused the same way, in a body and in a path.
+		{"PUT", "/connectors/nul/config", "{\"topics\":\"a\xff\"}", "Malformed JSON in request body: not valid UTF-8 (at byte 12)"},
+		{"GET", "/connectors/a%FFb", "", "The connector in the path is not valid UTF-8 once unescaped: no connector can have such a name"},
 	} {
 		requireError(t, f.do(tc.method, tc.path, tc.body), http.StatusBadRequest, tc.want)
 	}

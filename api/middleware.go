@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -41,6 +42,9 @@ func pathParam(r *http.Request, name string) (string, error) {
 	}
 	if strings.ContainsRune(v, 0) {
 		return "", errorf(http.StatusBadRequest, "The %s in the path contains a NUL character (%%00): no %s can have one", name, name)
+	}
+	if !utf8.ValidString(v) {
+		return "", errorf(http.StatusBadRequest, "The %s in the path is not valid UTF-8 once unescaped: no %s can have such a name", name, name)
 	}
 	return v, nil
 }
