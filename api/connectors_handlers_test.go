@@ -438,3 +438,21 @@ func TestCodeLoadingConfigsAreRefused(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrNotFound, "a rejected config leaves no trace")
 	}
 }
+
+// TestValidateNeverEchoesASecret: a client secret that comes with an error is reported as Connect reports a
+// Password, "[hidden]", in the validate answer and in the create's 400; the secret itself appears in neither.
+func TestValidateNeverEchoesASecret(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const secret = "s3cr3t-0f-the-truststore"
+	cfg := sourceConfig()
+	cfg["source.cluster.security.protocol"] = "SSL"
+	cfg["source.cluster.ssl.truststore.password"] = secret // without a trust store: an error
+	r := f.do("PUT", "/connector-plugins/MirrorSource/config/validate", jsonText(t, cfg))
+	require.Equal(t, http.StatusOK, r.status, r.body)
+	require.NotContains(t, r.body, secret)
+	require.Contains(t, r.body, `{"name":"source.cluster.ssl.truststore.password","value":"[hidden]"`)
+	r = f.do("PUT", "/connectors/secret/config", jsonText(t, cfg))
+	require.Equal(t, http.StatusBadRequest, r.status, r.body)
+	require.NotContains(t, r.body, secret)
+}

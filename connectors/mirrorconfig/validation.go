@@ -3,6 +3,7 @@ package mirrorconfig
 import (
 	"slices"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/configdef"
 )
 
@@ -82,7 +83,13 @@ func (v *validation) infos() []configdef.ConfigInfo {
 	return out
 }
 
+// newValue is the entry of a key without a definition. A client secret's value shows as a PASSWORD's would
+// ("[hidden]"): the validate endpoint must not hand back a password because it came with an error.
 func newValue(name string, raw *string) *configdef.ConfigValue {
+	if raw != nil && clientconfig.IsSecret(name) {
+		hidden := configdef.HiddenPassword
+		raw = &hidden
+	}
 	return &configdef.ConfigValue{Name: name, Value: raw, RecommendedValues: []string{}, Errors: []string{}, Visible: true}
 }
 
