@@ -36,6 +36,8 @@ type Config struct {
 
 	// DatabaseTimeout bounds how long start-up waits for an unreachable database (30s when zero).
 	DatabaseTimeout time.Duration
+	// HistoryKeep is how many config versions the store keeps per connector (store.DefaultHistoryKeep when zero).
+	HistoryKeep int
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
@@ -63,7 +65,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = u.Host
 	}
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout})
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep})
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (s *Store) CreateConnector(ctx context.Context, name string, config map[str
 	var c Connector
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		c, err = insertConnector(ctx, tx, name, config, state)
+		c, err = s.insertConnector(ctx, tx, name, config, state)
 		return err
 	})
 	if err != nil {
@@ -90,7 +90,7 @@ func (s *Store) CreateConnector(ctx context.Context, name string, config map[str
 	return c, nil
 }
 
-func insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[string]string, state TargetState) (Connector, error) {
+func (s *Store) insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[string]string, state TargetState) (Connector, error) {
 	c, err := scanConnector(tx.QueryRow(ctx, `
 		INSERT INTO connectors (name, config, target_state) VALUES ($1, $2, $3)
 		ON CONFLICT (name) DO NOTHING
@@ -101,7 +101,7 @@ func insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[str
 	if err != nil {
 		return Connector{}, err
 	}
-	if err := history(ctx, tx, name, "created", config, state); err != nil {
+	if err := s.history(ctx, tx, name, "created", config, state); err != nil {
 		return Connector{}, err
 	}
 	return c, notify(ctx, tx, "connector")
@@ -111,13 +111,13 @@ func insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[str
 // (keeping its target state). created tells which happened.
 func (s *Store) PutConnector(ctx context.Context, name string, config map[string]string) (c Connector, created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		c, err = updateConnector(ctx, tx, name, func(cur *Connector) error {
+		c, err = s.updateConnector(ctx, tx, name, func(cur *Connector) error {
 			cur.Config = config
 			return nil
 		})
 		if errors.Is(err, ErrNotFound) {
 			created = true
-			c, err = insertConnector(ctx, tx, name, config, TargetStarted)
+			c, err = s.insertConnector(ctx, tx, name, config, TargetStarted)
 		}
 		return err
 	})
@@ -133,13 +133,13 @@ func (s *Store) UpdateConnector(ctx context.Context, name string, change func(c 
 	var c Connector
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		c, err = updateConnector(ctx, tx, name, change)
+		c, err = s.updateConnector(ctx, tx, name, change)
 		return err
 	})
 	return c, err
 }
 
-func updateConnector(ctx context.Context, tx pgx.Tx, name string, change func(c *Connector) error) (Connector, error) {
+func (s *Store) updateConnector(ctx context.Context, tx pgx.Tx, name string, change func(c *Connector) error) (Connector, error) {
 	cur, err := scanConnector(tx.QueryRow(ctx, "SELECT "+connectorColumns+" FROM connectors WHERE name = $1 FOR UPDATE", name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Connector{}, fmt.Errorf("update connector %q: %w", name, ErrNotFound)
@@ -164,12 +164,12 @@ func updateConnector(ctx context.Context, tx pgx.Tx, name string, change func(c 
 		return Connector{}, fmt.Errorf("update connector %q: %w", name, err)
 	}
 	if configChanged {
-		if err := history(ctx, tx, name, "config", next.Config, next.TargetState); err != nil {
+		if err := s.history(ctx, tx, name, "config", next.Config, next.TargetState); err != nil {
 			return Connector{}, err
 		}
 	}
 	if stateChanged {
-		if err := history(ctx, tx, name, "target_state", nil, next.TargetState); err != nil {
+		if err := s.history(ctx, tx, name, "target_state", nil, next.TargetState); err != nil {
 			return Connector{}, err
 		}
 	}
@@ -185,8 +185,8 @@ func (s *Store) SetTargetState(ctx context.Context, name string, state TargetSta
 	return err
 }
 
-// DeleteConnector removes the connector with its task configs, assignments, statuses and topic tracking. Its
-// source offsets stay, as in Connect. ErrNotFound if it does not exist.
+// DeleteConnector removes the connector with its task configs, assignments, statuses, topic tracking and config
+// history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist.
 func (s *Store) DeleteConnector(ctx context.Context, name string) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "DELETE FROM connectors WHERE name = $1", name)
@@ -196,8 +196,9 @@ func (s *Store) DeleteConnector(ctx context.Context, name string) error {
 		if tag.RowsAffected() == 0 {
 			return fmt.Errorf("delete connector %q: %w", name, ErrNotFound)
 		}
-		if err := history(ctx, tx, name, "deleted", nil, ""); err != nil {
-			return err
+		// Its history goes with it: the configs it holds carry the connector's secrets.
+		if _, err := tx.Exec(ctx, "DELETE FROM connector_history WHERE connector_name = $1", name); err != nil {
+			return fmt.Errorf("delete history of %q: %w", name, err)
 		}
 		return notify(ctx, tx, "connector")
 	})
@@ -212,8 +213,8 @@ type HistoryEntry struct {
 	At          time.Time
 }
 
-// ConnectorHistory returns every recorded change of the named connector, oldest first (including changes made
-// before it was last deleted).
+// ConnectorHistory returns the recorded changes of the named connector, oldest first: the last
+// OpenOptions.HistoryKeep of them (none once it is deleted).
 func (s *Store) ConnectorHistory(ctx context.Context, name string) ([]HistoryEntry, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT id, event, coalesce(config, '{}'::jsonb), coalesce(target_state, ''), at
@@ -232,7 +233,7 @@ func (s *Store) ConnectorHistory(ctx context.Context, name string) ([]HistoryEnt
 	return hs, nil
 }
 
-func history(ctx context.Context, tx pgx.Tx, name, event string, config map[string]string, state TargetState) error {
+func (s *Store) history(ctx context.Context, tx pgx.Tx, name, event string, config map[string]string, state TargetState) error {
 	var st *string
 	if state != "" {
 		v := string(state)
@@ -242,6 +243,12 @@ func history(ctx context.Context, tx pgx.Tx, name, event string, config map[stri
 		name, event, config, st)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)
+	}
+	_, err = tx.Exec(ctx, `
+		DELETE FROM connector_history WHERE connector_name = $1 AND id <= (
+			SELECT id FROM connector_history WHERE connector_name = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)`, name, s.historyKeep)
+	if err != nil {
+		return fmt.Errorf("trim history: %w", err)
 	}
 	return nil
 }

@@ -18,8 +18,9 @@ const Channel = "kmirror_changes"
 
 // Store is a handle on kmirror's PostgreSQL database. It is safe for concurrent use.
 type Store struct {
-	pool *pgxpool.Pool
-	log  *slog.Logger
+	pool        *pgxpool.Pool
+	log         *slog.Logger
+	historyKeep int // config versions kept per connector (OpenOptions.HistoryKeep)
 }
 
 // OpenOptions tunes Open.
@@ -28,7 +29,14 @@ type OpenOptions struct {
 	ConnectTimeout time.Duration
 	// MaxConns caps the pool size. Zero means pgxpool's default.
 	MaxConns int32
+	// HistoryKeep is how many recorded changes (config versions, passwords included) are kept per connector;
+	// older ones are deleted as new ones come, and all of them with the connector. Zero means
+	// DefaultHistoryKeep.
+	HistoryKeep int
 }
+
+// DefaultHistoryKeep is OpenOptions.HistoryKeep's default.
+const DefaultHistoryKeep = 20
 
 // Open connects to the database at url, retrying with backoff while it is unreachable, and returns a Store.
 // It does not migrate: call Migrate.
@@ -83,7 +91,11 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 		pool.Close()
 		return nil, fmt.Errorf("connect to PostgreSQL at %s (gave up after %d attempts): %w", where, attempt, err)
 	}
-	return &Store{pool: pool, log: log}, nil
+	keep := opts.HistoryKeep
+	if keep <= 0 {
+		keep = DefaultHistoryKeep
+	}
+	return &Store{pool: pool, log: log, historyKeep: keep}, nil
 }
 
 // retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,

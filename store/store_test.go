@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"testing"
 	"time"
 
@@ -122,11 +123,40 @@ func TestConnectorLifecycleAndHistory(t *testing.T) {
 
 	h, err := s.ConnectorHistory(ctx, "c1")
 	require.NoError(t, err)
-	var events []string
-	for _, e := range h {
-		events = append(events, e.Event)
+	require.Empty(t, h, "the history, which holds every config's secrets, goes with the connector")
+}
+
+// TestConnectorHistoryIsBounded: the history keeps the last HistoryKeep changes of a connector, configs with
+// their secrets included, and no more.
+func TestConnectorHistoryIsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := store.Open(ctx, storetest.NewURL(t), slog.New(slog.DiscardHandler), store.OpenOptions{HistoryKeep: 3})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c", "v": "0"}, store.TargetStarted)
+	require.NoError(t, err)
+	events := func() []string {
+		t.Helper()
+		h, err := s.ConnectorHistory(ctx, "c")
+		require.NoError(t, err)
+		var out []string
+		for _, e := range h {
+			out = append(out, e.Event+":"+e.Config["v"])
+		}
+		return out
 	}
-	require.Equal(t, []string{"created", "config", "target_state", "deleted"}, events)
+	require.Equal(t, []string{"created:0"}, events())
+	for i := 1; i <= 4; i++ {
+		_, err := s.UpdateConnector(ctx, "c", func(c *store.Connector) error {
+			c.Config["v"] = strconv.Itoa(i)
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	require.Equal(t, []string{"config:2", "config:3", "config:4"}, events(), "the newest 3 changes")
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetPaused))
+	require.Equal(t, []string{"config:3", "config:4", "target_state:"}, events())
 }
 
 // assignAll makes worker w the owner of every unit, as the leader would.

@@ -127,6 +127,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	workerTTL := fs.Duration("worker-ttl", tasks.DefaultWorkerTTL, "a worker whose heartbeats stop for this long is declared dead and its units move; its writes stop half of it earlier (KMIRROR_WORKER_TTL)")
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
+	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	return &ffcli.Command{
 		Name:       "serve",
 		ShortUsage: "kmirror serve [flags]",
@@ -142,10 +143,13 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err := rt.Validate(); err != nil {
 				return err
 			}
+			if *history < 1 {
+				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
+			}
 			paceGC()
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
-				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt,
+				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
 			})
 		},
 	}
