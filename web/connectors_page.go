@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 )
 
 const sourceClassSuffix = "MirrorSourceConnector"
@@ -248,11 +250,8 @@ func (h *Handler) passwordKeys(r *http.Request, class string) map[string]bool {
 }
 
 // isSecretKey says whether a key outside the definitions (client overrides such as
-// source.cluster.sasl.jaas.config) holds a secret, by Kafka's naming of password-typed client configs.
-func isSecretKey(key string) bool {
-	k := strings.ToLower(key)
-	return strings.HasSuffix(k, ".password") || strings.HasSuffix(k, "jaas.config") || strings.HasSuffix(k, ".secret")
-}
+// source.cluster.sasl.jaas.config) holds a secret: the rule the validate endpoint hides values by.
+func isSecretKey(key string) bool { return clientconfig.IsSecret(key) }
 
 func (h *Handler) defs(r *http.Request, class string) ([]configKey, error) {
 	if class == "" {
