@@ -49,8 +49,8 @@
 //	kmirror_record_age_seconds                  histogram  fetch time - record ts
 //	kmirror_topic_mapping_info{source,target,topic,remote_topic}  gauge 1
 //
-// The histograms have classic buckets from 5 ms to 600 s and native (exponential, factor 1.1) buckets for
-// scrapers that negotiate protobuf.
+// The histograms have classic buckets from 5 ms to 600 s and native (exponential, schema 3: factor 2^(1/8),
+// at most 160 buckets) buckets for scrapers that negotiate protobuf.
 //
 // Per checkpointed group and downstream partition (CheckpointLatency), compat, labels source, target, group,
 // topic, partition: kafka_connect_mirror_mirrorcheckpointconnector_checkpoint_latency_ms{,_min,_max,_avg}
@@ -116,7 +116,9 @@
 // one core and 330 MB of short-lived allocations, most of it client_golang sorting and encoding
 // (BenchmarkScrape10000Partitions); scrape such workers every 30 s or more, with compression.
 //
-// The hot path (SourcePartition.Fetched and Acked) takes one uncontended mutex per call and observes one
-// histogram, without allocating (BenchmarkSourcePartitionHotPath); everything windowed is computed when
-// scraped.
+// The hot path (SourcePartition.Fetched and Acked) takes one uncontended mutex per call and counts the
+// observation in the partition's own histogram buckets, without allocating once a bucket exists
+// (BenchmarkSourcePartitionHotPath: 94 ns for both calls, 195 ns when they observed client_golang histograms);
+// the topic-level histograms (sums over the topic's partitions, exported with client_golang's classic and
+// native buckets, TestHistMatchesClientGolang) and everything windowed are computed when scraped.
 package metrics

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 )
 
 // PartitionLabels name one source partition a source task replicates.
@@ -40,15 +38,14 @@ var topicLabelNames = []string{"connector", "source", "target", "topic"}
 
 // SourcePartition is the metrics of one source partition. Fetched and Acked are the hot path: each takes one
 // uncontended mutex of its own side (the poll loop's, the delivery handler's, on separate cache lines) and
-// observes one topic-level histogram, with no allocation and no lookup. The windowed stats are computed when
+// counts one observation of a topic-level histogram in the side's own hist (histogram.go), with no allocation
+// once its buckets exist and no lookup. The windowed stats and the topic histograms are computed when
 // scraped. All methods are safe for concurrent use.
 type SourcePartition struct {
 	fetch side // poll loop: record age and value bytes
 	_     [64]byte
 	ack   side // delivery handler: replication latency and records
 	_     [64]byte
-
-	ageObs, latencyObs prometheus.Observer
 
 	r           *Registry
 	labels      PartitionLabels
@@ -74,6 +71,7 @@ type side struct {
 	total  float64 // value bytes (fetch: byte-count) or records (ack: record-count)
 	bytes  int64   // ack: bytes of acknowledged records (AckedSize)
 	lastTS int64   // ack: source timestamp (ms) of the last acknowledged record; 0 before the first
+	h      hist    // seconds: record age (fetch) or replication latency (ack), for the topic histograms
 }
 
 type positions struct {
@@ -98,10 +96,8 @@ func (r *Registry) SourcePartition(l PartitionLabels) *SourcePartition {
 	r.seq++
 	p := &SourcePartition{
 		r: r, labels: l, seq: r.seq, created: time.Now(), topic: tk, remoteTopic: remote,
-		compat:     []string{jmxSanitize(src), jmxSanitize(tgt), jmxSanitize(remote), part},
-		native:     []string{conn, src, tgt, topic, part},
-		ageObs:     r.recordAge.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
-		latencyObs: r.latency.WithLabelValues(tk.connector, tk.source, tk.target, tk.topic),
+		compat: []string{jmxSanitize(src), jmxSanitize(tgt), jmxSanitize(remote), part},
+		native: []string{conn, src, tgt, topic, part},
 	}
 	r.topics[tk]++
 	r.partitions[l] = p
@@ -124,11 +120,9 @@ func (p *SourcePartition) Fetched(valueBytes int, recordTS, now time.Time) {
 	s.total += float64(valueBytes)
 	if has {
 		s.last = age
+		s.h.observe(now.Sub(recordTS).Seconds())
 	}
 	s.mu.Unlock()
-	if has {
-		p.ageObs.Observe(now.Sub(recordTS).Seconds())
-	}
 }
 
 // Acked records a record the target acknowledged: record-count and record-rate, and its replication latency
@@ -157,11 +151,9 @@ func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
 	if has {
 		s.last = latency
 		s.lastTS = ts
+		s.h.observe(now.Sub(recordTS).Seconds())
 	}
 	s.mu.Unlock()
-	if has {
-		p.latencyObs.Observe(now.Sub(recordTS).Seconds())
-	}
 }
 
 // SetPositions records where the partition stands: replicated is the next source offset to replicate, end the
@@ -216,9 +208,22 @@ func (p *SourcePartition) Remove() {
 	tk := p.topic
 	if r.topics[tk]--; r.topics[tk] <= 0 {
 		delete(r.topics, tk)
-		r.recordAge.DeleteLabelValues(tk.connector, tk.source, tk.target, tk.topic)
-		r.latency.DeleteLabelValues(tk.connector, tk.source, tk.target, tk.topic)
+		delete(r.retired, tk)
+		return
 	}
+	// The topic's histograms go on: what this partition counted stays in them, as it stayed in a
+	// client_golang histogram's child, so that their counts never go back.
+	ret := r.retired[tk]
+	if ret == nil {
+		ret = &topicHists{}
+		r.retired[tk] = ret
+	}
+	p.fetch.mu.Lock()
+	ret.age.add(&p.fetch.h)
+	p.fetch.mu.Unlock()
+	p.ack.mu.Lock()
+	ret.latency.add(&p.ack.h)
+	p.ack.mu.Unlock()
 }
 
 // sideView is one measurement of a side.

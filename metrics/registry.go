@@ -18,10 +18,9 @@ type Registry struct {
 
 	mu         sync.Mutex // guards partitions, topics and seq
 	partitions map[PartitionLabels]*SourcePartition
-	topics     map[topicKey]int // live partitions per topic-level histogram child
-	seq        uint64           // creation order, so the newest of two duplicates wins
-	recordAge  *prometheus.HistogramVec
-	latency    *prometheus.HistogramVec
+	topics     map[topicKey]int         // live partitions per topic-level histogram
+	retired    map[topicKey]*topicHists // what removed partitions of a live topic counted
+	seq        uint64                   // creation order, so the newest of two duplicates wins
 
 	cpMu        sync.Mutex // guards checkpoints and cpSeq
 	checkpoints map[CheckpointLabels]*checkpointStat
@@ -50,11 +49,11 @@ type Registry struct {
 
 // latencyBuckets are the classic buckets of the latency histograms: 5 ms to 600 s. Scrapers that negotiate
 // protobuf also get native (exponential) buckets.
-var latencyBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
+var latencyBuckets = [...]float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600}
 
 func latencyHistogram(name, help string, labels ...string) *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: name, Help: help, Buckets: latencyBuckets,
+		Name: name, Help: help, Buckets: latencyBuckets[:],
 		NativeHistogramBucketFactor:     1.1,
 		NativeHistogramMaxBucketNumber:  160,
 		NativeHistogramMinResetDuration: time.Hour,
@@ -67,14 +66,11 @@ func New() *Registry {
 		reg:         prometheus.NewRegistry(),
 		partitions:  make(map[PartitionLabels]*SourcePartition),
 		topics:      make(map[topicKey]int),
+		retired:     make(map[topicKey]*topicHists),
 		checkpoints: make(map[CheckpointLabels]*checkpointStat),
 		clients:     make(map[ClientLabels]*clientSnapshot),
 		units:       make(map[unitKey]string),
 		tasks:       make(map[TaskLabels]*SourceTask),
-		recordAge: latencyHistogram("kmirror_record_age_seconds",
-			"Age of source records when the source task fetched them (fetch time - record timestamp), per topic.", topicLabelNames...),
-		latency: latencyHistogram("kmirror_replication_latency_seconds",
-			"Replication latency of source records (target acknowledgement - record timestamp), per topic.", topicLabelNames...),
 		cpLatency: latencyHistogram("kmirror_checkpoint_latency_seconds",
 			"Latency of emitted checkpoints (target acknowledgement - time the upstream group offsets were read).", "connector"),
 		notices: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -92,8 +88,8 @@ func New() *Registry {
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		r.recordAge, r.latency, r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
-		partitionCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r},
+		r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
+		partitionCollector{r}, topicHistCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
 		EnableOpenMetrics: true,
