@@ -21,6 +21,7 @@ type auditRow struct {
 	Unrequired     int // distinct sequences on B that A never acknowledged (failed deliveries): allowed
 	Producers      []int64
 	MissingSeqs    string // ranges, for the report
+	MissingOnA     string // the offsets on A of the missing sequences, as A acknowledged them: where to look
 }
 
 // staleGroup is the stale writes of one superseded producer id in one partition.
@@ -129,16 +130,19 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			row := rows[e.gen]
 			row.Excluded = e.excluded[p]
 			var missing []int
+			var missingAt []int64
 			for seq := range e.offsets[p] {
 				if e.required(p, seq) {
 					row.Acked++
 					if counts[e.gen][seq] == 0 {
 						missing = append(missing, seq)
+						missingAt = append(missingAt, e.offsets[p][seq])
 					}
 				}
 			}
 			row.Missing = len(missing)
 			row.MissingSeqs = ranges(missing, 6)
+			row.MissingOnA = ranges(missingAt, 6)
 			res.Missing += row.Missing
 			res.Duplicated += row.Duplicated
 			res.Reordered += row.Reordered
@@ -240,7 +244,8 @@ func (a *auditResult) String() string {
 	tw.Flush()
 	for _, r := range a.Rows {
 		if r.Missing > 0 {
-			fmt.Fprintf(&b, "missing in partition %d gen %d: sequences %s\n", r.Partition, r.Gen, r.MissingSeqs)
+			fmt.Fprintf(&b, "missing in partition %d gen %d: sequences %s (acknowledged by A at offsets %s)\n", r.Partition, r.Gen,
+				r.MissingSeqs, r.MissingOnA)
 		}
 	}
 	for _, g := range a.StaleWrites {
