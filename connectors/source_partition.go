@@ -34,7 +34,8 @@ type sourcePartition struct {
 	progressAt time.Time
 
 	// Owned by the poll loop.
-	next int64 // the next source offset the consumer should return; -1 until known
+	next    int64 // the next source offset the consumer should return; -1 until known
+	startAt int64 // where the pipeline assigned the partition: an offset, or kafka.OffsetBeginning/OffsetEnd
 
 	// Owned by the committer.
 	committed int64 // last source offset committed to PostgreSQL
