@@ -168,27 +168,12 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		} else {
 			r.clearNotice(lossKey)
 		}
+		// As the running task: the lag in seconds is the age of the oldest record not yet replicated.
 		var headTS time.Time
-		if end >= 0 {
-			lag := max(end-pos, 0)
-			e := end
-			stat.EndOffset, stat.LagRecords = &e, &lag
-			h := heads[p]
-			switch {
-			case lag == 0:
-				secs := 0.0
-				stat.LagSeconds = &secs
-			case h.found && h.pos == pos && h.ts != noTimestamp:
-				// As the running task: the age of the oldest record not yet replicated.
-				headTS = time.UnixMilli(h.ts)
-				secs := max(now.Sub(headTS).Seconds(), 0)
-				stat.LagSeconds = &secs
-			}
+		if h := heads[p]; end > pos && h.found && h.pos == pos && h.ts != noTimestamp {
+			headTS = time.UnixMilli(h.ts)
 		}
-		if pp.lastTS != noTimestamp {
-			at := time.UnixMilli(pp.lastTS).UTC()
-			stat.LastReplicatedAt = &at
-		}
+		setPosition(&stat, pos, end, headTS, pp.lastTS, now)
 		p.metrics.setPositions(pos, end, headTS, now)
 		p.metrics.setStatus(stat.Status)
 		p.stats.last, p.stats.ready = stat, true

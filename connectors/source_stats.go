@@ -197,28 +197,36 @@ func (r *sourceRun) sampleStats(consumer *kafka.Consumer, now time.Time) {
 
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: status}
-		if end >= 0 {
-			e, l := end, lag
-			stat.EndOffset, stat.LagRecords = &e, &l
-			switch {
-			case lag == 0:
-				secs := 0.0
-				stat.LagSeconds = &secs
-			case !headTS.IsZero():
-				secs := max(now.Sub(headTS).Seconds(), 0)
-				stat.LagSeconds = &secs
-			}
-		}
+		setPosition(&stat, pos, end, headTS, pp.lastTS, now)
 		if p.metrics.on() {
 			stat.RecordsPerSecond, stat.BytesPerSecond = p.metrics.rates()
 		} else {
 			stat.RecordsPerSecond, stat.BytesPerSecond = st.rates()
 		}
-		if pp.lastTS != noTimestamp {
-			at := time.UnixMilli(pp.lastTS).UTC()
-			stat.LastReplicatedAt = &at
-		}
 		st.last, st.ready = stat, true
+	}
+}
+
+// setPosition fills what a partition stat says of the position pos against the source's end (unknown when
+// negative): the end and the lag in records, the lag in seconds (0 when caught up, else the age of the record at
+// pos when its source timestamp headTS is known), and the source timestamp of the last replicated record.
+func setPosition(stat *tasks.PartitionStat, pos, end int64, headTS time.Time, lastTS int64, now time.Time) {
+	if end >= 0 {
+		lag := max(end-pos, 0)
+		e := end
+		stat.EndOffset, stat.LagRecords = &e, &lag
+		switch {
+		case lag == 0:
+			secs := 0.0
+			stat.LagSeconds = &secs
+		case !headTS.IsZero():
+			secs := max(now.Sub(headTS).Seconds(), 0)
+			stat.LagSeconds = &secs
+		}
+	}
+	if lastTS != noTimestamp {
+		at := time.UnixMilli(lastTS).UTC()
+		stat.LastReplicatedAt = &at
 	}
 }
 
