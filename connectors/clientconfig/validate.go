@@ -56,6 +56,10 @@ func Validate(connectorConfig map[string]string, isConnectorKey func(string) boo
 		kind, name, ok := clientPrefix(key)
 		switch {
 		case !ok:
+			// No client reads it, but a code-loading key is refused anyway.
+			if msg := reservedAnywhere(key); msg != "" {
+				add(key, msg)
+			}
 		case strings.HasPrefix(name, "override.") && strings.HasPrefix(key, kind.String()+"."):
 			if kind != kindProducer {
 				add(key, "has no effect: Connect's "+kind.String()+".override. prefix configures a client MM2 connectors do not have")
