@@ -1,0 +1,222 @@
+package server_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+)
+
+// The secured broker S (scripts/harness up-secure) is started the first time a test asks for it, once per
+// test binary, and stopped by TestMain if this binary started it; `scripts/harness down` stops it too, so a
+// killed test run leaks nothing past the harness.
+var secure struct {
+	once    sync.Once
+	err     error
+	started bool
+	dir     string
+}
+
+// secureBroker starts broker S if needed and exports its KAFKA_S_* variables, so that kafkatest's helpers
+// reach it as cluster "S" (through its PLAINTEXT listener, which only the test's own tools use).
+func secureBroker(t *testing.T) {
+	t.Helper()
+	secure.once.Do(func() {
+		if os.Getenv("KAFKA_S_SASL_SSL_BOOTSTRAP") != "" {
+			return // started by whoever runs the tests (e.g. `. DIR/S/env`)
+		}
+		dir := os.Getenv("KMIRROR_HARNESS_DIR")
+		if dir == "" {
+			secure.err = fmt.Errorf("KMIRROR_HARNESS_DIR is not set: run the tests with ./scripts/test, which starts the harness")
+			return
+		}
+		t0 := time.Now()
+		cmd := exec.Command(filepath.Join("..", "scripts", "harness"), "up-secure", "--dir", dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			secure.err = fmt.Errorf("scripts/harness up-secure: %w\n%s", err, stderr.String())
+			return
+		}
+		secure.started, secure.dir = !strings.Contains(stderr.String(), "already running"), dir
+		sc := bufio.NewScanner(bytes.NewReader(out))
+		for sc.Scan() {
+			k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+			if !ok || strings.HasPrefix(k, "#") {
+				continue
+			}
+			os.Setenv(k, strings.Trim(v, "'"))
+		}
+		fmt.Fprintf(os.Stderr, "secured broker S up in %.1f s\n", time.Since(t0).Seconds())
+	})
+	require.NoError(t, secure.err)
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if secure.started {
+		cmd := exec.Command(filepath.Join("..", "scripts", "harness"), "down-secure", "--dir", secure.dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "scripts/harness down-secure: %v\n%s", err, out)
+		}
+	}
+	os.Exit(code)
+}
+
+// secretsPath names a client store of broker S. Every store a test config names lives in this one
+// directory (KAFKA_S_SECRETS), so that an --allowed-file-dirs setting needs one entry for all of them.
+func secretsPath(name string) string { return filepath.Join(os.Getenv("KAFKA_S_SECRETS"), name) }
+
+// secureCluster is a way into broker S with Java-style client configs, as an MM2 user would write them.
+type secureCluster struct {
+	name      string
+	bootstrap func() string
+	config    func() map[string]string
+}
+
+func jaas(module, user, password string) string {
+	return fmt.Sprintf(`org.apache.kafka.common.security.%s required username="%s" password="%s";`, module, user, password)
+}
+
+var (
+	scramJKS = secureCluster{name: "SASL_SSL SCRAM-SHA-512, JKS trust store",
+		bootstrap: func() string { return os.Getenv("KAFKA_S_SASL_SSL_BOOTSTRAP") },
+		config: func() map[string]string {
+			return map[string]string{
+				"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
+				"sasl.jaas.config": jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), os.Getenv("KAFKA_S_SCRAM_PASSWORD")),
+				"ssl.truststore.type": "JKS", "ssl.truststore.location": secretsPath("truststore.jks"),
+				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
+			}
+		}}
+	plainPEM = secureCluster{name: "SASL_SSL PLAIN, PEM trust store",
+		bootstrap: func() string { return os.Getenv("KAFKA_S_SASL_SSL_BOOTSTRAP") },
+		config: func() map[string]string {
+			return map[string]string{
+				"security.protocol": "SASL_SSL", "sasl.mechanism": "PLAIN",
+				"sasl.jaas.config":    jaas("plain.PlainLoginModule", os.Getenv("KAFKA_S_PLAIN_USER"), os.Getenv("KAFKA_S_PLAIN_PASSWORD")),
+				"ssl.truststore.type": "PEM", "ssl.truststore.location": secretsPath("ca.pem"),
+			}
+		}}
+	mtlsPEM = secureCluster{name: "SSL mutual TLS, PEM key store, JKS trust store",
+		bootstrap: func() string { return os.Getenv("KAFKA_S_SSL_BOOTSTRAP") },
+		config: func() map[string]string {
+			return map[string]string{
+				"security.protocol":   "SSL",
+				"ssl.keystore.type":   "PEM", "ssl.keystore.location": secretsPath("client-keystore.pem"),
+				"ssl.truststore.type": "JKS", "ssl.truststore.location": secretsPath("truststore.jks"),
+				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
+			}
+		}}
+	mtlsPKCS12 = secureCluster{name: "SSL mutual TLS, PKCS12 key store, PEM trust store",
+		bootstrap: func() string { return os.Getenv("KAFKA_S_SSL_BOOTSTRAP") },
+		config: func() map[string]string {
+			return map[string]string{
+				"security.protocol": "SSL",
+				"ssl.keystore.type": "PKCS12", "ssl.keystore.location": secretsPath("client.p12"),
+				"ssl.keystore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
+				"ssl.truststore.type":   "PEM", "ssl.truststore.location": secretsPath("ca.pem"),
+			}
+		}}
+)
+
+// securedMirror is a MirrorSourceConnector config from cluster src to dst ("A", "B" or "S"), the S side
+// reached through sc.
+func securedMirror(t *testing.T, src, dst string, sc secureCluster, topic string) map[string]any {
+	cfg := map[string]any{
+		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+		"source.cluster.alias":                  src,
+		"target.cluster.alias":                  dst,
+		"topics":                                topic,
+		"tasks.max":                             "2",
+		"replication.factor":                    "1",
+		"offset-syncs.topic.replication.factor": "1",
+		"sync.topic.acls.enabled":               "false",
+		"sync.topic.configs.enabled":            "false",
+		"refresh.topics.interval.seconds":       "1",
+	}
+	for side, cluster := range map[string]string{"source": src, "target": dst} {
+		if cluster != "S" {
+			cfg[side+".cluster.bootstrap.servers"] = kafkatest.Bootstrap(t, cluster)
+			continue
+		}
+		cfg[side+".cluster.bootstrap.servers"] = sc.bootstrap()
+		for k, v := range sc.config() {
+			cfg[side+".cluster."+k] = v
+		}
+	}
+	return cfg
+}
+
+// awaitEnds waits until every partition of topic on cluster holds at least want records.
+func awaitEnds(t *testing.T, cluster, topic string, partitions int, want int64, within time.Duration) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, end := range kafkatest.PartitionEnds(t, cluster, topic, partitions) {
+			if end < want {
+				return false
+			}
+		}
+		return true
+	}, within, 200*time.Millisecond, "%s on %s never reached %d records per partition (now %v)",
+		topic, cluster, want, kafkatest.PartitionEnds(t, cluster, topic, partitions))
+}
+
+// TestReplicationThroughSecuredListeners replicates through each secured listener of broker S, with the
+// Java-style configs an MM2 user writes, in both directions (S as the target, S as the source), and audits
+// every record: each remote partition must hold its source partition's sequence exactly once and in order.
+func TestReplicationThroughSecuredListeners(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	const partitions, perPartition = 2, 1500
+	cases := []struct {
+		src, dst string
+		sc       secureCluster
+	}{
+		{"A", "S", scramJKS},
+		{"S", "B", plainPEM},
+		{"A", "S", mtlsPEM},
+		{"S", "B", mtlsPKCS12},
+	}
+	for _, tc := range cases {
+		t.Run(tc.src+"->"+tc.dst+" "+tc.sc.name, func(t *testing.T) {
+			t.Parallel()
+			t0 := time.Now()
+			k := startKmirror(t, "")
+			topic := kafkatest.TopicName(t, "sec")
+			kafkatest.CreateTopic(t, tc.src, topic, partitions, nil)
+			seq := make([]int, partitions)
+			kafkatest.Produce(t, tc.src, handoverRecords(topic, partitions, seq, perPartition/2))
+
+			name := "sec-" + uniqueAlias("")
+			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", securedMirror(t, tc.src, tc.dst, tc.sc, topic))
+			require.Equal(t, http.StatusCreated, code, "%v", body)
+			k.awaitStates(name, "RUNNING RUNNING RUNNING", 90*time.Second)
+			// Records produced while the connector runs, too.
+			kafkatest.Produce(t, tc.src, handoverRecords(topic, partitions, seq, perPartition-perPartition/2))
+
+			remote := tc.src + "." + topic
+			awaitEnds(t, tc.dst, remote, partitions, perPartition, 2*time.Minute)
+			got := kafkatest.ReadPartitions(t, tc.dst, map[string]int{remote: partitions}, 0)
+			for p := range partitions {
+				a := auditHandover(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], perPartition)
+				t.Logf("audit of %s [%d]: %d records: %d missing, %d duplicated, %d reordered", remote, p, a.records, a.missing, a.duplicated, a.reordered)
+				require.Equal(t, handoverAudit{records: perPartition}, a, "partition %d", p)
+			}
+			require.Equal(t, "RUNNING RUNNING RUNNING", k.states(name))
+			t.Logf("%s: %d records replicated and audited in %.1f s", tc.sc.name, partitions*perPartition, time.Since(t0).Seconds())
+		})
+	}
+}
