@@ -96,7 +96,7 @@ var (
 		config: func() map[string]string {
 			return map[string]string{
 				"security.protocol": "SASL_SSL", "sasl.mechanism": "SCRAM-SHA-512",
-				"sasl.jaas.config": jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), os.Getenv("KAFKA_S_SCRAM_PASSWORD")),
+				"sasl.jaas.config":    jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), os.Getenv("KAFKA_S_SCRAM_PASSWORD")),
 				"ssl.truststore.type": "JKS", "ssl.truststore.location": secretsPath("truststore.jks"),
 				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
 			}
@@ -114,8 +114,8 @@ var (
 		bootstrap: func() string { return os.Getenv("KAFKA_S_SSL_BOOTSTRAP") },
 		config: func() map[string]string {
 			return map[string]string{
-				"security.protocol":   "SSL",
-				"ssl.keystore.type":   "PEM", "ssl.keystore.location": secretsPath("client-keystore.pem"),
+				"security.protocol": "SSL",
+				"ssl.keystore.type": "PEM", "ssl.keystore.location": secretsPath("client-keystore.pem"),
 				"ssl.truststore.type": "JKS", "ssl.truststore.location": secretsPath("truststore.jks"),
 				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
 			}
