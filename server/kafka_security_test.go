@@ -220,3 +220,50 @@ func TestReplicationThroughSecuredListeners(t *testing.T) {
 		})
 	}
 }
+
+// connectorStatus returns the connector's state and trace ("" when it has none, or no status yet).
+func connectorStatus(k *kmirror, name string) (state, trace string) {
+	code, body := k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	if code != http.StatusOK {
+		return "", ""
+	}
+	c := body.(map[string]any)["connector"].(map[string]any)
+	state, _ = c["state"].(string)
+	trace, _ = c["trace"].(string)
+	return state, trace
+}
+
+// TestWrongPasswordFailsTheConnector gives one side a wrong SCRAM password: the connector must end up
+// FAILED with a trace that names the authentication failure, instead of RUNNING while librdkafka retries
+// the handshake for ever and every request times out as a "broker transport failure".
+func TestWrongPasswordFailsTheConnector(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	for _, side := range []string{"target", "source"} {
+		t.Run(side, func(t *testing.T) {
+			t.Parallel()
+			k := startKmirror(t, "")
+			src, dst := "A", "S"
+			if side == "source" {
+				src, dst = "S", "B"
+			}
+			topic := kafkatest.TopicName(t, "secbad")
+			kafkatest.CreateTopic(t, src, topic, 1, nil)
+			cfg := securedMirror(t, src, dst, scramJKS, topic)
+			cfg[side+".cluster.sasl.jaas.config"] = jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), "not-the-password")
+			name := "secbad-" + uniqueAlias("")
+			t0 := time.Now()
+			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
+			require.Equal(t, http.StatusCreated, code, "%v", body)
+			require.Eventually(t, func() bool {
+				state, _ := connectorStatus(k, name)
+				return state == "FAILED"
+			}, 90*time.Second, 100*time.Millisecond, "connector %s never FAILED", name)
+			_, trace := connectorStatus(k, name)
+			t.Logf("FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+			require.Contains(t, trace, "SASL authentication error")
+			require.Contains(t, trace, "invalid credentials with SASL mechanism SCRAM-SHA-512")
+			require.NotContains(t, trace, "not-the-password", "a trace never shows the password")
+		})
+	}
+}
