@@ -267,3 +267,38 @@ func TestWrongPasswordFailsTheConnector(t *testing.T) {
 		})
 	}
 }
+
+// TestWrongTaskPasswordFailsTheTask gives only a task's client a wrong password (the connector's admin
+// clients authenticate; producer.override. or source.consumer. override the credentials): the connector
+// keeps RUNNING and the task goes FAILED with the authentication failure in its trace, as Java's
+// AuthenticationException fails a Connect task, instead of waiting for acknowledgements for ever.
+func TestWrongTaskPasswordFailsTheTask(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	for _, tc := range []struct{ name, src, dst, key string }{
+		{"target producer", "A", "S", "producer.override.sasl.jaas.config"},
+		{"source consumer", "S", "B", "source.consumer.sasl.jaas.config"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKmirror(t, "")
+			topic := kafkatest.TopicName(t, "secbadtask")
+			kafkatest.CreateTopic(t, tc.src, topic, 1, nil)
+			kafkatest.Produce(t, tc.src, handoverRecords(topic, 1, []int{0}, 10))
+			cfg := securedMirror(t, tc.src, tc.dst, scramJKS, topic)
+			cfg["tasks.max"] = "1"
+			cfg[tc.key] = jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), "not-the-password")
+			name := "secbadtask-" + uniqueAlias("")
+			t0 := time.Now()
+			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
+			require.Equal(t, http.StatusCreated, code, "%v", body)
+			k.awaitStates(name, "RUNNING FAILED", 90*time.Second)
+			_, st := k.do(http.MethodGet, "/connectors/"+name+"/tasks/0/status", nil)
+			trace, _ := st.(map[string]any)["trace"].(string)
+			t.Logf("task FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+			require.Contains(t, trace, "SASL authentication error")
+			require.Contains(t, trace, "invalid credentials with SASL mechanism SCRAM-SHA-512")
+			require.NotContains(t, trace, "not-the-password")
+		})
+	}
+}

@@ -19,7 +19,8 @@ type Admin struct {
 	a *ckafka.AdminClient
 	// p is the handle the admin client runs on. A plain AdminClient's librdkafka error events go to a queue
 	// nobody reads, so an authentication failure would only show as requests timing out; a producer's
-	// events channel carries them.
+	// events channel carries them. nil for an admin derived from a task's consumer or producer
+	// (Consumer.Admin, Producer.Admin): the task watches that client's events itself.
 	p *ckafka.Producer
 	// auth is the last authentication failure librdkafka reported since the last request that succeeded.
 	auth atomic.Pointer[ckafka.Error]
@@ -48,7 +49,7 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 		p.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	ad := &Admin{a: a, p: p, Timeout: defaultAdminTimeout, pending: map[*int]context.CancelCauseFunc{}}
+	ad := &Admin{a: a, p: p, Timeout: defaultAdminTimeout}
 	go ad.events()
 	return ad, nil
 }
@@ -81,7 +82,9 @@ func (a *Admin) AuthFailure() error {
 // Close releases the client.
 func (a *Admin) Close() {
 	a.a.Close()
-	a.p.Close()
+	if a.p != nil {
+		a.p.Close()
+	}
 }
 
 // ctx bounds one request by the admin timeout, and ends it early with the authentication failure if
@@ -91,6 +94,9 @@ func (a *Admin) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	key := new(int)
 	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[*int]context.CancelCauseFunc{}
+	}
 	a.pending[key] = cancel
 	a.mu.Unlock()
 	return ctx, func() {

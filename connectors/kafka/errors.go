@@ -51,6 +51,13 @@ func IsAuthorization(err error) bool {
 		hasCode(err, ckafka.ErrGroupAuthorizationFailed) || hasCode(err, ckafka.ErrTransactionalIDAuthorizationFailed)
 }
 
+// IsAuthentication tells whether err is a failed SASL handshake (wrong password, unknown user, mechanism not
+// enabled). librdkafka reports it as an error event and retries the connection for ever; like Java's
+// AuthenticationException it is not a condition to wait out.
+func IsAuthentication(err error) bool {
+	return hasCode(err, ckafka.ErrAuthentication)
+}
+
 // IsSecurityDisabled tells whether err says the cluster has no authorizer (ACL operations are unsupported).
 func IsSecurityDisabled(err error) bool {
 	return hasCode(err, ckafka.ErrSecurityDisabled)

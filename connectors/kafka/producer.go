@@ -35,6 +35,7 @@ type Producer struct {
 	closed chan struct{} // closed by Close, stops log forwarding
 	log    *slog.Logger
 	fatal  atomic.Pointer[error]
+	auth   atomic.Pointer[error]
 }
 
 // NewProducer creates a producer from librdkafka properties; onDelivery is called from one goroutine, in
@@ -99,6 +100,10 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 				err := error(e)
 				p.fatal.Store(&err)
 				p.log.Error("producer fatal error", "error", e)
+			} else if e.Code() == ckafka.ErrAuthentication {
+				err := error(e)
+				p.auth.Store(&err)
+				p.log.Debug("producer authentication failed", "error", e)
 			} else {
 				p.log.Debug("producer error", "error", e)
 			}
@@ -109,6 +114,15 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 // Fatal returns the producer's fatal error, if librdkafka reported one; the producer is unusable then.
 func (p *Producer) Fatal() error {
 	if e := p.fatal.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// AuthFailure returns the failed SASL handshake librdkafka reported, if any (see IsAuthentication): records
+// then wait for a connection that cannot succeed.
+func (p *Producer) AuthFailure() error {
+	if e := p.auth.Load(); e != nil {
 		return *e
 	}
 	return nil
