@@ -302,3 +302,41 @@ func TestWrongTaskPasswordFailsTheTask(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedTLSFailsTheConnector: a TLS set-up that cannot work fails the connector with the reason, as a
+// wrong password does: a client without a certificate on the mutual-TLS listener (the broker refuses it
+// with a TLS alert), and a trust store without the broker's CA (the system's CAs do not know it).
+func TestRefusedTLSFailsTheConnector(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	for _, tc := range []struct {
+		name, want string
+		drop       []string
+	}{
+		{"no client certificate", "SSL alert number", []string{"ssl.keystore.type", "ssl.keystore.location"}},
+		{"broker certificate not trusted", "certificate verify failed",
+			[]string{"ssl.truststore.type", "ssl.truststore.location", "ssl.truststore.password"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			k := startKmirror(t, "")
+			topic := kafkatest.TopicName(t, "sectls")
+			kafkatest.CreateTopic(t, "A", topic, 1, nil)
+			cfg := securedMirror(t, "A", "S", mtlsPEM, topic)
+			for _, key := range tc.drop {
+				delete(cfg, "target.cluster."+key)
+			}
+			name := "sectls-" + uniqueAlias("")
+			t0 := time.Now()
+			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
+			require.Equal(t, http.StatusCreated, code, "%v", body)
+			require.Eventually(t, func() bool {
+				state, _ := connectorStatus(k, name)
+				return state == "FAILED"
+			}, 90*time.Second, 100*time.Millisecond, "connector %s never FAILED", name)
+			_, trace := connectorStatus(k, name)
+			t.Logf("FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+			require.Contains(t, trace, tc.want)
+		})
+	}
+}

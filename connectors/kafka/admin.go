@@ -54,12 +54,12 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 	return ad, nil
 }
 
-// events keeps the last authentication failure until the producer is closed. librdkafka reports a failed
-// SASL handshake (wrong password, unknown user, mechanism not enabled) as an error event and then retries
-// the connection for ever; requests meanwhile just time out as "broker transport failure".
+// events keeps the last authentication failure (IsAuthentication: a failed SASL or TLS handshake, a refused
+// client certificate) until the producer is closed. librdkafka reports it as an error event and then
+// retries the connection for ever; requests meanwhile just time out as "broker transport failure".
 func (a *Admin) events() {
 	for ev := range a.p.Events() {
-		if e, ok := ev.(ckafka.Error); ok && e.Code() == ckafka.ErrAuthentication {
+		if e, ok := ev.(ckafka.Error); ok && IsAuthentication(e) {
 			a.auth.Store(&e)
 			a.mu.Lock()
 			for _, cancel := range a.pending {
@@ -112,7 +112,7 @@ func (a *Admin) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
 // when that is what ended it, or what made it time out; err otherwise.
 func (a *Admin) cause(ctx context.Context, err error) error {
 	var kerr ckafka.Error
-	if errors.As(context.Cause(ctx), &kerr) && kerr.Code() == ckafka.ErrAuthentication {
+	if errors.As(context.Cause(ctx), &kerr) && IsAuthentication(kerr) {
 		return kerr
 	}
 	if auth := a.AuthFailure(); auth != nil && (IsRetriable(err) || errors.Is(err, context.DeadlineExceeded)) {

@@ -100,7 +100,7 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 				err := error(e)
 				p.fatal.Store(&err)
 				p.log.Error("producer fatal error", "error", e)
-			} else if e.Code() == ckafka.ErrAuthentication {
+			} else if IsAuthentication(e) {
 				err := error(e)
 				p.auth.Store(&err)
 				p.log.Debug("producer authentication failed", "error", e)
