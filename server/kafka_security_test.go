@@ -3,6 +3,7 @@ package server_test
 import (
 	"bufio"
 	"bytes"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -18,9 +19,10 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
-// The secured broker S (scripts/harness up-secure) is started the first time a test asks for it, once per
-// test binary, and stopped by TestMain if this binary started it; `scripts/harness down` stops it too, so a
-// killed test run leaks nothing past the harness.
+// The secured broker S (scripts/harness up-secure) is started once per test binary: early, by TestMain, when
+// the whole package runs (its JVM then starts while other tests run), else by the first test that asks.
+// TestMain stops it if this binary started it; `scripts/harness down` stops it too, so a killed test run
+// leaks nothing past the harness.
 var secure struct {
 	once    sync.Once
 	err     error
@@ -28,44 +30,55 @@ var secure struct {
 	dir     string
 }
 
-// secureBroker starts broker S if needed and exports its KAFKA_S_* variables, so that kafkatest's helpers
-// reach it as cluster "S" (through its PLAINTEXT listener, which only the test's own tools use).
+// secureBroker waits for broker S and fails the test if it could not start. Its KAFKA_S_* variables are
+// exported, so that kafkatest's helpers reach it as cluster "S" (through its PLAINTEXT listener, which only
+// the tests' own tools use).
 func secureBroker(t *testing.T) {
 	t.Helper()
-	secure.once.Do(func() {
-		if os.Getenv("KAFKA_S_SASL_SSL_BOOTSTRAP") != "" {
-			return // started by whoever runs the tests (e.g. `. DIR/S/env`)
-		}
-		dir := os.Getenv("KMIRROR_HARNESS_DIR")
-		if dir == "" {
-			secure.err = fmt.Errorf("KMIRROR_HARNESS_DIR is not set: run the tests with ./scripts/test, which starts the harness")
-			return
-		}
-		t0 := time.Now()
-		cmd := exec.Command(filepath.Join("..", "scripts", "harness"), "up-secure", "--dir", dir)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			secure.err = fmt.Errorf("scripts/harness up-secure: %w\n%s", err, stderr.String())
-			return
-		}
-		secure.started, secure.dir = !strings.Contains(stderr.String(), "already running"), dir
-		sc := bufio.NewScanner(bytes.NewReader(out))
-		for sc.Scan() {
-			k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
-			if !ok || strings.HasPrefix(k, "#") {
-				continue
-			}
-			os.Setenv(k, strings.Trim(v, "'"))
-		}
-		fmt.Fprintf(os.Stderr, "secured broker S up in %.1f s\n", time.Since(t0).Seconds())
-	})
+	secure.once.Do(upSecure)
 	require.NoError(t, secure.err)
 }
 
+func upSecure() {
+	if os.Getenv("KAFKA_S_SASL_SSL_BOOTSTRAP") != "" {
+		return // started by whoever runs the tests (e.g. `. DIR/S/env`)
+	}
+	dir := os.Getenv("KMIRROR_HARNESS_DIR")
+	if dir == "" {
+		secure.err = fmt.Errorf("KMIRROR_HARNESS_DIR is not set: run the tests with ./scripts/test, which starts the harness")
+		return
+	}
+	t0 := time.Now()
+	cmd := exec.Command(filepath.Join("..", "scripts", "harness"), "up-secure", "--dir", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		secure.err = fmt.Errorf("scripts/harness up-secure: %w\n%s", err, stderr.String())
+		return
+	}
+	secure.started, secure.dir = !strings.Contains(stderr.String(), "already running"), dir
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(strings.TrimPrefix(sc.Text(), "export "), "=")
+		if !ok || strings.HasPrefix(k, "#") {
+			continue
+		}
+		os.Setenv(k, strings.Trim(v, "'"))
+	}
+	// The harness's own timing lines say where the time went (certificates, format, broker start).
+	fmt.Fprintf(os.Stderr, "%ssecured broker S up in %.1f s\n", stderr.String(), time.Since(t0).Seconds())
+}
+
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// The whole package (CI): start S at once, alongside the tests that run before the ones that need it.
+	// With -run, only when a test asks: the chosen tests may not need it at all.
+	if flag.Lookup("test.run").Value.String() == "" && os.Getenv("KMIRROR_HARNESS_DIR") != "" {
+		go secure.once.Do(upSecure)
+	}
 	code := m.Run()
+	secure.once.Do(func() {}) // waits for an early start still under way
 	if secure.started {
 		cmd := exec.Command(filepath.Join("..", "scripts", "harness"), "down-secure", "--dir", secure.dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -339,4 +352,22 @@ func TestRefusedTLSFailsTheConnector(t *testing.T) {
 			require.Contains(t, trace, tc.want)
 		})
 	}
+}
+
+// TestJKSKeyStoreIsRefusedWithTheConversion: librdkafka cannot read a JKS key store, so a config naming one
+// is refused when it is written, naming the key and the keytool command that converts it, rather than
+// failing later at task start.
+func TestJKSKeyStoreIsRefusedWithTheConversion(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	k := startKmirror(t, "")
+	cfg := securedMirror(t, "A", "S", mtlsPKCS12, "sec-jks-.*")
+	cfg["target.cluster.ssl.keystore.type"] = "JKS"
+	cfg["target.cluster.ssl.keystore.location"] = secretsPath("client.jks")
+	code, body := k.do(http.MethodPut, "/connectors/sec-jks-"+uniqueAlias("")+"/config", cfg)
+	require.Equal(t, http.StatusBadRequest, code, "%v", body)
+	msg := fmt.Sprint(body)
+	require.Contains(t, msg, "target.cluster.ssl.keystore.location: "+secretsPath("client.jks")+" is a JKS key store")
+	require.Contains(t, msg, "keytool -importkeystore")
+	require.NotContains(t, msg, os.Getenv("KAFKA_S_STORE_PASSWORD"), "the store password is not echoed")
 }
