@@ -196,8 +196,11 @@ func TestCodeLoadingKeysAreNeverDropped(t *testing.T) {
 	c := baseConnector()
 	c["source.cluster.plugin.library.paths"] = "/tmp/evil.so"
 	c["target.cluster.foo"] = "bar"
+	// Config providers are a connector-level (worker) setting, never a client's.
+	c["source.consumer.config.providers"] = "file"
 	got := Validate(c, mm2Keys)
 	require.Equal(t, []string{"source.cluster.plugin.library.paths: cannot be set: it loads native plugins, which could change or drop records"},
 		got["source.cluster.plugin.library.paths"])
-	require.Len(t, got, 1)
+	require.Contains(t, got["source.consumer.config.providers"][0], "unknown consumer setting")
+	require.Len(t, got, 2)
 }
