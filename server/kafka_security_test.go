@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
@@ -370,4 +372,47 @@ func TestJKSKeyStoreIsRefusedWithTheConversion(t *testing.T) {
 	require.Contains(t, msg, "target.cluster.ssl.keystore.location: "+secretsPath("client.jks")+" is a JKS key store")
 	require.Contains(t, msg, "keytool -importkeystore")
 	require.NotContains(t, msg, os.Getenv("KAFKA_S_STORE_PASSWORD"), "the store password is not echoed")
+}
+
+// TestCodeLoadingConfigsLoadNothing is the issue's reproduction: a shared library whose constructor leaves a
+// marker file. librdkafka itself loads it when told to (so the payload is live); kmirror refuses every
+// config that names it, at PUT and at /validate, and the marker never appears.
+func TestCodeLoadingConfigsLoadNothing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	marker, lib := filepath.Join(dir, "loaded"), filepath.Join(dir, "evil.so")
+	src := filepath.Join(dir, "evil.c")
+	require.NoError(t, os.WriteFile(src, []byte(`#include <stdio.h>
+__attribute__((constructor)) static void evil(void) { FILE *f = fopen(MARKER, "w"); if (f) fclose(f); }
+`), 0o600))
+	out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, fmt.Sprintf("-DMARKER=%q", marker), src).CombinedOutput()
+	require.NoError(t, err, "gcc: %s", out)
+
+	k := startKmirror(t, "")
+	for _, key := range []string{
+		"source.cluster.ssl.engine.location",  // the issue's report
+		"target.cluster.ssl.engine.location",  // the same through the other cluster
+		"consumer.plugin.library.paths",       // every client of the connector
+		"source.cluster.plugin.library.paths", // read by no client, still refused
+		"producer.override.plugin.library.paths",
+	} {
+		cfg := mirrorConfig(t, "never-.*", map[string]any{
+			"source.cluster.security.protocol": "SSL", "target.cluster.security.protocol": "SSL", key: lib,
+		})
+		code, body := k.do(http.MethodPut, "/connectors/evil-"+uniqueAlias("")+"/config", cfg)
+		require.Equal(t, http.StatusBadRequest, code, "%s: %v", key, body)
+		require.Contains(t, fmt.Sprint(body), key+": cannot be set: it loads", "%s", key)
+		code, body = k.do(http.MethodPut, "/connector-plugins/MirrorSourceConnector/config/validate", cfg)
+		require.Equal(t, http.StatusOK, code, "%v", body)
+		require.Contains(t, fmt.Sprint(body), key+": cannot be set", "%s", key)
+	}
+	require.NoFileExists(t, marker, "kmirror loaded the library")
+
+	// The payload is real: librdkafka runs its constructor when it is handed the library directly.
+	p, err := kafka.NewProducer(map[string]string{"bootstrap.servers": "127.0.0.1:1", "plugin.library.paths": lib},
+		slog.New(slog.DiscardHandler), func(kafka.Delivery) {})
+	if err == nil {
+		p.Close()
+	}
+	require.FileExists(t, marker, "the test library does not prove anything: librdkafka did not run it either")
 }
