@@ -422,3 +422,33 @@ __attribute__((constructor)) static void evil(void) { FILE *f = fopen(MARKER, "w
 	}
 	require.FileExists(t, marker, "the test library does not prove anything: librdkafka did not run it either")
 }
+
+// TestWrongPasswordFailsTheCheckpointTask: a checkpoint task whose producer override has a wrong password
+// (its connector's admin clients authenticate) fails with the cause, instead of logging "checkpoint round
+// failed, will retry" for ever.
+func TestWrongPasswordFailsTheCheckpointTask(t *testing.T) {
+	t.Parallel()
+	secureBroker(t)
+	k := startKmirror(t, "")
+	topic := kafkatest.TopicName(t, "secck")
+	kafkatest.CreateTopic(t, "A", topic, 1, nil)
+	group := "secck-" + uniqueAlias("")
+	commitGroup(t, group, map[kafkatest.Partition]int64{{Topic: topic, Partition: 0}: 0})
+	cfg := securedMirror(t, "A", "S", scramJKS, topic)
+	cfg["connector.class"] = "org.apache.kafka.connect.mirror.MirrorCheckpointConnector"
+	cfg["groups"] = group
+	cfg["emit.checkpoints.interval.seconds"] = "1"
+	cfg["refresh.groups.interval.seconds"] = "1"
+	cfg["checkpoints.topic.replication.factor"] = "1"
+	cfg["producer.override.sasl.jaas.config"] = jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), "not-the-password")
+	name := "secck-" + uniqueAlias("")
+	t0 := time.Now()
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING FAILED", 90*time.Second)
+	_, st := k.do(http.MethodGet, "/connectors/"+name+"/tasks/0/status", nil)
+	trace, _ := st.(map[string]any)["trace"].(string)
+	t.Logf("task FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+	require.Contains(t, trace, "emit checkpoints to cluster S: authenticate")
+	require.Contains(t, trace, "invalid credentials with SASL mechanism SCRAM-SHA-512")
+}
