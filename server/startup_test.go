@@ -38,7 +38,7 @@ func TestSourceStartsPastRecordsTheConsumerCannotRead(t *testing.T) {
 		}
 		require.NoError(t, cl.EndTransaction(ctx, end))
 	}
-	transaction(20, "aborted", kgo.TryAbort)   // offsets 0-19, abort marker at 20
+	transaction(20, "aborted", kgo.TryAbort)    // offsets 0-19, abort marker at 20
 	transaction(10, "committed", kgo.TryCommit) // offsets 21-30, commit marker at 31
 
 	name := "mm2-" + prefix
