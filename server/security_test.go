@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -261,4 +262,29 @@ func TestRESTClientCertificateRequired(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		require.Equal(t, "[]", string(out))
 	}
+}
+
+// states is kmirror.states with alice's credentials.
+func (s *secured) states(name string) string {
+	s.t.Helper()
+	resp, body := s.send(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/status", basicAuth("alice", "alice-pw"), nil)
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	var st struct {
+		Connector struct{ State string }
+		Tasks     []struct{ State string }
+	}
+	require.NoError(s.t, json.Unmarshal([]byte(body), &st), body)
+	out := st.Connector.State
+	for _, tk := range st.Tasks {
+		out += " " + tk.State
+	}
+	return out
+}
+
+func (s *secured) awaitStates(name, want string, within time.Duration) {
+	s.t.Helper()
+	require.Eventually(s.t, func() bool { return s.states(name) == want }, within, 50*time.Millisecond,
+		"connector %s never reached %q (last %q)", name, want, s.states(name))
 }
