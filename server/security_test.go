@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"io"
@@ -14,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	legacyrouter "github.com/getkin/kin-openapi/routers/legacy"
 	"github.com/stretchr/testify/require"
 	"golang.org/x/crypto/bcrypt"
 
@@ -287,4 +291,47 @@ func (s *secured) awaitStates(name, want string, within time.Duration) {
 	s.t.Helper()
 	require.Eventually(s.t, func() bool { return s.states(name) == want }, within, 50*time.Millisecond,
 		"connector %s never reached %q (last %q)", name, want, s.states(name))
+}
+
+// TestAuthenticationAnswersMatchOpenAPI checks that the 401 and 403 a secured kmirror gives are answers its
+// OpenAPI document describes, so that generated clients and schemathesis expect them.
+func TestAuthenticationAnswersMatchOpenAPI(t *testing.T) {
+	t.Parallel()
+	s := startSecured(t)
+	resp, body := s.send(http.MethodGet, "/openapi.json", basicAuth("bob", "bob-pw"), nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData([]byte(body))
+	require.NoError(t, err)
+	require.NoError(t, doc.Validate(loader.Context))
+	doc.Servers = openapi3.Servers{{URL: s.url}}
+	router, err := legacyrouter.NewRouter(doc)
+	require.NoError(t, err)
+	require.Contains(t, doc.Components.SecuritySchemes, "basicAuth")
+	require.Contains(t, doc.Components.SecuritySchemes, "bearerAuth")
+
+	for _, x := range []struct {
+		method, path, authorization string
+		status                      int
+	}{
+		{http.MethodGet, "/connectors", "", http.StatusUnauthorized},
+		{http.MethodGet, "/connectors", basicAuth("bob", "wrong"), http.StatusUnauthorized},
+		{http.MethodPut, "/connectors/c/pause", basicAuth("bob", "bob-pw"), http.StatusForbidden},
+		{http.MethodDelete, "/connectors/c", "Bearer " + s.token, http.StatusForbidden},
+		{http.MethodGet, "/health", "", 0}, // open: 200, or 503 while starting
+	} {
+		resp, body := s.send(x.method, x.path, x.authorization, nil)
+		if x.status != 0 {
+			require.Equal(t, x.status, resp.StatusCode, "%s %s: %s", x.method, x.path, body)
+		}
+		req, err := http.NewRequest(x.method, s.url+x.path, nil)
+		require.NoError(t, err)
+		route, params, err := router.FindRoute(req)
+		require.NoError(t, err)
+		in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true}}
+		require.NoError(t, openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+			RequestValidationInput: in, Status: resp.StatusCode, Header: resp.Header, Body: io.NopCloser(strings.NewReader(body)),
+		}), "%s %s: answer %d %s", x.method, x.path, resp.StatusCode, body)
+	}
 }
