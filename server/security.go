@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
+	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kmirror/kmirror/auth"
+	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/tlsreload"
 )
 
@@ -32,11 +36,12 @@ type security struct {
 	authn *auth.Authenticator // nil: authentication is off
 	tls   *tlsreload.Reloader // nil: plain HTTP
 	open  func(*http.Request) bool
+	log   *slog.Logger
 }
 
 func newSecurity(cfg Security, addr net.Addr, loggers *Loggers) (*security, error) {
 	log := loggers.Logger("kmirror.server")
-	s := &security{open: func(r *http.Request) bool {
+	s := &security{log: log, open: func(r *http.Request) bool {
 		if !auth.Reads(r.Method) {
 			return false
 		}
@@ -113,6 +118,7 @@ func (s *security) scheme() string {
 
 // serve serves srv on ln, over TLS when it is configured.
 func (s *security) serve(srv *http.Server, ln net.Listener) error {
+	srv.ErrorLog = stdlog.New(&httpErrorLog{log: s.log, limit: lograte.New(time.Minute, lograte.WithMaxKeys(64))}, "", 0)
 	var err error
 	if s.tls != nil {
 		srv.TLSConfig = s.tls.TLSConfig()
@@ -140,4 +146,31 @@ func (s *security) run(ctx context.Context) {
 	}
 	<-ctx.Done()
 	<-done
+}
+
+// httpErrorLog turns net/http's own error lines — mostly TLS handshakes that failed — into log records, at
+// most one a minute per kind, instead of raw lines on stderr that --log-format json cannot parse. A client
+// that sends no certificate to a --tls-client-ca listener, or distrusts the server's, is worth a warning; a
+// TCP health check that closes without a handshake ("EOF") is not.
+type httpErrorLog struct {
+	log   *slog.Logger
+	limit *lograte.Limiter
+}
+
+func (h *httpErrorLog) Write(p []byte) (int, error) {
+	msg := strings.TrimSpace(string(p))
+	// "http: TLS handshake error from 10.0.0.7:51234: remote error: tls: bad certificate": one kind whatever
+	// the client's address.
+	key := msg
+	if before, rest, ok := strings.Cut(msg, " from "); ok {
+		if _, after, ok := strings.Cut(rest, ": "); ok {
+			key = before + ": " + after
+		}
+	}
+	level := slog.LevelWarn
+	if strings.HasSuffix(msg, ": EOF") {
+		level = slog.LevelDebug
+	}
+	h.limit.Log(context.Background(), h.log, level, key, "HTTP server error", "error", msg)
+	return len(p), nil
 }
