@@ -177,8 +177,9 @@ func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 
 // failure is why a request was not authenticated, for the log.
 type failure struct {
-	reason string
+	reason string // one of a few fixed texts: it keys the rate limit
 	name   string // the name the request claimed, if any
+	detail string // what else the client sent that explains it, if anything
 }
 
 func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool) {
@@ -212,14 +213,16 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool)
 		}
 		return Principal{Name: t.name, Role: t.role, Method: "bearer"}, failure{}, true
 	}
-	return Principal{}, failure{reason: "unsupported authorization scheme " + quoteShort(scheme)}, false
+	return Principal{}, failure{reason: "unsupported authorization scheme", detail: scheme}, false
 }
 
 // checkPassword returns the role of name if password is its password, or RoleNone and why not.
 func (a *Authenticator) checkPassword(u *users, name, password string) (Role, string) {
 	pu, known := u.passwords[name]
 	if !known {
-		dummyHash().verify([]byte(password))
+		if u.decoy != nil {
+			u.decoy.verify([]byte(password))
+		}
 		return RoleNone, "unknown user"
 	}
 	sum := a.keyedSum(name, password)
@@ -265,12 +268,22 @@ func (a *Authenticator) logFailure(r *http.Request, f failure) {
 	if f.name != "" {
 		args = append(args, "user", quoteShort(f.name))
 	}
+	if f.detail != "" {
+		args = append(args, "detail", quoteShort(f.detail))
+	}
 	if f.reason == "no credentials" {
 		// What every browser sends first, before it has asked for a password: not worth a warning.
 		a.failures.Log(ctx, a.log, slog.LevelDebug, "none", "request without credentials refused", args...)
 		return
 	}
-	a.failures.Log(ctx, a.log, slog.LevelWarn, f.reason+"\x00"+f.name, "REST authentication failed", args...)
+	// Wrong passwords are limited per user, whose names come from the users file, so a guess at one user
+	// does not hide guesses at another; every other failure per reason only, since its names and schemes are
+	// whatever the client made up, and a client making up a new one per request must not get a line each.
+	key := f.reason
+	if f.reason == "wrong password" {
+		key += "\x00" + f.name
+	}
+	a.failures.Log(ctx, a.log, slog.LevelWarn, key, "REST authentication failed", args...)
 }
 
 // quoteShort bounds what a client chose to send before it goes into a log line.

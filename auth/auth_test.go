@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -74,9 +75,12 @@ func writeUsers(t *testing.T, file string, lines ...string) {
 	require.NoError(t, os.Rename(tmp, file))
 }
 
+// bobHash is made once: argon2id at kmirror passwd's parameters takes 64 MiB and a good part of a second.
+var bobHash = sync.OnceValues(func() (string, error) { return auth.HashPassword("r3ader", auth.Argon2id) })
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	argon, err := auth.HashPassword("r3ader", auth.Argon2id)
+	argon, err := bobHash()
 	require.NoError(t, err)
 	token, tokenHash, err := auth.NewToken()
 	require.NoError(t, err)
@@ -247,8 +251,14 @@ func TestFailedAuthenticationLogsAreRateLimited(t *testing.T) {
 		f.send(http.MethodGet, "/connectors", basic("alice", "guess"))
 	}
 	require.Equal(t, 1, f.logs.count("WARN REST authentication failed"), "20 wrong passwords for one user: one line per minute")
-	f.send(http.MethodGet, "/connectors", basic("nobody", "guess"))
-	require.Equal(t, 2, f.logs.count("WARN REST authentication failed"), "another failure is logged at once")
+	f.send(http.MethodGet, "/connectors", basic("bob", "guess"))
+	require.Equal(t, 2, f.logs.count("WARN REST authentication failed"), "a wrong password for another user is logged at once")
+	for i := range 20 {
+		f.send(http.MethodGet, "/connectors", basic(fmt.Sprintf("made-up-%d", i), "guess"))
+		f.send(http.MethodGet, "/connectors", fmt.Sprintf("Scheme%d x", i))
+	}
+	require.Equal(t, 4, f.logs.count("WARN REST authentication failed"),
+		"made-up names and schemes: one line per reason, however many the client invents")
 }
 
 func TestUsersFileErrorsNameTheLine(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"golang.org/x/crypto/argon2"
 	"golang.org/x/crypto/bcrypt"
@@ -157,13 +156,3 @@ func Entry(name string, role Role, hash string) (string, error) {
 	}
 	return name + ":" + role.String() + ":" + hash, nil
 }
-
-// dummyHash is verified against when the user is unknown, so that an unknown name takes as long to refuse as
-// a wrong password and the timing does not tell which names exist.
-var dummyHash = sync.OnceValue(func() verifier {
-	h, err := bcrypt.GenerateFromPassword([]byte("kmirror: no such user"), BcryptCost)
-	if err != nil {
-		panic(fmt.Sprintf("auth: bcrypt of a constant failed: %v", err))
-	}
-	return bcryptHash(h)
-})

@@ -58,6 +58,10 @@ const tokenPrefix = "sha256:"
 type users struct {
 	passwords map[string]passwordUser
 	tokens    []tokenUser
+	// decoy is the hash of the file's first password user. A password for a name the file does not list is
+	// checked against it and the result thrown away, so that an unknown name costs what a wrong password
+	// costs — the file's own work factor — and the time to refuse does not tell which names exist.
+	decoy verifier
 	// verified maps a user's name to the keyed SHA-256 of the last password that verified against the slow
 	// hash (see Authenticator.checkPassword).
 	verified sync.Map
@@ -116,6 +120,9 @@ func parseUsers(file string, data []byte) (*users, error) {
 			return nil, fmt.Errorf("users file %s line %d (%s): %w", file, n, name, err)
 		}
 		u.passwords[name] = passwordUser{role: role, hash: v}
+		if u.decoy == nil {
+			u.decoy = v
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("users file %s: %w", file, err)
