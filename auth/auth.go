@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -73,6 +74,10 @@ type Authenticator struct {
 	cacheKey [32]byte
 	failures *lograte.Limiter
 	csrf     *http.CrossOriginProtection
+	// slow bounds how many slow hashes are computed at once. Each costs a core for a good part of a second,
+	// so a client guessing passwords as fast as it can would otherwise take every core from the replication;
+	// with the bound it takes at most half of them, and waits.
+	slow chan struct{}
 }
 
 // failureLogInterval is how often one kind of failed authentication for one name is logged at most: a
@@ -86,7 +91,8 @@ func New(cfg Config) (*Authenticator, error) {
 	}
 	a := &Authenticator{cfg: cfg, log: cfg.Logger,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
-		csrf:     http.NewCrossOriginProtection()}
+		csrf:     http.NewCrossOriginProtection(),
+		slow:     make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -201,7 +207,7 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool)
 		if !found || name == "" || !utf8.ValidString(name) {
 			return Principal{}, failure{reason: "malformed basic credentials (no name:password)"}, false
 		}
-		role, why := a.checkPassword(u, name, password)
+		role, why := a.checkPassword(r.Context(), u, name, password)
 		if role == RoleNone {
 			return Principal{}, failure{reason: why, name: name}, false
 		}
@@ -217,11 +223,11 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool)
 }
 
 // checkPassword returns the role of name if password is its password, or RoleNone and why not.
-func (a *Authenticator) checkPassword(u *users, name, password string) (Role, string) {
+func (a *Authenticator) checkPassword(ctx context.Context, u *users, name, password string) (Role, string) {
 	pu, known := u.passwords[name]
 	if !known {
 		if u.decoy != nil {
-			u.decoy.verify([]byte(password))
+			a.verifySlowly(ctx, u.decoy, password)
 		}
 		return RoleNone, "unknown user"
 	}
@@ -232,11 +238,25 @@ func (a *Authenticator) checkPassword(u *users, name, password string) (Role, st
 			return pu.role, ""
 		}
 	}
-	if !pu.hash.verify([]byte(password)) {
+	if !a.verifySlowly(ctx, pu.hash, password) {
+		if ctx.Err() != nil {
+			return RoleNone, "request ended while waiting for a password check"
+		}
 		return RoleNone, "wrong password"
 	}
 	u.verified.Store(name, sum)
 	return pu.role, ""
+}
+
+// verifySlowly verifies password against h once a slot is free, or gives up (false) when ctx ends first.
+func (a *Authenticator) verifySlowly(ctx context.Context, h verifier, password string) bool {
+	select {
+	case a.slow <- struct{}{}:
+	case <-ctx.Done():
+		return false
+	}
+	defer func() { <-a.slow }()
+	return h.verify([]byte(password))
 }
 
 func (a *Authenticator) keyedSum(name, password string) [32]byte {
