@@ -17,7 +17,13 @@ import (
 // are still checked by name, so that a misspelt key is never silently ignored.
 // An empty map means valid; a config whose connector.class is not one of
 // MM2's has no client settings to check.
+//
+// Validate allows no file: use Options.Validate for configs that name key stores or CA files.
 func Validate(connectorConfig map[string]string, isConnectorKey func(string) bool) map[string][]string {
+	return validate(Options{}, connectorConfig, isConnectorKey)
+}
+
+func validate(opts Options, connectorConfig map[string]string, isConnectorKey func(string) bool) map[string][]string {
 	if isConnectorKey == nil {
 		isConnectorKey = func(string) bool { return false }
 	}
@@ -39,7 +45,7 @@ func Validate(connectorConfig map[string]string, isConnectorKey func(string) boo
 		for _, k := range origin {
 			read[k] = true
 		}
-		_, errs := translate(role, props)
+		_, errs := translate(opts, role, props)
 		for _, e := range errs {
 			key := origin[e.Key]
 			if key == "" {
