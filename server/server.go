@@ -38,6 +38,8 @@ type Config struct {
 	DatabaseTimeout time.Duration
 	// HistoryKeep is how many config versions the store keeps per connector (store.DefaultHistoryKeep when zero).
 	HistoryKeep int
+	// Clients are the rules for the files and config providers connector configs may use.
+	Clients ClientRules
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
@@ -48,6 +50,10 @@ type Config struct {
 // stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Loggers.Logger("kmirror.server")
+	clients, err := cfg.Clients.options(log)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -87,7 +93,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -103,6 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Health:  healthCheck(st, rt),
 		Loggers: cfg.Loggers,
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
+		Clients: clients,
 	}))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.

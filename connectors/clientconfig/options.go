@@ -1,6 +1,12 @@
 package clientconfig
 
 import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kmirror/kmirror/configprovider"
 	"github.com/kmirror/kmirror/fileaccess"
 )
 
@@ -11,6 +17,9 @@ type Options struct {
 	// stores, CA and CRL files, OAUTHBEARER assertion files. A path elsewhere is refused with one fixed
 	// error, before anything opens it.
 	Files fileaccess.Allowlist
+	// Providers resolve the config provider references (${env:VAR}, ${file:/path:key}, ...) in client
+	// settings when a client is built; nil enables none.
+	Providers *configprovider.Providers
 }
 
 // Translate is the package's Translate under these options.
@@ -76,4 +85,82 @@ func (t *translator) checkPaths() {
 			delete(t.out, lib)
 		}
 	}
+}
+
+// Client builds the librdkafka settings of one client the way a connector or task does when it starts:
+// Resolve, then the config provider references in the resolved settings, then clientID (which gets the
+// user's client.id, resolved, and returns the one to use), then Translate.
+//
+// Secrets from providers stay out of errors: a setting whose value came from a reference and that
+// translation refuses is reported as invalid without its value, under the connector key, and any resolved
+// value that still appears in another message is replaced by its reference.
+func (o Options) Client(role Role, connectorConfig map[string]string, isConnectorKey func(string) bool, clientID func(string) string) (Config, error) {
+	props, origin := resolve(role, connectorConfig, isConnectorKey)
+	fromRef := map[string]string{} // Java key -> the value as written, with its references
+	if o.Providers != nil || hasReferences(props) {
+		r := o.Providers.Begin()
+		var errs []error
+		for _, k := range sortedKeys(props) {
+			v := props[k]
+			if !configprovider.HasReference(v) {
+				continue
+			}
+			resolved, err := r.Resolve(v)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", origin[k], err))
+				continue
+			}
+			fromRef[k] = v
+			props[k] = resolved
+		}
+		if len(errs) > 0 {
+			return Config{}, errors.Join(errs...)
+		}
+	}
+	if clientID != nil {
+		props["client.id"] = clientID(props["client.id"])
+	}
+	cfg, kerrs := translate(o, role, props)
+	if len(kerrs) == 0 {
+		return cfg, nil
+	}
+	joined := make([]error, len(kerrs))
+	for i, e := range kerrs {
+		if written, ok := fromRef[e.Key]; ok {
+			e = &KeyError{Key: origin[e.Key], Msg: "the value of " + written + " is not valid for this setting (not shown: it came from a config provider)"}
+		} else {
+			e = &KeyError{Key: e.Key, Msg: hideResolved(e.Msg, props, fromRef)}
+		}
+		joined[i] = e
+	}
+	return Config{}, errors.Join(joined...)
+}
+
+// hideResolved replaces every resolved value long enough to be recognised in msg by the reference it came
+// from. Short values ("1", "ssl") are left: they would garble messages and say little.
+func hideResolved(msg string, props, fromRef map[string]string) string {
+	for k, written := range fromRef {
+		if v := props[k]; len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, written)
+		}
+	}
+	return msg
+}
+
+func hasReferences(props map[string]string) bool {
+	for _, v := range props {
+		if configprovider.HasReference(v) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kmirror/kmirror/configprovider"
 )
 
 // Validate checks every client setting of a connector config, for the REST
@@ -51,7 +53,26 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 			if key == "" {
 				key = homeKey(role, connectorConfig, e.Key)
 			}
+			if configprovider.HasReference(connectorConfig[key]) {
+				// The value is only known when a client is built; its references are checked below.
+				continue
+			}
 			add(key, e.Msg)
+		}
+	}
+
+	// References are checked, never resolved: validation reads no file, so it cannot tell what one holds.
+	for key, v := range connectorConfig {
+		if !configprovider.HasReference(v) {
+			continue
+		}
+		if _, _, client := clientPrefix(key); !read[key] && (!client || isConnectorKey(key)) {
+			add(key, "config provider references are resolved in client settings only (source.cluster.*, target.cluster.*, "+
+				"consumer.*, producer.*, admin.* and their source./target. forms, producer.override.*)")
+			continue
+		}
+		if err := opts.Providers.Check(v); err != nil {
+			add(key, err.Error())
 		}
 	}
 
