@@ -33,6 +33,12 @@ type kmirror struct {
 // test ends or stop is called.
 func startKmirror(t *testing.T, dbURL string) *kmirror {
 	t.Helper()
+	return startKmirrorWith(t, dbURL, nil)
+}
+
+// startKmirrorWith is startKmirror with a change to the server's config (flags a test needs).
+func startKmirrorWith(t *testing.T, dbURL string, change func(*server.Config)) *kmirror {
+	t.Helper()
 	if dbURL == "" {
 		dbURL = storetest.NewURL(t)
 	}
@@ -45,16 +51,18 @@ func startKmirror(t *testing.T, dbURL string) *kmirror {
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- server.Run(ctx, server.Config{
-			Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers,
-			// A 6 s TTL caps the producers' delivery timeout at 2 s: short for a test, long enough for a loaded
-			// machine's brokers to acknowledge (a timeout restarts the pipeline, which re-sends records).
-			Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
-				WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
-			Ready: func(a string) { addr <- a },
-		})
-	}()
+	cfg := server.Config{
+		Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers,
+		// A 6 s TTL caps the producers' delivery timeout at 2 s: short for a test, long enough for a loaded
+		// machine's brokers to acknowledge (a timeout restarts the pipeline, which re-sends records).
+		Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
+			WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
+		Ready: func(a string) { addr <- a },
+	}
+	if change != nil {
+		change(&cfg)
+	}
+	go func() { done <- server.Run(ctx, cfg) }()
 	var base string
 	select {
 	case a := <-addr:
