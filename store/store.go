@@ -21,6 +21,7 @@ type Store struct {
 	pool        *pgxpool.Pool
 	log         *slog.Logger
 	historyKeep int // config versions kept per connector (OpenOptions.HistoryKeep)
+	secrets     *Secrets
 }
 
 // OpenOptions tunes Open.
@@ -33,6 +34,9 @@ type OpenOptions struct {
 	// older ones are deleted as new ones come, and all of them with the connector. Zero means
 	// DefaultHistoryKeep.
 	HistoryKeep int
+	// Secrets, when set, encrypts the secret values of connector configs at rest (see Secrets). Nil stores
+	// them as given.
+	Secrets *Secrets
 }
 
 // DefaultHistoryKeep is OpenOptions.HistoryKeep's default.
@@ -95,7 +99,11 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if keep <= 0 {
 		keep = DefaultHistoryKeep
 	}
-	return &Store{pool: pool, log: log, historyKeep: keep}, nil
+	if opts.Secrets != nil && (opts.Secrets.Current.aead == nil || opts.Secrets.IsSecret == nil) {
+		pool.Close()
+		return nil, errors.New("store secrets need a current key and IsSecret")
+	}
+	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets}, nil
 }
 
 // retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,
