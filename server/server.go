@@ -40,6 +40,8 @@ type Config struct {
 	HistoryKeep int
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
+	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
+	Secrets *store.Secrets
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
@@ -71,7 +73,7 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = u.Host
 	}
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep})
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep, Secrets: cfg.Secrets})
 	if err != nil {
 		return err
 	}
@@ -82,6 +84,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if applied > 0 {
 		log.Info("applied database migrations", "count", applied)
+	}
+	if err := st.CheckSecrets(ctx); err != nil {
+		return err
 	}
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
