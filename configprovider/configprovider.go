@@ -170,6 +170,10 @@ func (p *Providers) check(ref Reference) error {
 			// EnvVarConfigProvider's own rule and wording.
 			return fail("Path is not supported for EnvVarConfigProvider, invalid value '%s'", ref.Path)
 		}
+		if !p.envAllowed(ref.Key) {
+			// Decided by the name alone, so saying so reveals nothing about the environment.
+			return fail("the env config provider may not read %s (--config-provider-env-allowlist; KMIRROR_* never)", ref.Key)
+		}
 	case File, Directory:
 		if !filepath.IsAbs(ref.Path) {
 			return fail("the path must be absolute: ${%s:/absolute/path:%s}", ref.Provider, ref.Key)
@@ -182,4 +186,12 @@ func (p *Providers) check(ref Reference) error {
 		}
 	}
 	return nil
+}
+
+// envAllowed applies the allowlist to a variable name: kmirror's own never, then the pattern if one is set.
+func (p *Providers) envAllowed(name string) bool {
+	if strings.HasPrefix(strings.ToUpper(name), ownEnvPrefix) {
+		return false
+	}
+	return p.env == nil || p.env.MatchString(name)
 }

@@ -65,8 +65,8 @@ func TestResolve(t *testing.T) {
 	}
 
 	for ref, msg := range map[string]string{
-		"${env:MISSING}":              "environment variable MISSING is not set, or the env config provider may not read it",
-		"${env:KMIRROR_DATABASE_URL}": "environment variable KMIRROR_DATABASE_URL is not set, or the env config provider may not read it",
+		"${env:MISSING}":              "environment variable MISSING is not set",
+		"${env:KMIRROR_DATABASE_URL}": "the env config provider may not read KMIRROR_DATABASE_URL",
 		"${env:/x:Y}":                 "Path is not supported for EnvVarConfigProvider, invalid value '/x'",
 		"${file:" + f.dir + "/client.properties:nope}":          "no key nope in " + f.dir + "/client.properties (file config provider)",
 		"${file:" + f.dir + "/missing.properties:k}":            "the file config provider cannot read the properties file",
@@ -118,7 +118,8 @@ func TestEnvAllowlist(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "a", v)
 	_, err = r.Resolve("${env:HOME_SECRET}")
-	require.ErrorContains(t, err, "not set, or the env config provider may not read it")
+	require.ErrorContains(t, err, "the env config provider may not read HOME_SECRET (--config-provider-env-allowlist; KMIRROR_* never)")
+	require.ErrorContains(t, f.p.Check("${env:HOME_SECRET}"), "may not read HOME_SECRET", "validation refuses it: the name alone decides")
 }
 
 func TestCheck(t *testing.T) {

@@ -71,18 +71,10 @@ func (r *Resolution) lookup(ref Reference) (string, error) {
 }
 
 func (r *Resolution) env(ref Reference) (string, error) {
-	// One message for "not set" and "not allowed": which variables exist is not the config's business.
-	notFound := &Error{Ref: ref, Msg: fmt.Sprintf("environment variable %s is not set, or the env config provider may not read it "+
-		"(--config-provider-env-allowlist; KMIRROR_* never)", ref.Key)}
-	if strings.HasPrefix(strings.ToUpper(ref.Key), ownEnvPrefix) {
-		return "", notFound
-	}
-	if r.p.env != nil && !r.p.env.MatchString(ref.Key) {
-		return "", notFound
-	}
+	// check has applied the allowlist.
 	v, ok := r.p.lookupEnv(ref.Key)
 	if !ok {
-		return "", notFound
+		return "", &Error{Ref: ref, Msg: fmt.Sprintf("environment variable %s is not set", ref.Key)}
 	}
 	return v, nil
 }
