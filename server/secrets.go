@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/store"
 )
 
-// LoadSecrets reads the key files of --secrets-key and --secrets-key-previous into the store's Secrets,
-// which seal the values clientconfig.IsSecret recognises. No current key means no encryption (nil), and then
+// LoadSecrets reads the key files of --secrets-key and --secrets-key-previous into the store's Secrets
+// (which seal the values clientconfig.IsSecret recognises: see the store's OpenOptions.IsSecret). No current key means no encryption (nil), and then
 // previous keys make no sense.
 func LoadSecrets(currentFile string, previousFiles []string) (*store.Secrets, error) {
 	if currentFile == "" {
@@ -33,7 +32,7 @@ func LoadSecrets(currentFile string, previousFiles []string) (*store.Secrets, er
 	if err != nil {
 		return nil, err
 	}
-	s := &store.Secrets{Current: cur, IsSecret: clientconfig.IsSecret}
+	s := &store.Secrets{Current: cur}
 	for _, p := range previousFiles {
 		k, err := load("--secrets-key-previous", p)
 		if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -73,7 +74,8 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = u.Host
 	}
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep, Secrets: cfg.Secrets})
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep,
+		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret})
 	if err != nil {
 		return err
 	}

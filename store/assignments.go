@@ -280,10 +280,10 @@ func (s *Store) WorkerWork(ctx context.Context, workerID string) ([]Work, error)
 			return w, err
 		}
 		var err error
-		if w.ConnectorConfig, err = s.secrets.open(w.ConnectorConfig); err != nil {
+		if w.ConnectorConfig, err = s.open(w.ConnectorConfig); err != nil {
 			return w, err
 		}
-		w.TaskConfig, err = s.secrets.open(w.TaskConfig)
+		w.TaskConfig, err = s.open(w.TaskConfig)
 		return w, err
 	})
 	if err != nil {

@@ -39,7 +39,7 @@ func (s *Store) scanConnector(row pgx.Row) (Connector, error) {
 		return c, err
 	}
 	var err error
-	c.Config, err = s.secrets.open(c.Config)
+	c.Config, err = s.open(c.Config)
 	return c, err
 }
 
@@ -96,7 +96,7 @@ func (s *Store) CreateConnector(ctx context.Context, name string, config map[str
 }
 
 func (s *Store) insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[string]string, state TargetState) (Connector, error) {
-	sealed, err := s.secrets.seal(config)
+	sealed, err := s.seal(config)
 	if err != nil {
 		return Connector{}, err
 	}
@@ -166,7 +166,7 @@ func (s *Store) updateConnector(ctx context.Context, tx pgx.Tx, name string, cha
 	if !configChanged && !stateChanged {
 		return cur, nil
 	}
-	sealed, err := s.secrets.seal(next.Config)
+	sealed, err := s.seal(next.Config)
 	if err != nil {
 		return Connector{}, err
 	}
@@ -241,7 +241,7 @@ func (s *Store) ConnectorHistory(ctx context.Context, name string) ([]HistoryEnt
 			return h, err
 		}
 		var err error
-		h.Config, err = s.secrets.open(h.Config)
+		h.Config, err = s.open(h.Config)
 		return h, err
 	})
 	if err != nil {
@@ -256,7 +256,7 @@ func (s *Store) history(ctx context.Context, tx pgx.Tx, name, event string, conf
 		v := string(state)
 		st = &v
 	}
-	sealed, err := s.secrets.seal(config)
+	sealed, err := s.seal(config)
 	if err != nil {
 		return err
 	}

@@ -70,8 +70,6 @@ type Secrets struct {
 	Current SecretKey
 	// Previous keys still decrypt values written before a rotation (--secrets-key-previous).
 	Previous []SecretKey
-	// IsSecret tells which config keys hold secrets (clientconfig.IsSecret).
-	IsSecret func(key string) bool
 }
 
 func (s *Secrets) key(id string) (SecretKey, bool) {
@@ -86,15 +84,17 @@ func (s *Secrets) key(id string) (SecretKey, bool) {
 	return SecretKey{}, false
 }
 
-// seal returns config with its secret values encrypted; nil Secrets returns it unchanged. The config key is
-// bound to each value as additional data, so a sealed value copied under another key does not open.
-func (s *Secrets) seal(config map[string]string) (map[string]string, error) {
+// seal returns config with its secret values encrypted; without Secrets it returns config unchanged. The
+// config key is bound to each value as additional data, so a sealed value copied under another key does not
+// open.
+func (st *Store) seal(config map[string]string) (map[string]string, error) {
+	s := st.secrets
 	if s == nil || config == nil {
 		return config, nil
 	}
 	out := maps.Clone(config)
 	for k, v := range config {
-		if !s.IsSecret(k) {
+		if !st.isSecret(k) {
 			continue
 		}
 		nonce := make([]byte, s.Current.aead.NonceSize())
@@ -107,22 +107,25 @@ func (s *Secrets) seal(config map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// open returns config with its sealed values decrypted. Values that are not sealed are returned as they are
-// (written before encryption was turned on).
-func (s *Secrets) open(config map[string]string) (map[string]string, error) {
+// open returns config with its sealed secret values decrypted. Values that are not sealed are returned as
+// they are (written before encryption was turned on), and so is any value of a key that is not a secret:
+// only seal writes sealed values, and only for secret keys, so a look-alike elsewhere is the user's text.
+// Without Secrets nothing is opened; CheckSecrets has refused to start if anything needed to be.
+func (st *Store) open(config map[string]string) (map[string]string, error) {
+	s := st.secrets
+	if s == nil {
+		return config, nil
+	}
 	var out map[string]string
 	for k, v := range config {
 		rest, sealed := strings.CutPrefix(v, sealedPrefix)
-		if !sealed {
+		if !sealed || !st.isSecret(k) {
 			continue
 		}
 		if out == nil {
 			out = maps.Clone(config)
 		}
 		id, payload, _ := strings.Cut(rest, ":")
-		if s == nil {
-			return nil, fmt.Errorf("config key %s is encrypted (key %s) but kmirror was started without --secrets-key", k, id)
-		}
 		key, ok := s.key(id)
 		if !ok {
 			return nil, fmt.Errorf("config key %s is encrypted with key %s, which is neither --secrets-key nor --secrets-key-previous", k, id)
@@ -144,13 +147,13 @@ func (s *Secrets) open(config map[string]string) (map[string]string, error) {
 	return out, nil
 }
 
-// sealedKeyIDsQuery lists the ids of the keys that sealed any stored value.
+// sealedKeyIDsQuery lists, per config key, the ids of the keys that sealed a stored value.
 const sealedKeyIDsQuery = `
-	SELECT DISTINCT split_part(substr(v, length($1) + 1), ':', 1) FROM (
-		SELECT e.value AS v FROM connectors, jsonb_each_text(config) e
-		UNION ALL SELECT e.value FROM connector_history, jsonb_each_text(coalesce(config, '{}'::jsonb)) e
-		UNION ALL SELECT e.value FROM task_configs, jsonb_each_text(config) e
-	) stored WHERE starts_with(v, $1) ORDER BY 1`
+	SELECT DISTINCT k, split_part(substr(v, length($1) + 1), ':', 1) FROM (
+		SELECT e.key AS k, e.value AS v FROM connectors, jsonb_each_text(config) e
+		UNION ALL SELECT e.key, e.value FROM connector_history, jsonb_each_text(coalesce(config, '{}'::jsonb)) e
+		UNION ALL SELECT e.key, e.value FROM task_configs, jsonb_each_text(config) e
+	) stored WHERE starts_with(v, $1) ORDER BY 2, 1`
 
 // CheckSecrets verifies at start-up that every stored encrypted value can be decrypted with the keys given,
 // so that a wrong or missing --secrets-key stops kmirror at once instead of failing requests and tasks later.
@@ -159,14 +162,19 @@ func (s *Store) CheckSecrets(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("check encrypted configs: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	type sealedBy struct{ key, id string }
+	found, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sealedBy, error) {
+		var f sealedBy
+		err := r.Scan(&f.key, &f.id)
+		return f, err
+	})
 	if err != nil {
 		return fmt.Errorf("check encrypted configs: %w", err)
 	}
 	var missing []string
-	for _, id := range ids {
-		if _, ok := s.secrets.key(id); !ok {
-			missing = append(missing, id)
+	for _, f := range found {
+		if _, ok := s.secrets.key(f.id); !ok && s.isSecret(f.key) && !slices.Contains(missing, f.id) {
+			missing = append(missing, f.id)
 		}
 	}
 	switch {
@@ -218,11 +226,11 @@ func (s *Store) RotateSecrets(ctx context.Context) (int, error) {
 				if !s.needsRotation(x.config) {
 					continue
 				}
-				plain, err := s.secrets.open(x.config)
+				plain, err := s.open(x.config)
 				if err != nil {
 					return fmt.Errorf("%s %s: %w", table.name, x.id, err)
 				}
-				sealed, err := s.secrets.seal(plain)
+				sealed, err := s.seal(plain)
 				if err != nil {
 					return err
 				}
@@ -241,7 +249,7 @@ func (s *Store) RotateSecrets(ctx context.Context) (int, error) {
 // the current one.
 func (s *Store) needsRotation(config map[string]string) bool {
 	for _, k := range slices.Sorted(maps.Keys(config)) {
-		if !s.secrets.IsSecret(k) {
+		if !s.isSecret(k) {
 			continue
 		}
 		rest, sealed := strings.CutPrefix(config[k], sealedPrefix)

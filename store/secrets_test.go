@@ -30,7 +30,7 @@ func isSecret(key string) bool { return strings.HasSuffix(key, ".password") }
 
 func openWith(t *testing.T, url string, secrets *store.Secrets) (*store.Store, error) {
 	t.Helper()
-	s, err := store.Open(context.Background(), url, slog.New(slog.DiscardHandler), store.OpenOptions{Secrets: secrets})
+	s, err := store.Open(context.Background(), url, slog.New(slog.DiscardHandler), store.OpenOptions{Secrets: secrets, IsSecret: isSecret})
 	if err == nil {
 		t.Cleanup(s.Close)
 	}
@@ -61,7 +61,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 	const password = "pa55w0rd-at-rest"
 	oldKey, newKey := newSecretKey(t), newSecretKey(t)
 
-	s, err := openWith(t, url, &store.Secrets{Current: oldKey, IsSecret: isSecret})
+	s, err := openWith(t, url, &store.Secrets{Current: oldKey})
 	require.NoError(t, err)
 	require.NoError(t, s.CheckSecrets(ctx))
 	cfg := map[string]string{"name": "c", "source.cluster.ssl.key.password": password, "tasks.max": "1"}
@@ -99,7 +99,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 	plain, err := openWith(t, url, nil)
 	require.NoError(t, err)
 	require.ErrorContains(t, plain.CheckSecrets(ctx), "connector configs in the database are encrypted (key "+oldKey.ID()+"): start kmirror with --secrets-key")
-	wrong, err := openWith(t, url, &store.Secrets{Current: newKey, IsSecret: isSecret})
+	wrong, err := openWith(t, url, &store.Secrets{Current: newKey})
 	require.NoError(t, err)
 	require.ErrorContains(t, wrong.CheckSecrets(ctx), "encrypted with key "+oldKey.ID()+", but the keys given are "+newKey.ID())
 	_, err = wrong.GetConnector(ctx, "c")
@@ -107,7 +107,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 	require.NotContains(t, err.Error(), password)
 
 	// Rotation: the new key with the old one as previous reads everything; rotate re-seals it all.
-	rotating, err := openWith(t, url, &store.Secrets{Current: newKey, Previous: []store.SecretKey{oldKey}, IsSecret: isSecret})
+	rotating, err := openWith(t, url, &store.Secrets{Current: newKey, Previous: []store.SecretKey{oldKey}})
 	require.NoError(t, err)
 	require.NoError(t, rotating.CheckSecrets(ctx))
 	got, err = rotating.GetConnector(ctx, "c")
@@ -123,7 +123,7 @@ func TestSecretsEncryptedAtRest(t *testing.T) {
 	require.NotContains(t, raw, oldKey.ID())
 	require.NotContains(t, raw, password)
 
-	rotated, err := openWith(t, url, &store.Secrets{Current: newKey, IsSecret: isSecret})
+	rotated, err := openWith(t, url, &store.Secrets{Current: newKey})
 	require.NoError(t, err)
 	require.NoError(t, rotated.CheckSecrets(ctx), "the old key is no longer needed")
 	got, err = rotated.GetConnector(ctx, "c")
@@ -140,17 +140,22 @@ func TestSecretsTurnedOnLater(t *testing.T) {
 	const password = "stored-in-clear"
 	plain, err := openWith(t, url, nil)
 	require.NoError(t, err)
-	_, err = plain.CreateConnector(ctx, "c", map[string]string{"name": "c", "sasl.password": password}, store.TargetStarted)
+	// A look-alike of a sealed value in a key that is no secret is the user's text: it blocks neither reads
+	// nor start-up.
+	const lookAlike = "kmirror:aesgcm:v1:deadbeef:AAAA"
+	_, err = plain.CreateConnector(ctx, "c", map[string]string{"name": "c", "sasl.password": password, "x.note": lookAlike}, store.TargetStarted)
 	require.NoError(t, err)
 	require.Contains(t, rawConfigs(t, url), password)
+	require.NoError(t, plain.CheckSecrets(ctx))
 
 	key := newSecretKey(t)
-	s, err := openWith(t, url, &store.Secrets{Current: key, IsSecret: isSecret})
+	s, err := openWith(t, url, &store.Secrets{Current: key})
 	require.NoError(t, err)
 	require.NoError(t, s.CheckSecrets(ctx))
 	got, err := s.GetConnector(ctx, "c")
 	require.NoError(t, err)
 	require.Equal(t, password, got.Config["sasl.password"])
+	require.Equal(t, lookAlike, got.Config["x.note"])
 	n, err := s.RotateSecrets(ctx)
 	require.NoError(t, err)
 	require.Equal(t, 2, n)

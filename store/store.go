@@ -22,6 +22,7 @@ type Store struct {
 	log         *slog.Logger
 	historyKeep int // config versions kept per connector (OpenOptions.HistoryKeep)
 	secrets     *Secrets
+	isSecret    func(key string) bool
 }
 
 // OpenOptions tunes Open.
@@ -37,6 +38,9 @@ type OpenOptions struct {
 	// Secrets, when set, encrypts the secret values of connector configs at rest (see Secrets). Nil stores
 	// them as given.
 	Secrets *Secrets
+	// IsSecret tells which config keys hold secrets, the ones Secrets seals (clientconfig.IsSecret). It is
+	// needed with Secrets, and CheckSecrets uses it without: nil counts every key.
+	IsSecret func(key string) bool
 }
 
 // DefaultHistoryKeep is OpenOptions.HistoryKeep's default.
@@ -99,11 +103,15 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if keep <= 0 {
 		keep = DefaultHistoryKeep
 	}
-	if opts.Secrets != nil && (opts.Secrets.Current.aead == nil || opts.Secrets.IsSecret == nil) {
+	if opts.Secrets != nil && (opts.Secrets.Current.aead == nil || opts.IsSecret == nil) {
 		pool.Close()
 		return nil, errors.New("store secrets need a current key and IsSecret")
 	}
-	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets}, nil
+	isSecret := opts.IsSecret
+	if isSecret == nil {
+		isSecret = func(string) bool { return true }
+	}
+	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets, isSecret: isSecret}, nil
 }
 
 // retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,

@@ -35,7 +35,7 @@ func (s *Store) scanTaskConfig(r pgx.CollectableRow) (TaskConfig, error) {
 		return tc, err
 	}
 	var err error
-	tc.Config, err = s.secrets.open(tc.Config)
+	tc.Config, err = s.open(tc.Config)
 	return tc, err
 }
 
@@ -100,7 +100,7 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 				}
 				continue
 			}
-			sealed, err := s.secrets.seal(cfg)
+			sealed, err := s.seal(cfg)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
 )
@@ -56,7 +57,7 @@ func newSecretsCommand(stdout, stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := store.Open(ctx, g.databaseURL, loggers.Logger("kmirror.store"), store.OpenOptions{Secrets: secrets})
+			st, err := store.Open(ctx, g.databaseURL, loggers.Logger("kmirror.store"), store.OpenOptions{Secrets: secrets, IsSecret: clientconfig.IsSecret})
 			if err != nil {
 				return err
 			}
