@@ -90,6 +90,12 @@ func (s *Secrets) key(id string) (SecretKey, bool) {
 func (st *Store) seal(config map[string]string) (map[string]string, error) {
 	s := st.secrets
 	if s == nil || config == nil {
+		for k, v := range config {
+			// Stored in clear, it would later be taken for a sealed value (validation refuses it first).
+			if strings.HasPrefix(v, sealedPrefix) && st.isSecret(k) {
+				return nil, fmt.Errorf("config key %s: a value starting with %s is reserved for encrypted secrets", k, sealedPrefix)
+			}
+		}
 		return config, nil
 	}
 	out := maps.Clone(config)

@@ -147,6 +147,9 @@ func TestSecretsTurnedOnLater(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, rawConfigs(t, url), password)
 	require.NoError(t, plain.CheckSecrets(ctx))
+	_, err = plain.CreateConnector(ctx, "d", map[string]string{"name": "d", "sasl.password": lookAlike}, store.TargetStarted)
+	require.ErrorContains(t, err, "config key sasl.password: a value starting with kmirror:aesgcm:v1: is reserved for encrypted secrets",
+		"stored in clear it would stop the next start-up")
 
 	key := newSecretKey(t)
 	s, err := openWith(t, url, &store.Secrets{Current: key})

@@ -91,3 +91,10 @@ func TestValidateChecksReferencesWithoutResolving(t *testing.T) {
 	require.Equal(t, []string{"target.cluster.bootstrap.servers: ${env:B}: the env config provider is not enabled on this worker (--config-providers: none is)"},
 		Options{}.Validate(cfg, nil)["target.cluster.bootstrap.servers"])
 }
+
+func TestValidateRefusesSealedLookAlikes(t *testing.T) {
+	cfg := map[string]string{"connector.class": heartbeatClass, "target.cluster.bootstrap.servers": "b:1",
+		"target.cluster.ssl.key.password": "kmirror:aesgcm:v1:deadbeef:AAAA"}
+	require.Equal(t, []string{"target.cluster.ssl.key.password: values starting with kmirror:aesgcm: are reserved for secrets kmirror encrypts at rest"},
+		Options{}.Validate(cfg, nil)["target.cluster.ssl.key.password"])
+}

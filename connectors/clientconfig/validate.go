@@ -61,6 +61,12 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 		}
 	}
 
+	for key, v := range connectorConfig {
+		if IsSecret(key) && strings.HasPrefix(v, sealedValuePrefix) {
+			add(key, "values starting with "+sealedValuePrefix+" are reserved for secrets kmirror encrypts at rest")
+		}
+	}
+
 	// References are checked, never resolved: validation reads no file, so it cannot tell what one holds.
 	for key, v := range connectorConfig {
 		if !configprovider.HasReference(v) {
@@ -98,6 +104,10 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 	}
 	return result
 }
+
+// sealedValuePrefix starts the values the store writes for secrets encrypted at rest (store's sealedPrefix,
+// without the version). A config may not hold one itself: it would be taken for an encrypted value.
+const sealedValuePrefix = "kmirror:aesgcm:"
 
 // homeKey is where a setting missing from a client belongs: the cluster prefix
 // for connection settings, the client's own prefix otherwise.
