@@ -100,14 +100,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|loadgen|version> [flags]",
+		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|loadgen|secrets|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
 		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), newSecretsCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets, loadgen, secrets or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)")
+			return errors.New("missing command: use serve, migrate, health, mm2-offsets, loadgen, secrets or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
