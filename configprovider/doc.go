@@ -10,8 +10,9 @@
 // diffs. A reference is resolved only when a connector or task builds a Kafka client, so the secret lives in
 // kmirror's memory and librdkafka's, not in PostgreSQL, the REST API or the task configs the leader stores;
 // a changed file or variable is picked up when the task restarts. Validation (POST, PUT, PATCH and
-// /validate) checks a reference's syntax, that its provider is enabled and that its path is allowed, but
-// reads nothing, so a config cannot learn through validation what a file holds or whether it exists.
+// /validate) checks a reference's syntax, that its provider is enabled, that its path is allowed and that
+// an environment variable's name passes the allowlist, but reads nothing, so a config cannot learn through
+// validation what a file holds or whether it or a variable exists.
 //
 // # Where kmirror differs from Connect
 //
