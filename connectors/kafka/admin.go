@@ -24,7 +24,7 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 	// confluent-kafka-go cannot route an admin client's logs into Go, so librdkafka writes them to stderr.
 	a, err := ckafka.NewAdminClient(configMap(props, nil))
 	if err != nil {
-		return nil, fmt.Errorf("create admin client: %w", err)
+		return nil, fmt.Errorf("create admin client: %w", withoutValues(err))
 	}
 	return &Admin{a: a, Timeout: defaultAdminTimeout}, nil
 }

@@ -58,7 +58,7 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	(*cm)["go.produce.channel.size"] = 0
 	p, err := ckafka.NewProducer(cm)
 	if err != nil {
-		return nil, fmt.Errorf("create producer: %w", err)
+		return nil, fmt.Errorf("create producer: %w", withoutValues(err))
 	}
 	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
 	go forwardLogs(logs, pr.closed, log)
