@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
@@ -28,6 +29,9 @@ type Config struct {
 	Loggers Loggers
 	// Logger receives request failures. Nil discards them.
 	Logger *slog.Logger
+	// Clients are the rules client settings are validated against (allowed files, config providers): the
+	// same the runtime builds clients with. The zero value allows no file and no provider.
+	Clients clientconfig.Options
 }
 
 // ServerInfo is the body of GET /.
@@ -74,6 +78,7 @@ type server struct {
 	log      *slog.Logger
 	failures *lograte.Limiter
 	plugins  *catalog
+	clients  clientconfig.Options
 	router   chi.Router
 }
 
@@ -88,6 +93,7 @@ func New(cfg Config) http.Handler {
 		log:      cfg.Logger,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		plugins:  &catalog{},
+		clients:  cfg.Clients,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

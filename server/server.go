@@ -3,7 +3,6 @@ package server
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -33,11 +33,17 @@ type Config struct {
 	WorkerID      string // defaults to the advertised host:port
 	AdvertisedURL string // how other workers and clients reach this one; defaults from Listen and the hostname
 	Loggers       *Loggers
+	// Security is REST authentication and TLS (security.go); the zero value serves plain HTTP to anyone.
+	Security Security
 
 	// DatabaseTimeout bounds how long start-up waits for an unreachable database (30s when zero).
 	DatabaseTimeout time.Duration
 	// HistoryKeep is how many config versions the store keeps per connector (store.DefaultHistoryKeep when zero).
 	HistoryKeep int
+	// Clients are the rules for the files and config providers connector configs may use.
+	Clients ClientRules
+	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
+	Secrets *store.Secrets
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
@@ -48,14 +54,22 @@ type Config struct {
 // stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Loggers.Logger("kmirror.server")
+	clients, err := cfg.Clients.options(log)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	defer ln.Close()
+	sec, err := newSecurity(cfg.Security, ln.Addr(), cfg.Loggers)
+	if err != nil {
+		return err
+	}
 	if cfg.AdvertisedURL == "" {
-		cfg.AdvertisedURL = defaultAdvertisedURL(ln.Addr())
+		cfg.AdvertisedURL = defaultAdvertisedURL(sec.scheme(), ln.Addr())
 	}
 	if cfg.WorkerID == "" {
 		u, err := url.Parse(cfg.AdvertisedURL)
@@ -65,7 +79,8 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = u.Host
 	}
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep})
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep,
+		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret})
 	if err != nil {
 		return err
 	}
@@ -77,6 +92,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if applied > 0 {
 		log.Info("applied database migrations", "count", applied)
 	}
+	if err := st.CheckSecrets(ctx); err != nil {
+		return err
+	}
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
 		return err
@@ -87,7 +105,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -95,7 +113,7 @@ func Run(ctx context.Context, cfg Config) error {
 	router := chi.NewRouter()
 	// Every worker serves its own series: Prometheus scrapes each one.
 	router.Method(http.MethodGet, "/metrics", metricsReg.Handler())
-	restAPI := metricsReg.HTTPMiddleware(apiRoute())(api.New(api.Config{
+	restAPI := metricsReg.HTTPMiddleware(apiRoute())(sec.authorize(api.New(api.Config{
 		Store: st,
 		Info: func(context.Context) (api.ServerInfo, error) {
 			return api.ServerInfo{Version: ConnectVersion, Commit: Commit(), ClusterID: clusterID}, nil
@@ -103,7 +121,8 @@ func Run(ctx context.Context, cfg Config) error {
 		Health:  healthCheck(st, rt),
 		Loggers: cfg.Loggers,
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
-	}))
+		Clients: clients,
+	})))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.
 	dashboard, err := web.New(web.Config{API: restAPI, Logger: cfg.Loggers.Logger("kmirror.web")})
@@ -112,19 +131,16 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	router.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusMovedPermanently))
 	router.Handle(web.Prefix+"/*", dashboard)
-	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: sec.authenticate(router), ReadHeaderTimeout: 10 * time.Second}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		log.Info("serving the Kafka Connect REST API", "address", ln.Addr().String(), "worker_id", cfg.WorkerID,
+		log.Info("serving the Kafka Connect REST API", "address", ln.Addr().String(), "scheme", sec.scheme(), "worker_id", cfg.WorkerID,
 			"advertised_url", cfg.AdvertisedURL, "version", Version)
 		if cfg.Ready != nil {
 			cfg.Ready(ln.Addr().String())
 		}
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve HTTP: %w", err)
-		}
-		return nil
+		return sec.serve(srv, ln)
 	})
 	g.Go(func() error {
 		<-gctx.Done()
@@ -134,6 +150,10 @@ func Run(ctx context.Context, cfg Config) error {
 		return srv.Shutdown(shutdownCtx)
 	})
 	g.Go(func() error { return rt.Run(gctx) })
+	g.Go(func() error {
+		sec.run(gctx)
+		return nil
+	})
 	g.Go(func() error {
 		applyClusterLoggerLevels(gctx, st, cfg.Loggers, log)
 		return nil
@@ -171,7 +191,7 @@ func apiRoute() func(*http.Request) string {
 
 var _ tasks.Observer = (*metrics.Registry)(nil)
 
-func defaultAdvertisedURL(addr net.Addr) string {
+func defaultAdvertisedURL(scheme string, addr net.Addr) string {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		if h, err := os.Hostname(); err == nil && h != "" {
@@ -181,7 +201,7 @@ func defaultAdvertisedURL(addr net.Addr) string {
 		}
 	}
 	p, _ := strconv.Atoi(port)
-	return fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(p)))
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(p)))
 }
 
 // healthCheck answers GET /health in KIP-1017's terms: starting until the runtime has joined the cluster,

@@ -2,8 +2,10 @@
 //
 //	kmirror serve              run a worker (REST API + task runtime)
 //	kmirror migrate up|status  manage the database schema
+//	kmirror passwd NAME        print a users-file line (--rest-users-file): a hashed password or a bearer token
 //	kmirror mm2-offsets        hand over from Java MM2: its source offsets as a PATCH .../offsets body
 //	kmirror loadgen            produce a steady stream of records into a topic (demos, tests)
+//	kmirror secrets rotate     re-encrypt stored connector secrets with the current --secrets-key
 //	kmirror version            print the build
 //
 // Every flag can also be set through the environment: --database-url is KMIRROR_DATABASE_URL, and so on.
@@ -99,14 +101,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|loadgen|version> [flags]",
+		ShortUsage:  "kmirror <serve|migrate|health|passwd|mm2-offsets|loadgen|secrets|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
-		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), versionCmd},
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), newSecretsCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)")
+			return errors.New("missing command: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
@@ -127,7 +129,10 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	workerTTL := fs.Duration("worker-ttl", tasks.DefaultWorkerTTL, "a worker whose heartbeats stop for this long is declared dead and its units move; its writes stop half of it earlier (KMIRROR_WORKER_TTL)")
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
+	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
+	clientRules := registerClientRules(fs)
+	loadSecrets := registerSecretsFlags(fs)
 	return &ffcli.Command{
 		Name:       "serve",
 		ShortUsage: "kmirror serve [flags]",
@@ -146,10 +151,15 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
 			}
+			secrets, err := loadSecrets()
+			if err != nil {
+				return err
+			}
 			paceGC()
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
+				Security: *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
 	}

@@ -42,7 +42,7 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 	(*cm)["go.produce.channel.size"] = 0
 	p, err := ckafka.NewProducer(cm)
 	if err != nil {
-		return nil, fmt.Errorf("create admin client: %w", err)
+		return nil, fmt.Errorf("create admin client: %w", withoutValues(err))
 	}
 	a, err := ckafka.NewAdminClientFromProducer(p)
 	if err != nil {
