@@ -19,6 +19,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/server"
 )
 
 // The secured broker S (scripts/harness up-secure) is started once per test binary: early, by TestMain, when
@@ -89,6 +90,10 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(code)
 }
+
+// allowSecrets lets kmirror open broker S's client stores (--allowed-file-dirs): the one directory they
+// all live in.
+func allowSecrets(c *server.Config) { c.Clients.AllowedFileDirs = []string{os.Getenv("KAFKA_S_SECRETS")} }
 
 // secretsPath names a client store of broker S. Every store a test config names lives in this one
 // directory (KAFKA_S_SECRETS), so that an --allowed-file-dirs setting needs one entry for all of them.
@@ -209,7 +214,7 @@ func TestReplicationThroughSecuredListeners(t *testing.T) {
 		t.Run(tc.src+"->"+tc.dst+" "+tc.sc.name, func(t *testing.T) {
 			t.Parallel()
 			t0 := time.Now()
-			k := startKmirror(t, "")
+			k := startKmirror(t, "", allowSecrets)
 			topic := kafkatest.TopicName(t, "sec")
 			kafkatest.CreateTopic(t, tc.src, topic, partitions, nil)
 			seq := make([]int, partitions)
@@ -257,7 +262,7 @@ func TestWrongPasswordFailsTheConnector(t *testing.T) {
 	for _, side := range []string{"target", "source"} {
 		t.Run(side, func(t *testing.T) {
 			t.Parallel()
-			k := startKmirror(t, "")
+			k := startKmirror(t, "", allowSecrets)
 			src, dst := "A", "S"
 			if side == "source" {
 				src, dst = "S", "B"
@@ -298,7 +303,7 @@ func TestWrongTaskPasswordFailsTheTask(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			k := startKmirror(t, "")
+			k := startKmirror(t, "", allowSecrets)
 			topic := kafkatest.TopicName(t, "secbadtask")
 			kafkatest.CreateTopic(t, tc.src, topic, 1, nil)
 			kafkatest.Produce(t, tc.src, handoverRecords(topic, 1, []int{0}, 10))
@@ -340,7 +345,7 @@ func TestRefusedTLSFailsTheConnector(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			k := startKmirror(t, "")
+			k := startKmirror(t, "", allowSecrets)
 			topic := kafkatest.TopicName(t, "sectls")
 			kafkatest.CreateTopic(t, "A", topic, 1, nil)
 			cfg := securedMirror(t, "A", "S", mtlsPEM, topic)
@@ -368,7 +373,7 @@ func TestRefusedTLSFailsTheConnector(t *testing.T) {
 func TestJKSKeyStoreIsRefusedWithTheConversion(t *testing.T) {
 	t.Parallel()
 	secureBroker(t)
-	k := startKmirror(t, "")
+	k := startKmirror(t, "", allowSecrets)
 	cfg := securedMirror(t, "A", "S", mtlsPKCS12, "sec-jks-.*")
 	cfg["target.cluster.ssl.keystore.type"] = "JKS"
 	cfg["target.cluster.ssl.keystore.location"] = secretsPath("client.jks")
@@ -394,7 +399,7 @@ __attribute__((constructor)) static void evil(void) { FILE *f = fopen(MARKER, "w
 	out, err := exec.Command("gcc", "-shared", "-fPIC", "-o", lib, fmt.Sprintf("-DMARKER=%q", marker), src).CombinedOutput()
 	require.NoError(t, err, "gcc: %s", out)
 
-	k := startKmirror(t, "")
+	k := startKmirror(t, "", allowSecrets)
 	for _, key := range []string{
 		"source.cluster.ssl.engine.location",  // the issue's report
 		"target.cluster.ssl.engine.location",  // the same through the other cluster
@@ -429,7 +434,7 @@ __attribute__((constructor)) static void evil(void) { FILE *f = fopen(MARKER, "w
 func TestWrongPasswordFailsTheCheckpointTask(t *testing.T) {
 	t.Parallel()
 	secureBroker(t)
-	k := startKmirror(t, "")
+	k := startKmirror(t, "", allowSecrets)
 	topic := kafkatest.TopicName(t, "secck")
 	kafkatest.CreateTopic(t, "A", topic, 1, nil)
 	group := "secck-" + uniqueAlias("")

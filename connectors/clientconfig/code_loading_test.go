@@ -142,7 +142,7 @@ func TestTranslateRejectsCodeLoadingKeysForEveryRole(t *testing.T) {
 				t.Run(rk.key+"/"+role.String()+"/"+proto, func(t *testing.T) {
 					in := map[string]string{"bootstrap.servers": "broker:9092", rk.key: rk.value}
 					maps.Copy(in, ctx)
-					_, errs := translate(role, in)
+					_, errs := translate(Options{}, role, in)
 					require.Len(t, errs, 1, "errors: %v", errs)
 					require.Equal(t, rk.key, errs[0].Key)
 					require.Contains(t, errs[0].Msg, rk.reason)
@@ -187,7 +187,7 @@ func TestCodeLoadingKeysAreNeverDropped(t *testing.T) {
 
 	// A real one is an error, not a drop, under PLAINTEXT too, where the SASL
 	// handler has already dropped every sasl.* key.
-	_, errs := translate(ReplicationConsumer, map[string]string{"bootstrap.servers": "b:9092", "sasl.kerberos.kinit.cmd": "/usr/bin/kinit"})
+	_, errs := translate(Options{}, ReplicationConsumer, map[string]string{"bootstrap.servers": "b:9092", "sasl.kerberos.kinit.cmd": "/usr/bin/kinit"})
 	require.Len(t, errs, 1)
 	require.Equal(t, "sasl.kerberos.kinit.cmd", errs[0].Key)
 
