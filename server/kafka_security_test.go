@@ -77,7 +77,8 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	// The whole package (CI): start S at once, alongside the tests that run before the ones that need it.
 	// With -run, only when a test asks: the chosen tests may not need it at all.
-	if flag.Lookup("test.run").Value.String() == "" && os.Getenv("KMIRROR_HARNESS_DIR") != "" {
+	if flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.list").Value.String() == "" &&
+		os.Getenv("KMIRROR_HARNESS_DIR") != "" {
 		go secure.once.Do(upSecure)
 	}
 	code := m.Run()
@@ -93,7 +94,9 @@ func TestMain(m *testing.M) {
 
 // allowSecrets lets kmirror open broker S's client stores (--allowed-file-dirs): the one directory they
 // all live in.
-func allowSecrets(c *server.Config) { c.Clients.AllowedFileDirs = []string{os.Getenv("KAFKA_S_SECRETS")} }
+func allowSecrets(c *server.Config) {
+	c.Clients.AllowedFileDirs = []string{os.Getenv("KAFKA_S_SECRETS")}
+}
 
 // secretsPath names a client store of broker S. Every store a test config names lives in this one
 // directory (KAFKA_S_SECRETS), so that an --allowed-file-dirs setting needs one entry for all of them.
