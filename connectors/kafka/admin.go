@@ -22,7 +22,8 @@ type Admin struct {
 	// events channel carries them. nil for an admin derived from a task's consumer or producer
 	// (Consumer.Admin, Producer.Admin): the task watches that client's events itself.
 	p *ckafka.Producer
-	// auth is the last authentication failure librdkafka reported since the last request that succeeded.
+	// auth is the last authentication failure librdkafka reported since the last metadata request that
+	// succeeded (the cheapest proof that the credentials work again).
 	auth atomic.Pointer[ckafka.Error]
 	// pending are the requests in flight, ended with the authentication failure when one arrives: a request
 	// would otherwise wait for its whole timeout on a connection that cannot succeed.
@@ -70,7 +71,7 @@ func (a *Admin) events() {
 	}
 }
 
-// AuthFailure returns the authentication failure librdkafka reported since the last request that
+// AuthFailure returns the authentication failure librdkafka reported since the last metadata request that
 // succeeded, or nil: when a request fails while it is set, the cause is the credentials, not the network.
 func (a *Admin) AuthFailure() error {
 	if e := a.auth.Load(); e != nil {
