@@ -179,10 +179,12 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		p.stats.last, p.stats.ready = stat, true
 		// publishStats leaves an unchanged partition out until sourceRepublishInterval has passed, which at one look
 		// every pausedStatsInterval could mean every third look and a report older than the endpoint's 10 s: every
-		// other look republishes it, whatever the jitter of the looks.
-		if now.Sub(p.stats.publishedAt) > 2*pausedStatsInterval-pausedStatsInterval/2 {
-			p.stats.publishedAt = time.Time{}
+		// other look republishes it. Counted in looks, not time: on a loaded machine a look's publication can come
+		// well after its clock reading, and a time rule then skipped two looks in a row.
+		if p.stats.publishedAt.Equal(p.stats.pausedSeen) {
+			p.stats.publishedAt = time.Time{} // the previous look left it out
 		}
+		p.stats.pausedSeen = p.stats.publishedAt
 	}
 	if err := r.publishStats(ctx, ""); err != nil {
 		if errors.Is(err, tasks.ErrFenced) {

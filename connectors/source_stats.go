@@ -53,6 +53,9 @@ type partitionStats struct {
 
 	published   tasks.PartitionStat // what was last published, and when
 	publishedAt time.Time
+	// pausedSeen is publishedAt as the paused watch's previous look found it: unchanged since then means that
+	// look left the partition out.
+	pausedSeen time.Time
 }
 
 func (s *partitionStats) add(x lagSample) {
