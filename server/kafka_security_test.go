@@ -275,15 +275,7 @@ func TestWrongPasswordFailsTheConnector(t *testing.T) {
 			cfg := securedMirror(t, src, dst, scramJKS, topic)
 			cfg[side+".cluster.sasl.jaas.config"] = jaas("scram.ScramLoginModule", os.Getenv("KAFKA_S_SCRAM_USER"), "not-the-password")
 			name := "secbad-" + uniqueAlias("")
-			t0 := time.Now()
-			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
-			require.Equal(t, http.StatusCreated, code, "%v", body)
-			require.Eventually(t, func() bool {
-				state, _ := connectorStatus(k, name)
-				return state == "FAILED"
-			}, 90*time.Second, 100*time.Millisecond, "connector %s never FAILED", name)
-			_, trace := connectorStatus(k, name)
-			t.Logf("FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+			trace := createAwaitingFailure(t, k, name, cfg)
 			require.Contains(t, trace, "SASL authentication error")
 			require.Contains(t, trace, "invalid credentials with SASL mechanism SCRAM-SHA-512")
 			require.NotContains(t, trace, "not-the-password", "a trace never shows the password")
@@ -356,15 +348,7 @@ func TestRefusedTLSFailsTheConnector(t *testing.T) {
 				delete(cfg, "target.cluster."+key)
 			}
 			name := "sectls-" + uniqueAlias("")
-			t0 := time.Now()
-			code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
-			require.Equal(t, http.StatusCreated, code, "%v", body)
-			require.Eventually(t, func() bool {
-				state, _ := connectorStatus(k, name)
-				return state == "FAILED"
-			}, 90*time.Second, 100*time.Millisecond, "connector %s never FAILED", name)
-			_, trace := connectorStatus(k, name)
-			t.Logf("FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+			trace := createAwaitingFailure(t, k, name, cfg)
 			require.Contains(t, trace, tc.want)
 		})
 	}
@@ -459,4 +443,19 @@ func TestWrongPasswordFailsTheCheckpointTask(t *testing.T) {
 	t.Logf("task FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
 	require.Contains(t, trace, "emit checkpoints to cluster S: authenticate")
 	require.Contains(t, trace, "invalid credentials with SASL mechanism SCRAM-SHA-512")
+}
+
+// createAwaitingFailure creates the connector and waits until it is FAILED, returning its trace.
+func createAwaitingFailure(t *testing.T, k *kmirror, name string, cfg map[string]any) string {
+	t.Helper()
+	t0 := time.Now()
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", cfg)
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	require.Eventually(t, func() bool {
+		state, _ := connectorStatus(k, name)
+		return state == "FAILED"
+	}, 90*time.Second, 100*time.Millisecond, "connector %s never FAILED", name)
+	_, trace := connectorStatus(k, name)
+	t.Logf("FAILED after %.1f s: %s", time.Since(t0).Seconds(), trace)
+	return trace
 }
