@@ -268,10 +268,28 @@ func decodeOffsetEntry(i int, raw json.RawMessage) (offsetEntry, error) {
 		if err != nil {
 			return badBody(`"offsets[%d].%s" must be an object or null, not %s`, i, key, jsonKind(raw))
 		}
+		if err := refuseNUL(obj, fmt.Sprintf(` in "offsets[%d].%s"`, i, key)); err != nil {
+			return err
+		}
 		*target = obj
 		return nil
 	})
 	return e, err
+}
+
+// refuseNUL refuses a NUL in a key or a string value of an offsets entry's partition or offset: the store keeps
+// them as jsonb, which cannot hold \u0000, so they would fail there with PostgreSQL's error. Nested objects and
+// arrays need no check: normalizeObject refuses them before anything is stored.
+func refuseNUL(obj *jsonObject, within string) error {
+	for _, k := range obj.keys {
+		if strings.ContainsRune(k, 0) {
+			return badBody("the key %q%s contains a NUL character (\\u0000), which no offset can hold", k, within)
+		}
+		if v, ok := obj.values[k].(string); ok && strings.ContainsRune(v, 0) {
+			return badBody("the value of %q%s contains a NUL character (\\u0000), which no offset can hold", k, within)
+		}
+	}
+	return nil
 }
 
 func decodeJSONObject(raw json.RawMessage) (*jsonObject, error) {
