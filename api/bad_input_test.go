@@ -82,7 +82,9 @@ func badBodies(good string) []struct{ name, body, want string } {
 		{"NUL in a value", inValue(`\u0000`), "NUL"},
 		{"NUL in a value, name", inValue(`\u0000`), valueKey[len(valueKey)-1][1]},
 		{"invalid UTF-8 in a value", inValue("\xff"), "not valid UTF-8"},
+		{"invalid UTF-8 in a value, name", inValue("\xff"), valueKey[len(valueKey)-1][1] + `"`},
 		{"invalid UTF-8 in a key", strings.Replace(good, `"`+key+`"`, "\""+key+"\xc3\x28\"", 1), "not valid UTF-8"},
+		{"invalid UTF-8 in a key, name", strings.Replace(good, `"`+key+`"`, "\""+key+"\xc3\x28\"", 1), `in the key "` + key + `?(`},
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -93,6 +94,12 @@ func FuzzDecodeProps(f *testing.F) {
 		p, err := decodeProps(body)
 		if err != nil {
 			requireBadRequest(t, body, err)
+			// Invalid UTF-8 is reported as such (with the member that holds it, where it is in one) before
+			// anything else, since the decoder would otherwise replace it.
+			if !utf8.Valid(body) && len(bytes.TrimSpace(body)) > 0 &&
+				!strings.HasPrefix(err.(*httpError).Message, "Malformed JSON in request body: not valid UTF-8 (at byte ") {
+				t.Fatalf("body %q: invalid UTF-8 reported as %q", body, err)
+			}
 			return
 		}
 		requireStorableProps(t, body, p)
