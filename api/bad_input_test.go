@@ -1,19 +1,26 @@
 package api_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/store/storetest"
 )
 
 // Issue 14, item 6: bad input never reaches the database raw. PostgreSQL's text and jsonb hold neither NUL nor
@@ -206,4 +213,37 @@ func randomHex(t *testing.T, n int) string {
 	_, err := rand.Read(b)
 	require.NoError(t, err)
 	return hex.EncodeToString(b)
+}
+
+// TestQueryFailureIsGeneric: with PostgreSQL up but a query failing for real (here every table the requests
+// read is gone, as after a botched manual migration), the client gets the generic 500 naming its request, and
+// nothing of PostgreSQL's text: no relation, SQLSTATE, user, database, host or port.
+func TestQueryFailureIsGeneric(t *testing.T) {
+	t.Parallel()
+	dbURL := storetest.NewURL(t)
+	st, err := store.Open(context.Background(), dbURL, slog.New(slog.DiscardHandler), store.OpenOptions{})
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	srv := httptest.NewServer(api.New(api.Config{Store: st, Logger: slog.New(slog.DiscardHandler)}))
+	t.Cleanup(srv.Close)
+	f := &fixture{t: t, store: st, url: srv.URL}
+	f.create("mm2", sourceConfig())
+
+	conn, err := pgx.Connect(context.Background(), dbURL)
+	require.NoError(t, err)
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), "ALTER TABLE connectors RENAME TO connectors_renamed_by_test")
+	require.NoError(t, err)
+
+	u, err := url.Parse(dbURL)
+	require.NoError(t, err)
+	secrets := []string{"connectors_renamed_by_test", `relation`, "SQLSTATE", "42P01", u.User.Username(), u.Hostname(), u.Port(),
+		strings.TrimPrefix(u.Path, "/")}
+	for _, req := range [][2]string{{"GET", "/connectors"}, {"GET", "/connectors/mm2"}, {"GET", "/connectors/mm2/config"},
+		{"PUT", "/connectors/mm2/pause"}, {"DELETE", "/connectors/mm2"}} {
+		r := f.do(req[0], req[1], "")
+		requireError(t, r, http.StatusInternalServerError,
+			"Internal server error while handling "+req[0]+" "+req[1]+"; see the worker's log")
+		requireNoLeak(t, r, secrets...)
+	}
 }
