@@ -268,10 +268,28 @@ func decodeOffsetEntry(i int, raw json.RawMessage) (offsetEntry, error) {
 		if err != nil {
 			return badBody(`"offsets[%d].%s" must be an object or null, not %s`, i, key, jsonKind(raw))
 		}
+		if err := refuseNUL(obj, fmt.Sprintf(` in "offsets[%d].%s"`, i, key)); err != nil {
+			return err
+		}
 		*target = obj
 		return nil
 	})
 	return e, err
+}
+
+// refuseNUL refuses a NUL in a key or a string value of an offsets entry's partition or offset: the store keeps
+// them as jsonb, which cannot hold \u0000, so they would fail there with PostgreSQL's error. Nested objects and
+// arrays need no check: normalizeObject refuses them before anything is stored.
+func refuseNUL(obj *jsonObject, within string) error {
+	for _, k := range obj.keys {
+		if strings.ContainsRune(k, 0) {
+			return badBody("the key %q%s contains a NUL character (\\u0000), which no offset can hold", k, within)
+		}
+		if v, ok := obj.values[k].(string); ok && strings.ContainsRune(v, 0) {
+			return badBody("the value of %q%s contains a NUL character (\\u0000), which no offset can hold", k, within)
+		}
+	}
+	return nil
 }
 
 func decodeJSONObject(raw json.RawMessage) (*jsonObject, error) {
@@ -314,13 +332,101 @@ func invalidUTF8At(b []byte) int {
 	return len(b)
 }
 
+// fieldAt names the member of the JSON document body whose key or string value holds the byte at offset at,
+// as `the value of "config.topics"` or `the key "a?b" of "config"` (members by name, array elements by index),
+// or "" when the byte is not in a string of an otherwise valid document. It reads a copy in which each invalid
+// UTF-8 byte is '?', so that the decoder neither stops at them nor moves the offsets.
+func fieldAt(body []byte, at int) string {
+	clean := bytes.Clone(body)
+	for i := 0; i < len(clean); {
+		r, n := utf8.DecodeRune(clean[i:])
+		if r == utf8.RuneError && n <= 1 {
+			clean[i], n = '?', 1
+		}
+		i += n
+	}
+	type frame struct {
+		object    bool
+		key       string // the current member's name (objects)
+		index     int    // the current element's index (arrays)
+		expectKey bool
+	}
+	var stack []*frame
+	// path names, through each open container's current member, the value being read in frames.
+	path := func(frames []*frame) string {
+		var b strings.Builder
+		for _, f := range frames {
+			switch {
+			case f.object && b.Len() > 0:
+				b.WriteString("." + f.key)
+			case f.object:
+				b.WriteString(f.key)
+			default:
+				fmt.Fprintf(&b, "[%d]", f.index)
+			}
+		}
+		return b.String()
+	}
+	valueDone := func() {
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			stack[len(stack)-1].expectKey = true
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(clean))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		past := int(dec.InputOffset()) > at // the token read holds the byte, or went beyond it
+		if tok == json.Delim('}') || tok == json.Delim(']') {
+			stack = stack[:len(stack)-1]
+			valueDone()
+			continue
+		}
+		if len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].expectKey {
+			key, _ := tok.(string)
+			if past {
+				if len(stack) == 1 {
+					return fmt.Sprintf("the key %q", key)
+				}
+				return fmt.Sprintf("the key %q of %q", key, path(stack[:len(stack)-1]))
+			}
+			stack[len(stack)-1].key, stack[len(stack)-1].expectKey = key, false
+			continue
+		}
+		if len(stack) > 0 && !stack[len(stack)-1].object {
+			stack[len(stack)-1].index++
+		}
+		if _, ok := tok.(string); ok && past && len(stack) > 0 {
+			return fmt.Sprintf("the value of %q", path(stack))
+		}
+		if past {
+			return ""
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{object: true, expectKey: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{index: -1})
+		default:
+			valueDone()
+		}
+	}
+}
+
 func objectDecoder(body []byte, want string) (*json.Decoder, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, badBody("the body is empty; expected %s", want)
 	}
 	if !utf8.Valid(body) {
 		// Go's decoder would turn the bad bytes into U+FFFD and store something the client never sent.
-		return nil, errorf(http.StatusBadRequest, "Malformed JSON in request body: not valid UTF-8 (at byte %d)", invalidUTF8At(body))
+		at := invalidUTF8At(body)
+		where := ""
+		if field := fieldAt(body, at); field != "" {
+			where = ", in " + field
+		}
+		return nil, errorf(http.StatusBadRequest, "Malformed JSON in request body: not valid UTF-8 (at byte %d%s)", at, where)
 	}
 	if !json.Valid(body) {
 		var v any

@@ -407,7 +407,7 @@ func TestNULIsRefusedAndLeavesNoTrace(t *testing.T) {
 		{"DELETE", "/connectors/a%00b", "", "The connector in the path contains a NUL character (%00): no connector can have one"},
 		{"PUT", "/admin/loggers/kmirror%00", `{"level":"DEBUG"}`, "The logger in the path contains a NUL character (%00): no logger can have one"},
 		// Invalid UTF-8 is refused the same way, in a body and in a path.
-		{"PUT", "/connectors/nul/config", "{\"topics\":\"a\xff\"}", "Malformed JSON in request body: not valid UTF-8 (at byte 12)"},
+		{"PUT", "/connectors/nul/config", "{\"topics\":\"a\xff\"}", `Malformed JSON in request body: not valid UTF-8 (at byte 12, in the value of "topics")`},
 		{"GET", "/connectors/a%FFb", "", "The connector in the path is not valid UTF-8 once unescaped: no connector can have such a name"},
 	} {
 		requireError(t, f.do(tc.method, tc.path, tc.body), http.StatusBadRequest, tc.want)

@@ -66,6 +66,9 @@ func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if len(name) > maxNameBytes {
+		return errorf(http.StatusBadRequest, "Logger name is %d bytes long; kmirror accepts names of at most %d bytes", len(name), maxNameBytes)
+	}
 	body, err := readBody(w, r)
 	if err != nil {
 		return err

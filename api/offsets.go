@@ -58,6 +58,9 @@ func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPartitionSizes(offsets); err != nil {
+		return err
+	}
 	class, managed := s.connectorOffsetRules(c.Config)
 	if managed {
 		if err := validateMirrorOffsets(class, offsets); err != nil {
@@ -203,6 +206,24 @@ func normalizeValue(v any) any {
 		return bigInteger(s)
 	}
 	return f
+}
+
+// checkPartitionSizes refuses a partition whose JSON, the key the store files its offset under, is longer than
+// maxNameBytes (see there).
+func checkPartitionSizes(offsets []normalOffset) error {
+	for i, o := range offsets {
+		if o.partition == nil {
+			continue
+		}
+		b, err := json.Marshal(o.partition.values)
+		if err != nil {
+			return badBody(`"offsets[%d].partition" cannot be stored: %v`, i, err)
+		}
+		if len(b) > maxNameBytes {
+			return badBody(`"offsets[%d].partition" is %d bytes as JSON; kmirror stores partitions of at most %d bytes`, i, len(b), maxNameBytes)
+		}
+	}
+	return nil
 }
 
 // Partition and offset keys of the Mirror connectors (MirrorUtils, Checkpoint, Heartbeat).

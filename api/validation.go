@@ -62,9 +62,18 @@ func pluginDesc(p mirrorconfig.Plugin) string {
 		"', encodedVersion=" + p.Version + ", type=" + p.Type + ", typeName='" + p.Type + "', location='classpath'}"
 }
 
+// maxNameBytes bounds connector names and the stored form of an offsets partition. Both are primary keys, and
+// PostgreSQL's btree index refuses entries of more than about 2.7 kB (both together, for the offsets table):
+// past it the database fails the write with its own text, where the client should learn which field is too long.
+// Connect sets no limit, but no name or partition of a real connector comes near it.
+const maxNameBytes = 1024
+
 // checkAndPutName is ConnectorsResource.checkAndPutConnectorConfigName: a name in the config must equal the
 // connector's name exactly; a missing (or null) one is set to it.
 func checkAndPutName(name string, cfg *props) error {
+	if len(name) > maxNameBytes {
+		return errorf(http.StatusBadRequest, "Connector name is %d bytes long; kmirror accepts names of at most %d bytes", len(name), maxNameBytes)
+	}
 	if included, ok := cfg.get("name"); ok {
 		if included != name {
 			return errorf(http.StatusBadRequest, "Connector name configuration (%s) doesn't match connector name in the URL (%s)", included, name)
