@@ -96,7 +96,7 @@ func FuzzTranslate(f *testing.F) {
 		role := Role(int(roleByte) % (int(CheckpointsProducer) + 1))
 		in := parseJavaProps(text)
 		fuzzStores(t, in)
-		cfg, errs := translate(role, maps.Clone(in))
+		cfg, errs := translate(testOptions(t), role, maps.Clone(in))
 		for _, e := range errs {
 			if e == nil || e.Msg == "" {
 				t.Fatalf("%s: error %#v says nothing (input %q)", role, e, in)
@@ -142,7 +142,7 @@ func FuzzValidate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		in := parseJavaProps(text)
 		fuzzStores(t, in)
-		for key, msgs := range Validate(in, func(k string) bool { return strings.HasSuffix(k, ".alias") }) {
+		for key, msgs := range testOptions(t).Validate(in, func(k string) bool { return strings.HasSuffix(k, ".alias") }) {
 			if key == "" || len(msgs) == 0 {
 				t.Fatalf("messages %q under key %q", msgs, key)
 			}
