@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
@@ -28,6 +29,9 @@ type Config struct {
 	Loggers Loggers
 	// Logger receives request failures. Nil discards them.
 	Logger *slog.Logger
+	// ExactlyOnceSource is the worker's exactly-once source support, which Connect's preflight validation of
+	// exactly.once.support depends on. Zero is disabled.
+	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
 }
 
 // ServerInfo is the body of GET /.
@@ -75,6 +79,7 @@ type server struct {
 	failures *lograte.Limiter
 	plugins  *catalog
 	router   chi.Router
+	worker   mirrorconfig.Worker // what validation needs to know of this worker
 }
 
 // New returns the Connect REST API as an http.Handler meant to be served at the root of a listener. It only
@@ -88,6 +93,7 @@ func New(cfg Config) http.Handler {
 		log:      cfg.Logger,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		plugins:  &catalog{},
+		worker:   mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -22,12 +22,20 @@ type Registry struct {
 	logger  func(name string) *slog.Logger
 	syncs   *producerPool
 	metrics *metrics.Registry // nil: the tasks report no metrics
+	eos     mirrorconfig.ExactlyOnceSourceSupport
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
 // to m (nil for none: the partitions they publish are the same either way).
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m}
+}
+
+// WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
+// in transactions (source_transactions.go). It returns r.
+func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport) *Registry {
+	r.eos = s
+	return r
 }
 
 var _ tasks.Registry = (*Registry)(nil)
@@ -77,7 +85,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled()}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

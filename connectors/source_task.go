@@ -37,6 +37,7 @@ type sourceTask struct {
 	log     *slog.Logger
 	syncs   *producerPool     // the worker's shared offset-sync producers
 	metrics *metrics.Registry // nil without metrics
+	eos     bool              // the worker has exactly-once source support: replicate in transactions
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
