@@ -30,8 +30,8 @@ type kmirror struct {
 }
 
 // startKmirror runs server.Run on a free port with a database of its own (or dbURL, to share one) until the
-// test ends or stop is called.
-func startKmirror(t *testing.T, dbURL string) *kmirror {
+// test ends or stop is called; opts change the config before it starts.
+func startKmirror(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmirror {
 	t.Helper()
 	if dbURL == "" {
 		dbURL = storetest.NewURL(t)
@@ -45,16 +45,18 @@ func startKmirror(t *testing.T, dbURL string) *kmirror {
 	ctx, cancel := context.WithCancel(context.Background())
 	addr := make(chan string, 1)
 	done := make(chan error, 1)
-	go func() {
-		done <- server.Run(ctx, server.Config{
-			Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers,
-			// A 6 s TTL caps the producers' delivery timeout at 2 s: short for a test, long enough for a loaded
-			// machine's brokers to acknowledge (a timeout restarts the pipeline, which re-sends records).
-			Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
-				WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
-			Ready: func(a string) { addr <- a },
-		})
-	}()
+	cfg := server.Config{
+		Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers,
+		// A 6 s TTL caps the producers' delivery timeout at 2 s: short for a test, long enough for a loaded
+		// machine's brokers to acknowledge (a timeout restarts the pipeline, which re-sends records).
+		Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
+			WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
+		Ready: func(a string) { addr <- a },
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	go func() { done <- server.Run(ctx, cfg) }()
 	var base string
 	select {
 	case a := <-addr:
