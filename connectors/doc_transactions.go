@@ -52,11 +52,16 @@ package connectors
 // # Why no zombie writes
 //
 // Records count as replicated, and offsets move, only when their transaction committed. A commit is attempted
-// only while the run's lease is valid; the transaction timeout is the producer's delivery timeout (capped below
-// the lease's settle window, capDelivery) plus the interval, so a worker that stalls with a transaction open
-// has it aborted by the coordinator before its task moves; and a new owner's InitTransactions fences the old
-// producer for good. A first pipeline whose InitTransactions fails (transaction state log under-replicated,
-// TransactionalId ACL missing) fails the task with the cause; later pipelines retry.
+// only while the run's lease is valid, and a new owner's InitTransactions fences the old producer for good:
+// a worker that resumes after a stall finds its commit refused (the chaos suite sees "Producer fenced by newer
+// instance" there). The transaction timeout is the producer's delivery timeout (capped below the lease's
+// settle window, capDelivery) plus the interval, so the coordinator also aborts (within its cleanup interval,
+// 10 s by default) a transaction that nobody fences, such as one of a task id that no longer exists.
+//
+// A target that refuses transactions (no TransactionalId ACL: a non-retriable error) fails the task at once,
+// naming the cause; one whose InitTransactions times out (a transaction state log that cannot be created,
+// e.g. transaction.state.log.replication.factor above the broker count) fails it after three attempts of the
+// run's first pipeline. After a first success, failures restart the pipeline instead (a broker restart).
 //
 // # Not yet (issue 16)
 //

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -31,6 +32,8 @@ const (
 	// transactionalIDPrefix starts every transactional.id kmirror uses, so that one prefixed ACL
 	// (TransactionalId, PREFIXED "kmirror-") authorizes them all.
 	transactionalIDPrefix = "kmirror-"
+	// maxInitFailures is how many times a run's first InitTransactions may time out before the task fails.
+	maxInitFailures = 3
 )
 
 // offsetsRecord is the opaque of the offsets records a transaction carries: their delivery reports are not
@@ -53,6 +56,7 @@ type sourceTxns struct {
 
 	offsetsPartitions int           // of the offsets topic, known once the pipeline started
 	initialized       bool          // some pipeline of this run initialized transactions
+	initFailures      int           // consecutive failed InitTransactions before the first success
 	syncs             *offsetSyncer // the pipeline's offset syncs, sent once a transaction committed; nil if off
 
 	// The open transaction, owned by the poll loop.
@@ -132,6 +136,14 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 	if n, err := strconv.ParseInt(r.producerProps["socket.timeout.ms"], 10, 64); err != nil || n > txnTimeout+100 {
 		r.producerProps["socket.timeout.ms"] = strconv.FormatInt(min(60000, txnTimeout+100), 10)
 	}
+	// Right after a commit the coordinator answers the next transaction's AddPartitionsToTxn with
+	// CONCURRENT_TRANSACTIONS until the markers are written; librdkafka retries with its exponential backoff
+	// (100 ms doubling to 1 s), which held records back for up to a second per transaction. Java's producer
+	// retries that case after 20 ms; these bounds do the same where the user set nothing.
+	if _, set := r.producerProps["retry.backoff.ms"]; !set {
+		r.producerProps["retry.backoff.ms"] = "20"
+		setDefault(r.producerProps, "250", "retry.backoff.max.ms")
+	}
 	if n, err := strconv.Atoi(r.producerProps["max.in.flight.requests.per.connection"]); err == nil && n > 5 {
 		r.producerProps["max.in.flight.requests.per.connection"] = "5" // the idempotent producer's limit
 	}
@@ -181,27 +193,39 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 		p.abortedTxn()
 		p.txnLast = -1
 	}
+	// A target that refuses transactions (no ACL for the transactional id, an invalid offsets topic) fails
+	// the task at once, naming the cause, rather than replicate without the guarantee. One that does not answer
+	// is retried by restarting the pipeline, except before the first success of the run: a target that never
+	// initializes transactions (its transaction state log cannot be created: replication factor above its
+	// brokers) fails the task after maxInitFailures attempts, each waiting the commit timeout.
 	fail := func(err error) error {
-		// A target that cannot give the first pipeline transactions is not going to by itself (transaction
-		// state log under-replicated, ACLs missing): the task fails, naming the cause, rather than replicate
-		// without the guarantee. Later pipelines (after a fault) retry.
-		if !x.initialized {
+		if !kafka.IsRetriable(err) && !errors.Is(err, context.DeadlineExceeded) {
 			return err
+		}
+		if !x.initialized {
+			if x.initFailures++; x.initFailures >= maxInitFailures {
+				return fmt.Errorf("%w (%d attempts)", err, x.initFailures)
+			}
 		}
 		return &pipelineError{err: err}
 	}
 	n, err := x.ensureOffsetsTopic(ctx, admin, r.targetAlias)
 	if err != nil {
-		return fail(err)
+		if kafka.IsRetriable(err) || errors.Is(err, context.DeadlineExceeded) {
+			return &pipelineError{err: err} // the topic is the target's, not the transactions': retry
+		}
+		return err
 	}
 	x.offsetsPartitions = n
+	began := time.Now()
 	initCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
 	defer cancel()
 	if err := producer.InitTransactions(initCtx); err != nil {
 		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not initialize transactions for transactional.id %s (a transaction.state.log.replication.factor above the number of brokers, or no Write/Describe ACL on the transactional id?): %w",
 			r.targetAlias, x.txnID, err))
 	}
-	x.initialized = true
+	x.initialized, x.initFailures = true, 0
+	inited := time.Now()
 	readCtx, cancelRead := context.WithTimeout(ctx, x.commitTimeout)
 	defer cancelRead()
 	offsets, err := x.readOffsets(readCtx, r)
@@ -213,6 +237,9 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 			p.resumeFrom(off)
 		}
 	}
+	r.log.Info("transactions initialized: older producers of the task are fenced; resuming from the committed offsets",
+		"transactional_id", x.txnID, "init_ms", inited.Sub(began).Milliseconds(), "read_offsets_ms", time.Since(inited).Milliseconds(),
+		"committed_partitions", len(offsets))
 	return nil
 }
 
@@ -240,8 +267,17 @@ func (x *sourceTxns) ensureOffsetsTopic(ctx context.Context, admin *kafka.Admin,
 // readOffsets reads the task's committed source offsets from the offsets topic (read_committed: offsets of
 // aborted transactions are not seen), last value per key wins, as Connect's KafkaOffsetBackingStore reads it.
 func (x *sourceTxns) readOffsets(ctx context.Context, r *sourceRun) (map[mirror.TopicPartition]int64, error) {
+	// Only the partitions of the task's own keys: every writer (kmirror, Java's producer) puts a key in the
+	// partition of its murmur2 hash, and Java MM2 looks a partition up by those very key bytes.
+	var parts []int32
+	for _, p := range r.parts {
+		key := mm2offsets.Key(x.connector, mm2offsets.Partition{Cluster: r.sourceAlias, Topic: p.tp.Topic, Partition: p.tp.Partition})
+		if part := mm2offsets.PartitionFor(key, x.offsetsPartitions); !slices.Contains(parts, part) {
+			parts = append(parts, part)
+		}
+	}
 	c := mm2offsets.NewCollector(x.connector, r.sourceAlias)
-	if _, err := kafka.ReadTopic(ctx, x.offsetsProps, x.offsetsTopic, r.log, func(rec kafka.Record) error {
+	if _, err := kafka.ReadTopicPartitions(ctx, x.offsetsProps, x.offsetsTopic, parts, r.log, func(rec kafka.Record) error {
 		c.Add(rec.Key(), rec.Value())
 		return nil
 	}); err != nil {
