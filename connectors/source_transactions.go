@@ -221,8 +221,9 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	initCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
 	defer cancel()
 	if err := producer.InitTransactions(initCtx); err != nil {
-		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not initialize transactions for transactional.id %s (a transaction.state.log.replication.factor above the number of brokers, or no Write/Describe ACL on the transactional id?): %w",
-			r.targetAlias, x.txnID, err))
+		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not initialize transactions for transactional.id %s: %w "+
+			"(common causes: transaction.state.log.replication.factor above the number of brokers, no Write/Describe ACL on the transactional id, "+
+			"a transaction.timeout.ms above the broker's transaction.max.timeout.ms)", r.targetAlias, x.txnID, err))
 	}
 	x.initialized, x.initFailures = true, 0
 	inited := time.Now()

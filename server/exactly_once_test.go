@@ -183,4 +183,53 @@ func TestExactlyOnceReplicatesInTransactions(t *testing.T) {
 		}
 		return len(at) == 3 && !slices.ContainsFunc(at, func(v int64) bool { return v != 1010 })
 	}, 30*time.Second, 100*time.Millisecond)
+
+	// A soft stop commits the open transaction; the next process resumes from the offsets topic: records
+	// produced meanwhile arrive once, nothing is sent twice.
+	k.stop()
+	more := makeRecords(topics, 600, 3000)
+	kafkatest.Produce(t, "A", more)
+	k2 := startKmirror(t, k.dbURL, withExactlyOnce)
+	k2.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
+	all := append(sent, more...)
+	want = groupByPartition(all)
+	require.Eventually(t, func() bool {
+		got = readCommitted(t, prefixA(topic))
+		for pk, rs := range want {
+			if len(got[pk.partition]) < len(rs) {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 500*time.Millisecond, "the records produced while stopped reach B")
+	for pk, rs := range want {
+		have := got[pk.partition]
+		require.Len(t, have, len(rs), "partition %d: exactly once across the restart", pk.partition)
+		for i := range rs {
+			require.Equal(t, rs[i].Value, have[i].Value(), "partition %d record %d", pk.partition, i)
+		}
+	}
+}
+
+// TestExactlyOnceTargetRefusesTransactions: a transaction timeout above the broker's
+// transaction.max.timeout.ms makes the target refuse InitTransactions. The task fails, naming the cause,
+// instead of replicating without transactions.
+func TestExactlyOnceTargetRefusesTransactions(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "", withExactlyOnce)
+	prefix := "eosrefused" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 1)
+	kafkatest.Produce(t, "A", makeRecords(topics, 10, 0))
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{
+		"tasks.max": "1", "exactly.once.support": "required", "source.consumer.isolation.level": "read_committed",
+		"producer.override.transaction.timeout.ms": "3600000"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING FAILED", 60*time.Second)
+	_, st := k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	trace := st.(map[string]any)["tasks"].([]any)[0].(map[string]any)["trace"].(string)
+	require.Contains(t, trace, "did not initialize transactions for transactional.id kmirror-"+name+"-0")
+	require.Contains(t, trace, "Transaction timeout is larger than the maximum value allowed by the broker")
+	// Nothing was written without a transaction.
+	require.Empty(t, readCommitted(t, prefixA(topics[0].name)))
 }
