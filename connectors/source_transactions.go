@@ -217,6 +217,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 		return err
 	}
 	x.offsetsPartitions = n
+	first := !x.initialized
 	began := time.Now()
 	initCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
 	defer cancel()
@@ -233,10 +234,21 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	if err != nil {
 		return &pipelineError{err: err}
 	}
+	var ahead []string
 	for _, p := range r.parts {
 		if off, ok := offsets[p.tp]; ok {
+			if acked, _ := p.progress(); first && off > acked {
+				ahead = append(ahead, fmt.Sprintf("%s-%d: %d (PostgreSQL %d)", p.tp.Topic, p.tp.Partition, off, acked))
+			}
 			p.resumeFrom(off)
 		}
+	}
+	if len(ahead) > 0 {
+		// After a crash PostgreSQL's copy lags by up to a commit interval; a PATCH or DELETE of the offsets
+		// (which change only that copy, not yet the offsets topic) would look the same, and must not go unseen.
+		r.log.Warn("the offsets topic is ahead of PostgreSQL's copy: resuming from the offsets topic (after a crash this is expected; "+
+			"offsets set with PATCH or DELETE /connectors/{name}/offsets are not applied in exactly-once mode yet)",
+			"topic", x.offsetsTopic, "partitions", ahead)
 	}
 	r.log.Info("transactions initialized: older producers of the task are fenced; resuming from the committed offsets",
 		"transactional_id", x.txnID, "init_ms", inited.Sub(began).Milliseconds(), "read_offsets_ms", time.Since(inited).Milliseconds(),
