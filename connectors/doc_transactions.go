@@ -69,4 +69,7 @@ package connectors
 // the transaction timeout only: Connect fences every task id of the previous generation before starting the
 // new one, kmirror does not yet. PATCH/DELETE /connectors/{c}/offsets change PostgreSQL's copy only, which the
 // offsets topic overrides when it is ahead. Offset syncs are produced after the commit by the shared offset-sync
-// producer (as MM2 does), not inside the transaction.
+// producer (as MM2 does), not inside the transaction. Heartbeat and checkpoint tasks do not use transactions
+// (Connect's exactly-once worker runs them transactionally too). Every transaction starts a new range in the
+// offset map, because its commit marker takes a target offset: translation stays exact, but a poll boundary
+// with small transactions makes many ranges.
