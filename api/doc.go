@@ -86,6 +86,11 @@
 //     500 "Internal server error while handling <method> <path>; see the worker's log". The error goes to the
 //     log, identical ones at most once per 10 s with the number of repeats. /health keeps Connect's unhealthy
 //     text and adds only the cause ("Database unreachable.").
+//   - With --rest-users-file (package auth, wired by server), a request without valid credentials gets Connect's
+//     BasicAuthSecurityRestExtension answer, 401 "User cannot access the resource." in plain text, plus the
+//     WWW-Authenticate challenges (Basic and Bearer) Connect does not send, which browsers need to ask for a
+//     password. Connect has no roles; kmirror's read-only role gets 403 with the error body on anything but GET
+//     and HEAD. /health needs no credentials (Connect's extension guards it too, which breaks probes).
 //   - GET /connectors/{c}/notices is a kmirror extension: the typed notices behind the status traces (kind,
 //     message, topic, partition, first and last offset), kept out of the status objects so that strict Connect
 //     clients see Connect's shape there.

@@ -26,10 +26,19 @@ func openAPIDocument() obj {
 			"version": ConnectVersion,
 			"description": "MirrorMaker 2 as a service speaking the Kafka Connect REST API. Every error response is " +
 				"{\"error_code\": <status>, \"message\": <text>} with Connect's texts; /health answers with WorkerStatus instead. " +
-				"While the database cannot be reached, operations that need it answer 503 with Retry-After.",
+				"While the database cannot be reached, operations that need it answer 503 with Retry-After. " +
+				"With --rest-users-file, every operation but /health needs HTTP basic auth or a bearer token: without valid " +
+				"credentials it answers 401 with Connect's plain-text body, and a read-only user gets 403 on anything but GET and HEAD.",
 		},
-		"paths":      withSharedResponses(openAPIPaths()),
-		"components": obj{"schemas": openAPISchemas(), "responses": openAPISharedResponses()},
+		// Credentials are optional in the document ({}) because kmirror serves without them unless the operator
+		// gives it a users file; a client that has some sends either kind.
+		"security": []obj{{}, {"basicAuth": []string{}}, {"bearerAuth": []string{}}},
+		"paths":    withSharedResponses(openAPIPaths()),
+		"components": obj{"schemas": openAPISchemas(), "responses": openAPISharedResponses(),
+			"securitySchemes": obj{
+				"basicAuth":  obj{"type": "http", "scheme": "basic", "description": "A user of the users file (name:role:bcrypt or argon2id hash)"},
+				"bearerAuth": obj{"type": "http", "scheme": "bearer", "description": "A token made by kmirror passwd --token, whose SHA-256 is in the users file"},
+			}},
 	}
 }
 
@@ -37,6 +46,12 @@ func openAPIDocument() obj {
 func openAPISharedResponses() obj {
 	return obj{
 		"InternalError": errorResponse("An internal failure; the message names the request, the worker's log has the details"),
+		"Unauthorized": obj{
+			"description": "Authentication is on and the request has no valid credentials (Connect's BasicAuthSecurityRestExtension answer)",
+			"headers":     obj{"WWW-Authenticate": obj{"description": "The Basic and Bearer challenges", "schema": obj{"type": "string"}}},
+			"content":     obj{"text/plain": obj{"schema": obj{"type": "string", "enum": []string{"User cannot access the resource."}}}},
+		},
+		"Forbidden": errorResponse("The user's role may not do this: read-only may only GET and HEAD (or a browser's cross-origin write)"),
 		"Unavailable": obj{
 			"description": "kmirror cannot reach its database (operations that need it)",
 			"headers":     obj{"Retry-After": obj{"description": "Seconds to wait before retrying", "schema": obj{"type": "integer"}}},
@@ -46,12 +61,19 @@ func openAPISharedResponses() obj {
 }
 
 // withSharedResponses adds the shared 500 and 503 to every operation that does not describe those codes
-// itself (/health does: its bodies are WorkerStatus).
+// itself (/health does: its bodies are WorkerStatus), and the 401 and 403 of authentication to every operation
+// that needs credentials (all but /health, which probes reach without any).
 func withSharedResponses(paths obj) obj {
-	for _, ops := range paths {
+	for path, ops := range paths {
 		for _, op := range ops.(obj) {
 			responses := op.(obj)["responses"].(obj)
-			for code, name := range map[string]string{"500": "InternalError", "503": "Unavailable"} {
+			shared := map[string]string{"500": "InternalError", "503": "Unavailable", "401": "Unauthorized", "403": "Forbidden"}
+			if path == "/health" {
+				delete(shared, "401")
+				delete(shared, "403")
+				op.(obj)["security"] = []obj{}
+			}
+			for code, name := range shared {
 				if _, ok := responses[code]; !ok {
 					responses[code] = obj{"$ref": "#/components/responses/" + name}
 				}

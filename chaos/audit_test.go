@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,8 @@ type auditRow struct {
 	Producers      []int64
 	MissingSeqs    string // ranges, for the report
 	MissingOnA     string // the offsets on A of the missing sequences, as A acknowledged them: where to look
+	FirstOnB       string // the partition's first record as read on B ("offset 0 gen 1 seq 1"): a reader that
+	// skipped the log's start shows here, apart from a mirror that never wrote it
 }
 
 // staleGroup is the stale writes of one superseded producer id in one partition.
@@ -143,6 +146,9 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			row.Missing = len(missing)
 			row.MissingSeqs = ranges(missing, 6)
 			row.MissingOnA = ranges(missingAt, 6)
+			if len(rs) > 0 {
+				row.FirstOnB = fmt.Sprintf("offset %d gen %d seq %d", rs[0].offset, rs[0].gen, rs[0].seq)
+			}
 			res.Missing += row.Missing
 			res.Duplicated += row.Duplicated
 			res.Reordered += row.Reordered
@@ -244,8 +250,8 @@ func (a *auditResult) String() string {
 	tw.Flush()
 	for _, r := range a.Rows {
 		if r.Missing > 0 {
-			fmt.Fprintf(&b, "missing in partition %d gen %d: sequences %s (acknowledged by A at offsets %s)\n", r.Partition, r.Gen,
-				r.MissingSeqs, r.MissingOnA)
+			fmt.Fprintf(&b, "missing in partition %d gen %d: sequences %s (acknowledged by A at offsets %s; the partition's first record read on B: %s)\n",
+				r.Partition, r.Gen, r.MissingSeqs, r.MissingOnA, cmp.Or(r.FirstOnB, "none"))
 		}
 	}
 	for _, g := range a.StaleWrites {

@@ -41,6 +41,9 @@ type sourcePartition struct {
 	txnLast int64 // exactly-once: the last source offset forwarded in the open transaction; -1 none
 	next    int64 // the next source offset the consumer should return; -1 until known
 	startAt int64 // where the pipeline assigned the partition: an offset, or kafka.OffsetBeginning/OffsetEnd
+	// firstPast is the first record's offset when it lay past startAt and the pipeline read the partition again
+	// from startAt (-1: not read again).
+	firstPast int64
 
 	// Owned by the committer.
 	committed int64 // last source offset committed to PostgreSQL
@@ -58,7 +61,7 @@ type sourcePartition struct {
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
-	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, txnLast: -1, sourceID: sourceID,
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, firstPast: -1, txnLast: -1, sourceID: sourceID,
 		ranges: offsetmap.NewTracker(nil), lastTS: noTimestamp, readNext: -1}
 }
 
@@ -227,6 +230,7 @@ func (p *sourcePartition) reset() int64 {
 	defer p.mu.Unlock()
 	p.inflight = ring[inflightRecord]{}
 	p.next = -1
+	p.firstPast = -1
 	p.readNext = -1
 	p.broken = false
 	p.ranges.Reset()

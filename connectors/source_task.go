@@ -90,6 +90,9 @@ var (
 	errRecreated = errors.New("source topics were re-created")
 	// errLeaseRevoked ends a pipeline whose run lost its unit: it must write nothing more.
 	errLeaseRevoked = errors.New("the run's lease was revoked")
+	// errUnconfirmedDelivery: the producer reported a record written without the target saying so (see
+	// kafka.Delivery.Unconfirmed).
+	errUnconfirmedDelivery = errors.New("the target acknowledged a later record of the partition while this one's request had no answer, so whether this one was written is unknown; replicating again from the last record the target confirmed")
 )
 
 // sourceRun is everything one run of a source task shares between its poll loop, its delivery handler and its
@@ -390,6 +393,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		targetAdmin.Close()
 		producer.Close()
 	}
+	r.awaitRemotesWritable(ctx, targetAdmin)
 	if r.txns != nil {
 		if err := r.txns.startPipeline(ctx, r, producer, targetAdmin, syncs); err != nil {
 			closeProducer()
@@ -398,6 +402,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	}
 
 	starts := make([]kafka.Start, 0, len(r.parts))
+	var fromBeginning []kafka.PartitionID
 	for _, p := range r.parts {
 		acked := p.reset()
 		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
@@ -411,10 +416,14 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
 			default:
 				start.Offset = kafka.OffsetBeginning
+				fromBeginning = append(fromBeginning, kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition})
 			}
 		}
-		p.startAt = start.Offset
 		starts = append(starts, start)
+	}
+	r.resolveBeginnings(ctx, sourceAdmin, starts, fromBeginning)
+	for i, p := range r.parts {
+		p.startAt = starts[i].Offset
 	}
 	if err := consumer.Assign(starts); err != nil {
 		closeProducer()
@@ -566,8 +575,8 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		}
 		r.clearNotice("source")
 		off, ts, valueBytes := rec.Offset(), rec.Timestamp(), len(rec.Value())
-		if p.next < 0 {
-			r.firstRecord(consumer, p, off)
+		if p.next < 0 && r.firstRecord(consumer, p, off) {
+			continue // read again from the start
 		}
 		if r.txns != nil {
 			if err := r.txns.beforeForward(producer); err != nil {
@@ -600,24 +609,106 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 	return nil, nil, false
 }
 
-// firstRecord logs a partition's first record of the pipeline when it lies past where the pipeline started
-// the partition: the records in between never reached the task. Compaction and transaction markers do that
-// legitimately; anything else is a skip, and this line is how one shows (the fault suite once saw a
-// partition's first record missing on the target with nothing in the logs).
-func (r *sourceRun) firstRecord(consumer *kafka.Consumer, p *sourcePartition, off int64) {
+// How long a pipeline start waits for remote partitions that cannot take writes yet (see awaitRemotesWritable).
+const remoteWritableWait = 5 * time.Second
+
+// awaitRemotesWritable waits, up to remoteWritableWait, until the leader of every remote partition answers for
+// it. A remote topic the connector has just created exists in the target's metadata before its leader has
+// created the logs (seconds, on a busy broker), and writing to a partition in that moment is how a record can
+// be lost: the producer's first request is refused, its answer comes too late, a later request is accepted
+// as the producer's first, and librdkafka then reports the earlier records written (kafka.Delivery.Unconfirmed).
+// The task would send them again, after the later ones; waiting here keeps their order. A partition still not
+// writable after the wait is left to the producer's retries.
+func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin *kafka.Admin) {
+	ids := make([]kafka.PartitionID, 0, len(r.parts))
+	for _, p := range r.parts {
+		ids = append(ids, kafka.PartitionID{Topic: *p.remote, Partition: p.tp.Partition})
+	}
+	deadline := time.Now().Add(remoteWritableWait)
+	backoff := 50 * time.Millisecond
+	for {
+		waitCtx, cancel := context.WithDeadline(ctx, deadline)
+		logs, failed, err := admin.LogOffsets(waitCtx, ids, false, false)
+		cancel()
+		if err == nil && len(failed) == 0 && len(logs) == len(ids) {
+			return
+		}
+		if ctx.Err() != nil || time.Now().Add(backoff).After(deadline) {
+			r.log.Info("remote partitions not all writable yet; replicating anyway (the producer retries them)",
+				"partitions", len(ids), "answered", len(logs), "waited", remoteWritableWait)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 500*time.Millisecond)
+	}
+}
+
+// resolveBeginnings turns the logical start "beginning" of the partitions in fromBeginning into their log
+// start offsets, in one batched request, so that each partition starts at an offset the task knows: the first
+// record the consumer returns can then be checked against it (firstRecord), and no logical-offset lookup is
+// left to the consumer, whose failure it would report as an auto.offset.reset error with the partition
+// stopped. A partition the source cannot answer for keeps the logical start.
+func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, starts []kafka.Start, fromBeginning []kafka.PartitionID) {
+	if len(fromBeginning) == 0 {
+		return
+	}
+	logs, _, err := admin.LogOffsets(ctx, fromBeginning, r.consumerProps["isolation.level"] == "read_committed", true)
+	if err != nil {
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "log-starts", "reading the log start offsets of new partitions failed; the consumer looks them up itself", "error", err)
+		return
+	}
+	for i, s := range starts {
+		if s.Offset != kafka.OffsetBeginning {
+			continue
+		}
+		if lo, ok := logs[kafka.PartitionID{Topic: s.Topic, Partition: s.Partition}]; ok && lo.Start >= 0 {
+			starts[i].Offset = lo.Start
+		}
+	}
+}
+
+// firstRecord checks a partition's first record of the pipeline against where the pipeline started the
+// partition. Compaction, transaction markers and aborted transactions legitimately put it past the start;
+// anything else means the consumer skipped records, which nothing downstream could notice: the offsets after
+// them are acknowledged as usual. So the first time in a pipeline, the task drops the record
+// and reads the partition again from its start. If the re-read's first record is the same one, the records in
+// between are not in the log for this consumer, and it goes on; if it is an earlier one, the consumer had
+// skipped records, which the log now says. It returns whether the record was dropped.
+func (r *sourceRun) firstRecord(consumer *kafka.Consumer, p *sourcePartition, off int64) bool {
 	want := p.startAt
 	if want == kafka.OffsetBeginning {
 		low, _, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition)
 		if err != nil || low < 0 {
-			return
+			return false
 		}
 		want = low
 	}
-	if want < 0 || off <= want {
-		return
+	if want < 0 {
+		return false
 	}
-	r.log.Info("first record of the partition is past its start position: the consumer returned nothing in between",
+	if p.firstPast >= 0 {
+		if off < p.firstPast {
+			r.log.Warn("the consumer had skipped records at the partition's start: reading it again returned them",
+				"topic", p.tp.Topic, "partition", p.tp.Partition, "start", want, "first_read", p.firstPast, "first_reread", off)
+		}
+		return false
+	}
+	if off <= want {
+		return false
+	}
+	if err := consumer.Seek(p.tp.Topic, p.tp.Partition, want); err != nil {
+		r.log.Warn("first record of the partition is past its start position, and seeking back failed: continuing from it",
+			"topic", p.tp.Topic, "partition", p.tp.Partition, "start", want, "first", off, "error", err)
+		return false
+	}
+	p.firstPast = off
+	r.log.Debug("first record of the partition is past its start position: reading the partition again from its start",
 		"topic", p.tp.Topic, "partition", p.tp.Partition, "start", want, "first", off)
+	return true
 }
 
 // How often an idle poll loop reads the consumer's positions for the offset map: a group committed past a
@@ -688,8 +779,14 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 				return fmt.Errorf("replicate %s topic %s partition %d offset %d (%d value bytes) to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
 					r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, size, r.targetAlias, *p.remote, err)
 			}
-			return fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 				r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
+			if kafka.IsRetriable(err) {
+				// e.g. a remote partition the producer does not know yet (the connector adds partitions to
+				// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it.
+				err = &pipelineError{err: err}
+			}
+			return err
 		}
 		if r.failure.Load() != nil || ctx.Err() != nil {
 			return errAbandoned
@@ -712,12 +809,20 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.log.Error("delivery report for a partition this task does not replicate", "topic", d.Topic, "partition", d.Partition)
 		return
 	}
-	if d.Err != nil {
+	if d.Err != nil || d.Unconfirmed {
 		upstream := p.fail()
-		err := fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, d.Err)
-		if kafka.IsRetriable(d.Err) || kafka.IsPurged(d.Err) {
-			err = &pipelineError{err: err}
+		var err error
+		if d.Err != nil {
+			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, d.Err)
+			if kafka.IsRetriable(d.Err) || kafka.IsPurged(d.Err) {
+				err = &pipelineError{err: err}
+			}
+		} else {
+			// Counting it as written would lose it whenever the broker took the later request as the first: the
+			// pipeline sends it again instead, which at worst duplicates it.
+			err = &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
 		}
 		if r.failure.CompareAndSwap(nil, &err) {
 			// Records behind the failed one must not reach the target before it: the next pipeline re-sends
@@ -789,10 +894,14 @@ func (r *sourceRun) outOfRange(ctx context.Context, consumer *kafka.Consumer, on
 		want := p.next
 		if want < 0 {
 			acked, _ := p.progress()
-			if acked < 0 {
-				continue // started from the log's beginning or end: nothing can be missing
+			switch {
+			case acked >= 0:
+				want = acked + 1
+			case p.startAt >= 0:
+				want = p.startAt // the log start it was assigned at: retention moved past it before the first fetch
+			default:
+				continue // started from the log's logical beginning or end: nothing can be missing
 			}
-			want = acked + 1
 		}
 		low, high, err := consumer.Watermarks(p.tp.Topic, p.tp.Partition, 10*time.Second)
 		if err != nil {

@@ -374,14 +374,18 @@ func (x *sourceTxns) delivered(r *sourceRun, d kafka.Delivery) bool {
 		}
 	}()
 	if _, ok := d.Opaque.(offsetsRecord); ok {
-		if d.Err != nil {
-			err := error(&pipelineError{err: fmt.Errorf("write offsets to %s on %s: %w", x.offsetsTopic, r.targetAlias, d.Err)})
+		if d.Err != nil || d.Unconfirmed {
+			cause := d.Err
+			if cause == nil {
+				cause = errUnconfirmedDelivery
+			}
+			err := error(&pipelineError{err: fmt.Errorf("write offsets to %s on %s: %w", x.offsetsTopic, r.targetAlias, cause)})
 			r.failure.CompareAndSwap(nil, &err)
 		}
 		return true
 	}
-	if d.Err != nil {
-		return false
+	if d.Err != nil || d.Unconfirmed {
+		return false // the ordinary handler fails the pipeline, which aborts the transaction
 	}
 	p := lookup(r.byRemote, d.Topic, d.Partition)
 	if p == nil {

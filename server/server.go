@@ -3,7 +3,6 @@ package server
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -34,6 +33,8 @@ type Config struct {
 	WorkerID      string // defaults to the advertised host:port
 	AdvertisedURL string // how other workers and clients reach this one; defaults from Listen and the hostname
 	Loggers       *Loggers
+	// Security is REST authentication and TLS (security.go); the zero value serves plain HTTP to anyone.
+	Security Security
 
 	// DatabaseTimeout bounds how long start-up waits for an unreachable database (30s when zero).
 	DatabaseTimeout time.Duration
@@ -58,8 +59,12 @@ func Run(ctx context.Context, cfg Config) error {
 		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 	}
 	defer ln.Close()
+	sec, err := newSecurity(cfg.Security, ln.Addr(), cfg.Loggers)
+	if err != nil {
+		return err
+	}
 	if cfg.AdvertisedURL == "" {
-		cfg.AdvertisedURL = defaultAdvertisedURL(ln.Addr())
+		cfg.AdvertisedURL = defaultAdvertisedURL(sec.scheme(), ln.Addr())
 	}
 	if cfg.WorkerID == "" {
 		u, err := url.Parse(cfg.AdvertisedURL)
@@ -99,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	router := chi.NewRouter()
 	// Every worker serves its own series: Prometheus scrapes each one.
 	router.Method(http.MethodGet, "/metrics", metricsReg.Handler())
-	restAPI := metricsReg.HTTPMiddleware(apiRoute())(api.New(api.Config{
+	restAPI := metricsReg.HTTPMiddleware(apiRoute())(sec.authorize(api.New(api.Config{
 		Store: st,
 		Info: func(context.Context) (api.ServerInfo, error) {
 			return api.ServerInfo{Version: ConnectVersion, Commit: Commit(), ClusterID: clusterID}, nil
@@ -109,7 +114,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
 
 		ExactlyOnceSource: cfg.ExactlyOnceSource,
-	}))
+	})))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.
 	dashboard, err := web.New(web.Config{API: restAPI, Logger: cfg.Loggers.Logger("kmirror.web")})
@@ -118,19 +123,16 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	router.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusMovedPermanently))
 	router.Handle(web.Prefix+"/*", dashboard)
-	srv := &http.Server{Handler: router, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: sec.authenticate(router), ReadHeaderTimeout: 10 * time.Second}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		log.Info("serving the Kafka Connect REST API", "address", ln.Addr().String(), "worker_id", cfg.WorkerID,
+		log.Info("serving the Kafka Connect REST API", "address", ln.Addr().String(), "scheme", sec.scheme(), "worker_id", cfg.WorkerID,
 			"advertised_url", cfg.AdvertisedURL, "version", Version)
 		if cfg.Ready != nil {
 			cfg.Ready(ln.Addr().String())
 		}
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serve HTTP: %w", err)
-		}
-		return nil
+		return sec.serve(srv, ln)
 	})
 	g.Go(func() error {
 		<-gctx.Done()
@@ -140,6 +142,10 @@ func Run(ctx context.Context, cfg Config) error {
 		return srv.Shutdown(shutdownCtx)
 	})
 	g.Go(func() error { return rt.Run(gctx) })
+	g.Go(func() error {
+		sec.run(gctx)
+		return nil
+	})
 	g.Go(func() error {
 		applyClusterLoggerLevels(gctx, st, cfg.Loggers, log)
 		return nil
@@ -177,7 +183,7 @@ func apiRoute() func(*http.Request) string {
 
 var _ tasks.Observer = (*metrics.Registry)(nil)
 
-func defaultAdvertisedURL(addr net.Addr) string {
+func defaultAdvertisedURL(scheme string, addr net.Addr) string {
 	host, port, _ := net.SplitHostPort(addr.String())
 	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
 		if h, err := os.Hostname(); err == nil && h != "" {
@@ -187,7 +193,7 @@ func defaultAdvertisedURL(addr net.Addr) string {
 		}
 	}
 	p, _ := strconv.Atoi(port)
-	return fmt.Sprintf("http://%s", net.JoinHostPort(host, strconv.Itoa(p)))
+	return fmt.Sprintf("%s://%s", scheme, net.JoinHostPort(host, strconv.Itoa(p)))
 }
 
 // healthCheck answers GET /health in KIP-1017's terms: starting until the runtime has joined the cluster,

@@ -30,7 +30,7 @@ type kmirror struct {
 }
 
 // startKmirror runs server.Run on a free port with a database of its own (or dbURL, to share one) until the
-// test ends or stop is called; opts change the config before it starts.
+// test ends or stop is called; opts adjust its configuration.
 func startKmirror(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmirror {
 	t.Helper()
 	if dbURL == "" {
@@ -56,11 +56,15 @@ func startKmirror(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmi
 	for _, o := range opts {
 		o(&cfg)
 	}
+	scheme := "http"
+	if cfg.Security.TLSCert != "" {
+		scheme = "https"
+	}
 	go func() { done <- server.Run(ctx, cfg) }()
 	var base string
 	select {
 	case a := <-addr:
-		base = "http://" + a
+		base = scheme + "://" + a
 	case err := <-done:
 		cancel()
 		t.Fatalf("kmirror did not start: %v", err)

@@ -55,8 +55,8 @@ func screenshotDir(t *testing.T) string {
 	return dir
 }
 
-// newBrowser starts a headless Chromium for the test; it stops when the test ends.
-func newBrowser(t *testing.T) *browser {
+// newBrowser starts a headless Chromium for the test, with extra flags if given; it stops when the test ends.
+func newBrowser(t *testing.T, extra ...chromedp.ExecAllocatorOption) *browser {
 	t.Helper()
 	path := chromiumPath(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
@@ -71,6 +71,7 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1280, 900),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}))
 	t.Cleanup(func() { cancel(); cancelAlloc() })

@@ -2,6 +2,7 @@
 //
 //	kmirror serve              run a worker (REST API + task runtime)
 //	kmirror migrate up|status  manage the database schema
+//	kmirror passwd NAME        print a users-file line (--rest-users-file): a hashed password or a bearer token
 //	kmirror mm2-offsets        hand over from Java MM2: its source offsets as a PATCH .../offsets body
 //	kmirror loadgen            produce a steady stream of records into a topic (demos, tests)
 //	kmirror version            print the build
@@ -100,14 +101,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|mm2-offsets|loadgen|version> [flags]",
+		ShortUsage:  "kmirror <serve|migrate|health|passwd|mm2-offsets|loadgen|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
-		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), versionCmd},
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, migrate, health, passwd, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, mm2-offsets, loadgen or version (see kmirror -h)")
+			return errors.New("missing command: use serve, migrate, health, passwd, mm2-offsets, loadgen or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
@@ -129,6 +130,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
+	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	return &ffcli.Command{
 		Name:       "serve",
@@ -157,6 +159,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
 				ExactlyOnceSource: eosSupport,
+				Security:          *security,
 			})
 		},
 	}

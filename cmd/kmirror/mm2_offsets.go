@@ -190,19 +190,23 @@ func applyMM2Offsets(ctx context.Context, o mm2OffsetsOptions, offsets []mm2offs
 		return fmt.Errorf("invalid --apply %q: want the kmirror URL, e.g. http://kmirror:8083", o.apply)
 	}
 	connURL := base + "/connectors/" + url.PathEscape(o.target)
+	// What messages show: the URL may carry basic-auth credentials (https://user:password@host), which must
+	// not end up in a terminal's scrollback or a CI log.
+	shownBase := strings.TrimSuffix(u.Redacted(), "/")
+	shown := shownBase + "/connectors/" + url.PathEscape(o.target)
 	status, raw, err := httpDo(ctx, http.MethodGet, connURL+"/config", nil)
 	if err != nil {
 		return err
 	}
 	if status == http.StatusNotFound {
-		return fmt.Errorf("kmirror at %s has no connector %s: create it first (POST /connectors with \"initial_state\":\"STOPPED\"), or name it with --kmirror-connector", base, o.target)
+		return fmt.Errorf("kmirror at %s has no connector %s: create it first (POST /connectors with \"initial_state\":\"STOPPED\"), or name it with --kmirror-connector", shownBase, o.target)
 	}
 	if status != http.StatusOK {
-		return fmt.Errorf("GET %s/config: %d %s", connURL, status, bytes.TrimSpace(raw))
+		return fmt.Errorf("GET %s/config: %d %s", shown, status, bytes.TrimSpace(raw))
 	}
 	var config map[string]string
 	if err := json.Unmarshal(raw, &config); err != nil {
-		return fmt.Errorf("GET %s/config: %w", connURL, err)
+		return fmt.Errorf("GET %s/config: %w", shown, err)
 	}
 	if class := config["connector.class"]; !strings.HasSuffix(class, "MirrorSourceConnector") {
 		return fmt.Errorf("kmirror connector %s is a %s, not a MirrorSourceConnector", o.target, class)
@@ -220,9 +224,9 @@ func applyMM2Offsets(ctx context.Context, o mm2OffsetsOptions, offsets []mm2offs
 	}
 	fmt.Fprintf(stdout, "%s\n", bytes.TrimSpace(raw))
 	if status != http.StatusOK {
-		return fmt.Errorf("PATCH %s/offsets: %d", connURL, status)
+		return fmt.Errorf("PATCH %s/offsets: %d", shown, status)
 	}
-	fmt.Fprintf(stderr, "applied %d offsets to kmirror connector %s; check GET %s/offsets, then PUT %s/resume\n", len(offsets), o.target, connURL, connURL)
+	fmt.Fprintf(stderr, "applied %d offsets to kmirror connector %s; check GET %s/offsets, then PUT %s/resume\n", len(offsets), o.target, shown, shown)
 	return nil
 }
 
@@ -241,7 +245,7 @@ func httpDo(ctx context.Context, method, u string, body []byte) (int, []byte, er
 	req.Header.Set("Accept", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s %s: %w", method, u, err)
+		return 0, nil, fmt.Errorf("%s %s: %w", method, req.URL.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))

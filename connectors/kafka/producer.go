@@ -15,10 +15,16 @@ import (
 type Delivery struct {
 	Topic     string
 	Partition int32
-	Offset    int64 // offset assigned by the target; valid when Err is nil
+	Offset    int64 // offset assigned by the target; valid when Err is nil and Unconfirmed is false
 	Err       error
-	Opaque    any       // what the caller passed to Produce
-	At        time.Time // with WithDeliveryTimes: when the report arrived, to within a burst of reports (see events)
+	// Unconfirmed: librdkafka reported success without an offset. It does so for records of a request whose
+	// outcome it did not learn (a timeout) once a later request of the partition succeeded, assuming the earlier
+	// one was written. That holds unless the broker had no state for this producer on the partition (a partition
+	// that just became writable): it then accepts the later request as the first, and the records reported here
+	// are not on the target. The caller must not count them as written.
+	Unconfirmed bool
+	Opaque      any       // what the caller passed to Produce
+	At          time.Time // with WithDeliveryTimes: when the report arrived, to within a burst of reports (see events)
 }
 
 // Header is a record header; Value nil is a null header value.
@@ -88,6 +94,8 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 			}
 			if e.TopicPartition.Error != nil {
 				d.Err = e.TopicPartition.Error
+			} else if d.Offset < 0 {
+				d.Unconfirmed = true
 			}
 			onDelivery(d)
 		case *ckafka.Stats:
