@@ -260,8 +260,12 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 // (compacted, 25 partitions, the broker's default replication factor), and returns its partition count.
 func (x *sourceTxns) ensureOffsetsTopic(ctx context.Context, admin *kafka.Admin, targetAlias string) (int, error) {
 	n, err := admin.PartitionCount(ctx, x.offsetsTopic)
-	if err == nil && n > 0 {
+	switch {
+	case err == nil && n > 0:
 		return n, nil
+	case err != nil && !kafka.IsUnknownTopic(err):
+		// The target does not answer (a broker restart): creating the topic would not either.
+		return 0, fmt.Errorf("describe the offsets topic %s on %s: %w", x.offsetsTopic, targetAlias, err)
 	}
 	res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: x.offsetsTopic, Partitions: mm2offsets.DefaultPartitions, ReplicationFactor: -1,
 		Config: map[string]string{"cleanup.policy": "compact"}}})
