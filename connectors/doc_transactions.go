@@ -58,6 +58,8 @@ package connectors
 // settle window, capDelivery) plus the interval, so the coordinator also aborts (within its cleanup interval,
 // 10 s by default) a transaction that nobody fences, such as one of a task id that no longer exists.
 //
+// A task whose connector requires exactly-once fails on a worker without the support (no silent fallback).
+//
 // A target that refuses transactions (no TransactionalId ACL: a non-retriable error) fails the task at once,
 // naming the cause; one whose InitTransactions times out (a transaction state log that cannot be created,
 // e.g. transaction.state.log.replication.factor above the broker count) fails it after three attempts of the

@@ -140,6 +140,9 @@ type sourceRun struct {
 var errAbandoned = errors.New("record abandoned")
 
 func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun, error) {
+	if err := t.requireExactlyOnce(); err != nil {
+		return nil, err
+	}
 	policy, err := mirror.NewReplicationPolicy(t.cfg.raw)
 	if err != nil {
 		return nil, err

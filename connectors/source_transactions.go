@@ -71,6 +71,18 @@ type sourceTxns struct {
 	reports  chan struct{} // a report arrived (capacity 1: a wake-up, not a count)
 }
 
+// requireExactlyOnce refuses to run a task whose connector requires exactly-once on a worker without
+// exactly-once source support (validation ran on another worker, or before this one was restarted without the
+// switch): replicating at-least-once instead would be a silent fallback. The task fails, naming the fix.
+func (t *sourceTask) requireExactlyOnce() error {
+	level := strings.ToLower(strings.TrimSpace(t.cfg.raw["exactly.once.support"]))
+	if t.eos || level != mirrorconfig.ExactlyOnceRequired {
+		return nil
+	}
+	return errors.New("exactly.once.support=required, but this worker does not have exactly-once source support enabled: " +
+		"start every worker with --exactly-once-source-support=enabled (then restart the task), or set exactly.once.support=requested")
+}
+
 // transactionalID is the replication producer's transactional.id: Connect's ${groupId}-${connector}-${taskId}
 // with kmirror's prefix for the group. It is the same for every owner of the task, whatever its worker or
 // assignment epoch, so that a new owner's InitTransactions fences the old owner in Kafka and aborts what it

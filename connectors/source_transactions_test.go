@@ -90,3 +90,17 @@ func TestSourceTxnsPollTimeout(t *testing.T) {
 	x.began = time.Now().Add(-2 * time.Second)
 	require.Zero(t, x.pollTimeout(100*time.Millisecond))
 }
+
+// A task of a connector that requires exactly-once does not run on a worker without the support: no silent
+// fallback to at-least-once. "requested" runs either way.
+func TestSourceTaskRequiresExactlyOnceWorker(t *testing.T) {
+	r := txnRun(t, map[string]string{"exactly.once.support": "Required"})
+	r.t.eos = false
+	_, err := r.t.prepare(t.Context(), nil)
+	require.ErrorContains(t, err, "this worker does not have exactly-once source support enabled")
+	r.t.eos = true
+	require.NoError(t, r.t.requireExactlyOnce())
+	r = txnRun(t, map[string]string{"exactly.once.support": "requested"})
+	r.t.eos = false
+	require.NoError(t, r.t.requireExactlyOnce())
+}
