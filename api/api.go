@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
@@ -32,6 +33,9 @@ type Config struct {
 	// ExactlyOnceSource is the worker's exactly-once source support, which Connect's preflight validation of
 	// exactly.once.support depends on. Zero is disabled.
 	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
+	// Clients are the rules client settings are validated against (allowed files, config providers): the
+	// same the runtime builds clients with. The zero value allows no file and no provider.
+	Clients clientconfig.Options
 }
 
 // ServerInfo is the body of GET /.
@@ -78,6 +82,7 @@ type server struct {
 	log      *slog.Logger
 	failures *lograte.Limiter
 	plugins  *catalog
+	clients  clientconfig.Options
 	router   chi.Router
 	worker   mirrorconfig.Worker // what validation needs to know of this worker
 }
@@ -94,6 +99,7 @@ func New(cfg Config) http.Handler {
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		plugins:  &catalog{},
 		worker:   mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource},
+		clients:  cfg.Clients,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

@@ -78,7 +78,7 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector) (connecto
 	for _, tc := range tcs {
 		tasks = append(tasks, connectorTaskID{Connector: c.Name, Task: tc.Task})
 	}
-	return connectorInfo{Name: c.Name, Config: c.Config, Tasks: tasks, Type: s.connectorType(c.Config)}, nil
+	return connectorInfo{Name: c.Name, Config: shownConfig(ctx, c.Config), Tasks: tasks, Type: s.connectorType(c.Config)}, nil
 }
 
 // createConnector is POST /connectors. The name is trimmed as Java's String.trim does, config.name must match
@@ -143,7 +143,7 @@ func (s *server) getConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, c.Config)
+	writeJSON(w, http.StatusOK, shownConfig(r.Context(), c.Config))
 	return nil
 }
 

@@ -17,7 +17,7 @@ func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]taskInfo, 0, len(tcs))
 	for _, tc := range tcs {
-		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(tc.Config)})
+		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(shownConfig(r.Context(), tc.Config))})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -37,7 +37,7 @@ func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make(map[string]map[string]string, len(tcs))
 	for _, tc := range tcs {
-		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(tc.Config)
+		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(shownConfig(r.Context(), tc.Config))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

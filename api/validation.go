@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/configdef"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 )
@@ -38,7 +37,7 @@ func (s *server) validateConnectorConfig(cfg *props) (configdef.ConfigInfos, *va
 		}
 	}
 	isConnectorKey := mirrorconfig.ConfigDef(p).Has
-	clientErrors := func(c map[string]string) map[string][]string { return clientconfig.Validate(c, isConnectorKey) }
+	clientErrors := func(c map[string]string) map[string][]string { return s.clients.Validate(c, isConnectorKey) }
 	return mirrorconfig.ValidateOn(s.worker, p, cfg.values, clientErrors), nil
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 )
@@ -23,7 +24,7 @@ func checkpointTestConfig(t *testing.T, extra map[string]string) connectorConfig
 		raw[k] = v
 	}
 	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.CheckpointConnectorClass)
-	cfg, err := parseConfig(p, raw)
+	cfg, err := parseConfig(p, raw, clientconfig.Options{})
 	require.NoError(t, err)
 	return cfg
 }

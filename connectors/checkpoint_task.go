@@ -108,6 +108,10 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 			return tasks.ErrFenced
 		case <-emit.C:
 			began := time.Now()
+			if err := r.producer.AuthFailure(); err != nil {
+				// Its checkpoints would wait for a connection that cannot succeed.
+				return fmt.Errorf("emit checkpoints to cluster %s: authenticate: %w", t.cfg.targetAlias(), err)
+			}
 			if err := r.round(ctx); err != nil {
 				if errors.Is(err, tasks.ErrFenced) {
 					return err
@@ -115,12 +119,18 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 				if ctx.Err() != nil {
 					return nil
 				}
+				if kafka.IsAuthentication(err) {
+					return err // the next round would present the same credentials
+				}
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "round", "checkpoint round failed, will retry", "error", err)
 			}
 			r.log.Debug("checkpoint round", "groups", len(r.groups), "took", time.Since(began))
 			emit.Reset(max(emitEvery-time.Since(began), 0))
 		case <-syncGroups:
 			if err := r.syncGroupOffsets(ctx); err != nil && ctx.Err() == nil {
+				if kafka.IsAuthentication(err) {
+					return err
+				}
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "sync-groups", "syncing target group offsets failed, will retry", "error", err)
 			}
 		}

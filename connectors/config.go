@@ -11,29 +11,33 @@ import (
 // connectorConfig is a parsed connector (or task) config: the raw strings, for client settings and task
 // configs, and the typed values of the plugin's definition.
 type connectorConfig struct {
+	// raw is the config as stored: config provider references stay unresolved here, so the task configs
+	// cloned from it (and stored by the leader) never hold a resolved secret.
 	raw    map[string]string
 	values configdef.Values
 	def    *configdef.Def
+	// clients are the operator's rules for client settings: allowed files, config providers.
+	clients clientconfig.Options
 }
 
-func parseConfig(p mirrorconfig.Plugin, raw map[string]string) (connectorConfig, error) {
+func parseConfig(p mirrorconfig.Plugin, raw map[string]string, clients clientconfig.Options) (connectorConfig, error) {
 	def := mirrorconfig.ConfigDef(p)
 	v, err := def.Parse(raw)
 	if err != nil {
 		return connectorConfig{}, fmt.Errorf("parse config: %w", err)
 	}
-	return connectorConfig{raw: raw, values: v, def: def}, nil
+	return connectorConfig{raw: raw, values: v, def: def, clients: clients}, nil
 }
 
 func (c connectorConfig) sourceAlias() string { return c.values.String("source.cluster.alias") }
 func (c connectorConfig) targetAlias() string { return c.values.String("target.cluster.alias") }
 
-// clientProps resolves a client's Java settings through MM2's prefix chain and translates them to librdkafka.
+// clientProps resolves a client's Java settings through MM2's prefix chain, resolves their config provider
+// references (so a changed secret is read again each time a task starts) and translates them to librdkafka.
 func (c connectorConfig) clientProps(role clientconfig.Role, connectorName string, taskIndex int) (map[string]string, error) {
-	java := clientconfig.Resolve(role, c.raw, c.def.Has)
-	java["client.id"] = clientconfig.ClientID(java["client.id"], c.sourceAlias(), c.targetAlias(), connectorName, taskIndex,
-		clientconfig.Label(role, c.raw))
-	cfg, err := clientconfig.Translate(role, java)
+	cfg, err := c.clients.Client(role, c.raw, c.def.Has, func(userID string) string {
+		return clientconfig.ClientID(userID, c.sourceAlias(), c.targetAlias(), connectorName, taskIndex, clientconfig.Label(role, c.raw))
+	})
 	if err != nil {
 		return nil, fmt.Errorf("configure the %s: %w", role, err)
 	}

@@ -166,6 +166,10 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		case <-ctx.Done():
 			return nil
 		case <-ticker.C:
+			if err := producer.AuthFailure(); err != nil {
+				// The heartbeats would only time out, one after the other, with the reason lost.
+				return fmt.Errorf("emit heartbeats to %s on cluster %s: authenticate: %w", topic, target, err)
+			}
 			if err := emit(); err != nil {
 				return err
 			}

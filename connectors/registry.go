@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
@@ -23,12 +24,14 @@ type Registry struct {
 	syncs   *producerPool
 	metrics *metrics.Registry // nil: the tasks report no metrics
 	eos     mirrorconfig.ExactlyOnceSourceSupport
+	clients clientconfig.Options
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
-// to m (nil for none: the partitions they publish are the same either way).
-func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m}
+// to m (nil for none: the partitions they publish are the same either way). clients are the rules every
+// client setting follows (allowed files, config providers): the same the REST API validates with.
+func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients}
 }
 
 // WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
@@ -46,7 +49,7 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 	if !ok {
 		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
 	}
-	cfg, err := parseConfig(p, config)
+	cfg, err := parseConfig(p, config, r.clients)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +79,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	default:
 		return nil, fmt.Errorf("unknown task class %q in the config of task %s", class, id)
 	}
-	cfg, err := parseConfig(p, config)
+	cfg, err := parseConfig(p, config, r.clients)
 	if err != nil {
 		return nil, err
 	}

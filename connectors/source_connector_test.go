@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
@@ -175,7 +176,7 @@ func startPlanner(t *testing.T, config map[string]string) *plannerRunning {
 	t.Helper()
 	logs := &plannerLogs{}
 	log := slog.New(logs)
-	conn, err := NewRegistry(func(string) *slog.Logger { return log }, nil).NewConnector(config["name"], config)
+	conn, err := NewRegistry(func(string) *slog.Logger { return log }, nil, clientconfig.Options{}).NewConnector(config["name"], config)
 	require.NoError(t, err)
 	env := &plannerEnv{log: log}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -536,7 +537,7 @@ func TestSourceConnectorFailsOnPermanentStartError(t *testing.T) {
 		_ = kafkatest.Admin(t, "A").DeleteTopics(context.Background(), []string{"mm2-offset-syncs." + tgt + ".internal"})
 	})
 	logs := &plannerLogs{}
-	conn, err := NewRegistry(func(string) *slog.Logger { return slog.New(logs) }, nil).NewConnector(config["name"], config)
+	conn, err := NewRegistry(func(string) *slog.Logger { return slog.New(logs) }, nil, clientconfig.Options{}).NewConnector(config["name"], config)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

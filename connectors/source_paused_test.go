@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/tasks"
@@ -110,7 +111,7 @@ func TestPausedSourceTaskWatchesManyPartitions(t *testing.T) {
 	cfg[mirror.TaskAssignedPartitionsConfig] = mirror.EncodeAssignedPartitions(tps)
 	cfg[mirror.TaskIndexConfig] = "0"
 	log := slog.New(slog.DiscardHandler)
-	task, err := NewRegistry(func(string) *slog.Logger { return log }, nil).NewTask(tasks.TaskID{Connector: cfg["name"], Task: 0}, cfg)
+	task, err := NewRegistry(func(string) *slog.Logger { return log }, nil, clientconfig.Options{}).NewTask(tasks.TaskID{Connector: cfg["name"], Task: 0}, cfg)
 	require.NoError(t, err)
 	paused, ok := task.(tasks.PausedTask)
 	require.True(t, ok, "the source task has a paused mode")

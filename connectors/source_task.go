@@ -525,6 +525,10 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		if err := producer.Fatal(); err != nil {
 			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}, nil, false
 		}
+		if err := producer.AuthFailure(); err != nil {
+			// Not a pipeline restart: new clients with the same credentials fail the same way.
+			return fmt.Errorf("authenticate to target cluster %s: %w", r.targetAlias, err), nil, false
+		}
 		select {
 		case err := <-committer:
 			if err == nil {
@@ -869,6 +873,9 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, 
 	}
 	if kafka.IsAuthorization(err) {
 		return fmt.Errorf("read from %s: %w", r.sourceAlias, err)
+	}
+	if kafka.IsAuthentication(err) {
+		return fmt.Errorf("authenticate to source cluster %s: %w", r.sourceAlias, err)
 	}
 	if kafka.IsRetriable(err) {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)

@@ -25,7 +25,7 @@ func txnRun(t *testing.T, extra map[string]string) *sourceRun {
 		raw[k] = v
 	}
 	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
-	cfg, err := parseConfig(p, raw)
+	cfg, err := parseConfig(p, raw, clientconfig.Options{})
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)
 	r := &sourceRun{t: &sourceTask{id: tasks.TaskID{Connector: "mm2", Task: 2}, cfg: cfg, log: log, eos: true}, log: log, sourceAlias: "A", targetAlias: "B"}

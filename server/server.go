@@ -18,6 +18,7 @@ import (
 
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
@@ -43,6 +44,10 @@ type Config struct {
 	// ExactlyOnceSource is the worker's exactly.once.source.support: with "enabled" source tasks replicate in
 	// transactions (connectors/source_transactions.go). Zero is disabled. Every worker of a cluster must agree.
 	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
+	// Clients are the rules for the files and config providers connector configs may use.
+	Clients ClientRules
+	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
+	Secrets *store.Secrets
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
@@ -53,6 +58,10 @@ type Config struct {
 // stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Loggers.Logger("kmirror.server")
+	clients, err := cfg.Clients.options(log)
+	if err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
@@ -74,7 +83,8 @@ func Run(ctx context.Context, cfg Config) error {
 		cfg.WorkerID = u.Host
 	}
 
-	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep})
+	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep,
+		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret})
 	if err != nil {
 		return err
 	}
@@ -86,6 +96,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if applied > 0 {
 		log.Info("applied database migrations", "count", applied)
 	}
+	if err := st.CheckSecrets(ctx); err != nil {
+		return err
+	}
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
 		return err
@@ -96,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg).WithExactlyOnceSource(cfg.ExactlyOnceSource)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -114,6 +127,7 @@ func Run(ctx context.Context, cfg Config) error {
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
 
 		ExactlyOnceSource: cfg.ExactlyOnceSource,
+		Clients:           clients,
 	})))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.

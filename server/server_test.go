@@ -33,6 +33,13 @@ type kmirror struct {
 // test ends or stop is called; opts adjust its configuration.
 func startKmirror(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmirror {
 	t.Helper()
+	return startKmirrorWith(t, dbURL, opts...)
+}
+
+// startKmirrorWith is startKmirror with changes to the server's config (flags a test needs); nil ones are
+// skipped.
+func startKmirrorWith(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmirror {
+	t.Helper()
 	if dbURL == "" {
 		dbURL = storetest.NewURL(t)
 	}
@@ -54,7 +61,9 @@ func startKmirror(t *testing.T, dbURL string, opts ...func(*server.Config)) *kmi
 		Ready: func(a string) { addr <- a },
 	}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil {
+			o(&cfg)
+		}
 	}
 	scheme := "http"
 	if cfg.Security.TLSCert != "" {

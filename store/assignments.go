@@ -276,7 +276,14 @@ func (s *Store) WorkerWork(ctx context.Context, workerID string) ([]Work, error)
 	}
 	ws, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Work, error) {
 		var w Work
-		err := r.Scan(&w.Connector, &w.Task, &w.WorkerID, &w.Epoch, &w.TargetState, &w.ConnectorVersion, &w.ConnectorConfig, &w.TaskConfig, &w.Generation)
+		if err := r.Scan(&w.Connector, &w.Task, &w.WorkerID, &w.Epoch, &w.TargetState, &w.ConnectorVersion, &w.ConnectorConfig, &w.TaskConfig, &w.Generation); err != nil {
+			return w, err
+		}
+		var err error
+		if w.ConnectorConfig, err = s.open(w.ConnectorConfig); err != nil {
+			return w, err
+		}
+		w.TaskConfig, err = s.open(w.TaskConfig)
 		return w, err
 	})
 	if err != nil {

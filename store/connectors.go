@@ -32,9 +32,14 @@ type Connector struct {
 
 const connectorColumns = "name, config, target_state, version, created_at, updated_at"
 
-func scanConnector(row pgx.Row) (Connector, error) {
+// scanConnector reads a connector row, its secrets decrypted.
+func (s *Store) scanConnector(row pgx.Row) (Connector, error) {
 	var c Connector
-	err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt)
+	if err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt); err != nil {
+		return c, err
+	}
+	var err error
+	c.Config, err = s.open(c.Config)
 	return c, err
 }
 
@@ -57,7 +62,7 @@ func (s *Store) ListConnectors(ctx context.Context) ([]Connector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list connectors: %w", err)
 	}
-	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Connector, error) { return scanConnector(r) })
+	cs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Connector, error) { return s.scanConnector(r) })
 	if err != nil {
 		return nil, fmt.Errorf("list connectors: %w", err)
 	}
@@ -66,7 +71,7 @@ func (s *Store) ListConnectors(ctx context.Context) ([]Connector, error) {
 
 // GetConnector returns the named connector or ErrNotFound.
 func (s *Store) GetConnector(ctx context.Context, name string) (Connector, error) {
-	c, err := scanConnector(s.pool.QueryRow(ctx, "SELECT "+connectorColumns+" FROM connectors WHERE name = $1", name))
+	c, err := s.scanConnector(s.pool.QueryRow(ctx, "SELECT "+connectorColumns+" FROM connectors WHERE name = $1", name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Connector{}, fmt.Errorf("get connector %q: %w", name, ErrNotFound)
 	}
@@ -91,10 +96,14 @@ func (s *Store) CreateConnector(ctx context.Context, name string, config map[str
 }
 
 func (s *Store) insertConnector(ctx context.Context, tx pgx.Tx, name string, config map[string]string, state TargetState) (Connector, error) {
-	c, err := scanConnector(tx.QueryRow(ctx, `
+	sealed, err := s.seal(config)
+	if err != nil {
+		return Connector{}, err
+	}
+	c, err := s.scanConnector(tx.QueryRow(ctx, `
 		INSERT INTO connectors (name, config, target_state) VALUES ($1, $2, $3)
 		ON CONFLICT (name) DO NOTHING
-		RETURNING `+connectorColumns, name, config, state))
+		RETURNING `+connectorColumns, name, sealed, state))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Connector{}, ErrAlreadyExists
 	}
@@ -140,7 +149,7 @@ func (s *Store) UpdateConnector(ctx context.Context, name string, change func(c 
 }
 
 func (s *Store) updateConnector(ctx context.Context, tx pgx.Tx, name string, change func(c *Connector) error) (Connector, error) {
-	cur, err := scanConnector(tx.QueryRow(ctx, "SELECT "+connectorColumns+" FROM connectors WHERE name = $1 FOR UPDATE", name))
+	cur, err := s.scanConnector(tx.QueryRow(ctx, "SELECT "+connectorColumns+" FROM connectors WHERE name = $1 FOR UPDATE", name))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Connector{}, fmt.Errorf("update connector %q: %w", name, ErrNotFound)
 	}
@@ -157,9 +166,13 @@ func (s *Store) updateConnector(ctx context.Context, tx pgx.Tx, name string, cha
 	if !configChanged && !stateChanged {
 		return cur, nil
 	}
-	updated, err := scanConnector(tx.QueryRow(ctx, `
+	sealed, err := s.seal(next.Config)
+	if err != nil {
+		return Connector{}, err
+	}
+	updated, err := s.scanConnector(tx.QueryRow(ctx, `
 		UPDATE connectors SET config = $2, target_state = $3, version = version + 1, updated_at = now()
-		WHERE name = $1 RETURNING `+connectorColumns, name, next.Config, next.TargetState))
+		WHERE name = $1 RETURNING `+connectorColumns, name, sealed, next.TargetState))
 	if err != nil {
 		return Connector{}, fmt.Errorf("update connector %q: %w", name, err)
 	}
@@ -224,7 +237,11 @@ func (s *Store) ConnectorHistory(ctx context.Context, name string) ([]HistoryEnt
 	}
 	hs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (HistoryEntry, error) {
 		var h HistoryEntry
-		err := r.Scan(&h.ID, &h.Event, &h.Config, &h.TargetState, &h.At)
+		if err := r.Scan(&h.ID, &h.Event, &h.Config, &h.TargetState, &h.At); err != nil {
+			return h, err
+		}
+		var err error
+		h.Config, err = s.open(h.Config)
 		return h, err
 	})
 	if err != nil {
@@ -239,8 +256,12 @@ func (s *Store) history(ctx context.Context, tx pgx.Tx, name, event string, conf
 		v := string(state)
 		st = &v
 	}
-	_, err := tx.Exec(ctx, "INSERT INTO connector_history (connector_name, event, config, target_state) VALUES ($1, $2, $3, $4)",
-		name, event, config, st)
+	sealed, err := s.seal(config)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, "INSERT INTO connector_history (connector_name, event, config, target_state) VALUES ($1, $2, $3, $4)",
+		name, event, sealed, st)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)
 	}

@@ -21,6 +21,8 @@ type Store struct {
 	pool        *pgxpool.Pool
 	log         *slog.Logger
 	historyKeep int // config versions kept per connector (OpenOptions.HistoryKeep)
+	secrets     *Secrets
+	isSecret    func(key string) bool
 }
 
 // OpenOptions tunes Open.
@@ -33,6 +35,12 @@ type OpenOptions struct {
 	// older ones are deleted as new ones come, and all of them with the connector. Zero means
 	// DefaultHistoryKeep.
 	HistoryKeep int
+	// Secrets, when set, encrypts the secret values of connector configs at rest (see Secrets). Nil stores
+	// them as given.
+	Secrets *Secrets
+	// IsSecret tells which config keys hold secrets, the ones Secrets seals (clientconfig.IsSecret). It is
+	// needed with Secrets, and CheckSecrets uses it without: nil counts every key.
+	IsSecret func(key string) bool
 }
 
 // DefaultHistoryKeep is OpenOptions.HistoryKeep's default.
@@ -95,7 +103,15 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if keep <= 0 {
 		keep = DefaultHistoryKeep
 	}
-	return &Store{pool: pool, log: log, historyKeep: keep}, nil
+	if opts.Secrets != nil && (opts.Secrets.Current.aead == nil || opts.IsSecret == nil) {
+		pool.Close()
+		return nil, errors.New("store secrets need a current key and IsSecret")
+	}
+	isSecret := opts.IsSecret
+	if isSecret == nil {
+		isSecret = func(string) bool { return true }
+	}
+	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets, isSecret: isSecret}, nil
 }
 
 // retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,

@@ -21,16 +21,21 @@ func (s *Store) TaskConfigs(ctx context.Context, connector string) ([]TaskConfig
 	if err != nil {
 		return nil, fmt.Errorf("read task configs of %q: %w", connector, err)
 	}
-	tcs, err := pgx.CollectRows(rows, scanTaskConfig)
+	tcs, err := pgx.CollectRows(rows, s.scanTaskConfig)
 	if err != nil {
 		return nil, fmt.Errorf("read task configs of %q: %w", connector, err)
 	}
 	return tcs, nil
 }
 
-func scanTaskConfig(r pgx.CollectableRow) (TaskConfig, error) {
+// scanTaskConfig reads a task config row, its secrets decrypted.
+func (s *Store) scanTaskConfig(r pgx.CollectableRow) (TaskConfig, error) {
 	var tc TaskConfig
-	err := r.Scan(&tc.Connector, &tc.Task, &tc.Config)
+	if err := r.Scan(&tc.Connector, &tc.Task, &tc.Config); err != nil {
+		return tc, err
+	}
+	var err error
+	tc.Config, err = s.open(tc.Config)
 	return tc, err
 }
 
@@ -51,7 +56,7 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 		if err != nil {
 			return err
 		}
-		current, err := pgx.CollectRows(rows, scanTaskConfig)
+		current, err := pgx.CollectRows(rows, s.scanTaskConfig)
 		if err != nil {
 			return err
 		}
@@ -95,9 +100,13 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 				}
 				continue
 			}
+			sealed, err := s.seal(cfg)
+			if err != nil {
+				return err
+			}
 			if _, err := tx.Exec(ctx, `
 				INSERT INTO task_configs (connector_name, task_id, config, generation) VALUES ($1, $2, $3, $4)
-				ON CONFLICT (connector_name, task_id) DO UPDATE SET config = EXCLUDED.config, generation = EXCLUDED.generation`, connector, i, cfg, gen); err != nil {
+				ON CONFLICT (connector_name, task_id) DO UPDATE SET config = EXCLUDED.config, generation = EXCLUDED.generation`, connector, i, sealed, gen); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, `

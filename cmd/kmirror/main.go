@@ -5,6 +5,7 @@
 //	kmirror passwd NAME        print a users-file line (--rest-users-file): a hashed password or a bearer token
 //	kmirror mm2-offsets        hand over from Java MM2: its source offsets as a PATCH .../offsets body
 //	kmirror loadgen            produce a steady stream of records into a topic (demos, tests)
+//	kmirror secrets rotate     re-encrypt stored connector secrets with the current --secrets-key
 //	kmirror version            print the build
 //
 // Every flag can also be set through the environment: --database-url is KMIRROR_DATABASE_URL, and so on.
@@ -101,14 +102,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|passwd|mm2-offsets|loadgen|version> [flags]",
+		ShortUsage:  "kmirror <serve|migrate|health|passwd|mm2-offsets|loadgen|secrets|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
-		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), versionCmd},
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), newSecretsCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, passwd, mm2-offsets, loadgen or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, passwd, mm2-offsets, loadgen or version (see kmirror -h)")
+			return errors.New("missing command: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
@@ -132,6 +133,8 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
+	clientRules := registerClientRules(fs)
+	loadSecrets := registerSecretsFlags(fs)
 	return &ffcli.Command{
 		Name:       "serve",
 		ShortUsage: "kmirror serve [flags]",
@@ -154,12 +157,16 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
 			}
+			secrets, err := loadSecrets()
+			if err != nil {
+				return err
+			}
 			paceGC()
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
 				ExactlyOnceSource: eosSupport,
-				Security:          *security,
+				Security:          *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
 	}

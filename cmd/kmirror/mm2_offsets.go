@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
+	"github.com/kmirror/kmirror/fileaccess"
 )
 
 // propertyFlags is a repeatable --property key=value.
@@ -115,7 +117,13 @@ func runMM2Offsets(ctx context.Context, o mm2OffsetsOptions, stdout, stderr io.W
 		java[k] = v
 	}
 	java["bootstrap.servers"] = o.bootstrap
-	cfg, err := clientconfig.Translate(clientconfig.CheckpointsConsumer, java)
+	// The files named here are the operator's own, on the command line of a command they run: any path may be
+	// read (--allowed-file-dirs guards the REST API, where whoever writes a config is not the operator).
+	anyFile, err := fileaccess.New("--property", []string{string(filepath.Separator)}, false)
+	if err != nil {
+		return err
+	}
+	cfg, err := clientconfig.Options{Files: anyFile}.Translate(clientconfig.CheckpointsConsumer, java)
 	if err != nil {
 		return fmt.Errorf("invalid --property: %w", err)
 	}

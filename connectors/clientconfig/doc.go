@@ -75,9 +75,19 @@
 //
 // # Files
 //
-// Translate reads the trust and key store files named in the config, to learn
+// A client setting may name a file only inside the directories of Options.Files (--allowed-file-dirs):
+// every path that would reach librdkafka, and every store file kmirror reads itself, is checked first (see
+// package fileaccess), and a path elsewhere gets one error text, whether the file exists or not, so that
+// validation cannot be used to explore the server's files. Inside those directories, Translate reads the trust and key store files named in the config, to learn
 // their real format (JDK 9+ opens PKCS12 files declared as JKS and the
 // reverse): a JKS trust store is read and passed as PEM, a PKCS12 key store is
 // passed to librdkafka as is, and a JKS key store or PKCS12 trust store is
 // rejected with the keytool or openssl command that converts it.
+//
+// # Config provider references
+//
+// Values may hold Connect's config provider references (${env:VAR}, ${file:/path:key},
+// ${directory:/dir:file}; see package configprovider). Validate checks them without resolving anything and
+// leaves the checks of their values to the client's start; Options.Client resolves them when a connector
+// or task builds its client, and keeps resolved values out of its errors.
 package clientconfig

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/fileaccess"
 )
 
 // translateCase is one row of a translation table: the Java properties (on
@@ -33,7 +35,7 @@ func runTranslateCases(t *testing.T, cases []translateCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			in := map[string]string{"bootstrap.servers": "broker:9092"}
 			maps.Copy(in, tc.in)
-			cfg, errs := translate(tc.role, in)
+			cfg, errs := translate(testOptions(t), tc.role, in)
 			if tc.errKey != "" {
 				require.Len(t, errs, 1, "errors: %v", errs)
 				require.Equal(t, tc.errKey, errs[0].Key)
@@ -70,9 +72,21 @@ func hasWarning(cfg Config, key string) bool {
 // mustTranslate translates and fails the test on any error.
 func mustTranslate(t *testing.T, role Role, in map[string]string) Config {
 	t.Helper()
-	cfg, err := Translate(role, in)
+	cfg, err := testOptions(t).Translate(role, in)
 	require.NoError(t, err)
 	return cfg
+}
+
+// testOptions allow the files of testdata/, which the tests name as relative paths.
+func testOptions(t *testing.T) Options {
+	return Options{Files: allowDirs(t, "testdata")}
+}
+
+func allowDirs(t *testing.T, dirs ...string) fileaccess.Allowlist {
+	t.Helper()
+	a, err := fileaccess.New("--allowed-file-dirs", dirs, false)
+	require.NoError(t, err)
+	return a
 }
 
 // keyErrors unpacks the joined error Translate returns.

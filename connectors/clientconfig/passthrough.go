@@ -2,6 +2,7 @@ package clientconfig
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,15 +33,25 @@ func canonicalLibName(name string) string {
 	return name
 }
 
-// libReserved are valid librdkafka properties an operator may not set, with
-// the reason.
+// libReserved are librdkafka properties an operator may not set, with the
+// reason. A connector config is anyone's who can reach the REST API, so
+// nothing in it may load code into kmirror's process, run a program, or hand
+// librdkafka a C pointer; these keys are refused under every client prefix and
+// whatever security.protocol says (see reservedAnywhere and the audit in
+// docs/security-audit.md, which covers every property of librdkafka 2.11's
+// CONFIGURATION.md).
 var libReserved = map[string]string{
 	"plugin.library.paths": "it loads native plugins, which could change or drop records",
 	"interceptors":         "it loads native plugins, which could change or drop records",
-	// A config is anyone's who can reach the REST API: nothing in it may load code into kmirror's process.
-	"ssl.engine.location":           "it loads an OpenSSL engine, a shared library, into kmirror's process",
-	"ssl.engine.id":                 "it selects an OpenSSL engine, native code that OpenSSL may load into kmirror's process",
-	"ssl.providers":                 "it loads OpenSSL providers, shared libraries, into kmirror's process",
+	// Loads code: a shared library or an OpenSSL engine/provider.
+	"ssl.engine.location": "it loads an OpenSSL engine, a shared library, into kmirror's process",
+	"ssl.engine.id":       "it selects an OpenSSL engine, native code that OpenSSL may load into kmirror's process",
+	"ssl.providers":       "it loads OpenSSL providers, shared libraries, into kmirror's process",
+	// Runs a program. sasl.kerberos.kinit.cmd is also a Java name, so it is
+	// refused through commandKeys; the keytab is only a variable of that
+	// command.
+	"sasl.kerberos.keytab": "it is only read by sasl.kerberos.kinit.cmd, a shell command kmirror never runs (and the bundled librdkafka has no Kerberos)",
+	// kmirror's own plumbing.
 	"log.queue":                     "kmirror routes librdkafka's logs itself",
 	"enabled_events":                "kmirror's Kafka wrapper chooses the events it handles",
 	"internal.termination.signal":   "kmirror shuts its clients down itself",
@@ -49,11 +60,76 @@ var libReserved = map[string]string{
 	"offset.store.sync.interval.ms": "MM2 consumers keep no offsets in Kafka or in files",
 }
 
+// cPointerProperties are the librdkafka properties of type "see dedicated
+// API": callbacks and opaque pointers. rd_kafka_conf_set refuses them as
+// strings already; naming them here turns "unknown setting" into a message
+// that says why.
+var cPointerProperties = []string{
+	"error_cb", "throttle_cb", "stats_cb", "log_cb", "background_event_cb", "socket_cb", "connect_cb",
+	"closesocket_cb", "open_cb", "resolve_cb", "opaque", "default_topic_conf", "ssl_key", "ssl_certificate",
+	"ssl_ca", "ssl_engine_callback_data", "ssl.certificate.verify_cb", "oauthbearer_token_refresh_cb",
+	"consume_cb", "rebalance_cb", "offset_commit_cb", "dr_cb", "dr_msg_cb", "partitioner_cb", "msg_order_cmp",
+}
+
+func init() {
+	for _, k := range cPointerProperties {
+		libReserved[k] = "it is a C callback or pointer of librdkafka's API, which no config string can carry"
+	}
+}
+
+// commandKeys are Java client keys that name a program to run. Java's
+// sasl.kerberos.kinit.cmd is the kinit binary; librdkafka's property of the
+// same name is a whole shell command line that it runs at client creation and
+// on every relogin. Kerberos is refused anyway (see noKerberos), but a command
+// must never get as far as a client: any non-blank value is an error, under
+// any protocol. A blank value asks for nothing and is dropped, as for the
+// *.class keys.
+var commandKeys = map[string]string{
+	"sasl.kerberos.kinit.cmd": "it names a program to run (librdkafka runs it as a shell command); kmirror never runs programs named in a config",
+}
+
+// rejectCommands refuses commandKeys whatever security.protocol says; the
+// SASL handler has dropped them by then (as Java ignores Kerberos tuning), so
+// the drop is undone.
+func (t *translator) rejectCommands() {
+	for key, reason := range commandKeys {
+		if v, ok := t.in[key]; ok && strings.TrimSpace(v) != "" {
+			t.cfg.Dropped = slices.DeleteFunc(t.cfg.Dropped, func(d string) bool { return d == key })
+			t.fail(key, "cannot be set: %s", reason)
+		}
+	}
+}
+
+// reservedAnywhere reports why a connector key must be refused even when no
+// client reads it: a code-loading or command key under a cluster prefix
+// (source.cluster.plugin.library.paths), which MM2 would pass to no client,
+// is still an operator asking kmirror to load code, and hearing nothing would
+// suggest it was done. "" means the key is not one of those.
+func reservedAnywhere(connectorKey string) string {
+	for _, prefix := range []string{"source.cluster.", "target.cluster."} {
+		name, ok := strings.CutPrefix(connectorKey, prefix)
+		if !ok {
+			continue
+		}
+		if reason, ok := commandKeys[name]; ok {
+			return "cannot be set: " + reason
+		}
+		if _, java := javaKeyKinds(name); java {
+			return ""
+		}
+		if reason, ok := libReserved[name]; ok {
+			return "cannot be set: " + reason
+		}
+	}
+	return ""
+}
+
 // passThrough accepts what no Java handler took if it is a librdkafka property
 // the client kind accepts (rule 8 of the mapping: operators may tune
 // librdkafka-only knobs, e.g. source.consumer.queued.max.messages.kbytes).
 // Anything else is an unknown setting.
 func (t *translator) passThrough() {
+	t.rejectCommands()
 	keys := make([]string, 0, len(t.pending))
 	for k := range t.pending {
 		keys = append(keys, k)
@@ -119,6 +195,9 @@ func libNameProblem(kind clientKind, key string) string {
 // nameProblem checks a key by name only, Java or librdkafka, for a client
 // kind; "" means the kind accepts it.
 func nameProblem(kind clientKind, key string) string {
+	if reason, ok := commandKeys[key]; ok {
+		return "cannot be set: " + reason
+	}
 	if kinds, java := javaKeyKinds(key); java {
 		if kinds.has(kind) || key == "client.rack" {
 			return ""

@@ -165,6 +165,9 @@ func (t *translator) keyStore() {
 // fileKeyStore handles a JKS or PKCS12 key store file.
 func (t *translator) fileKeyStore(loc, pw, keyPw string, hasKeyPw bool) {
 	const key = "ssl.keystore.location"
+	if !t.allowedFile(key, loc) {
+		return
+	}
 	head, err := readHead(loc)
 	if err != nil {
 		t.fail(key, "%v", err)
@@ -231,6 +234,9 @@ func (t *translator) trustStore() {
 // fileTrustStore handles a JKS or PKCS12 trust store file.
 func (t *translator) fileTrustStore(loc, pw string) {
 	const key = "ssl.truststore.location"
+	if !t.allowedFile(key, loc) {
+		return
+	}
 	data, err := os.ReadFile(loc)
 	if err != nil {
 		t.fail(key, "cannot read trust store: %v", err)

@@ -23,8 +23,8 @@ func TestTranslateSSL(t *testing.T) {
 	require.NoError(t, err)
 	runTranslateCases(t, []translateCase{
 		{name: "PEM trust store file", role: SourceAdmin,
-			in:   sslProps("ssl.truststore.type", "PEM", "ssl.truststore.location", "/etc/ca.pem"),
-			want: map[string]string{"ssl.ca.location": "/etc/ca.pem"}},
+			in:   sslProps("ssl.truststore.type", "PEM", "ssl.truststore.location", "testdata/ca.pem"),
+			want: map[string]string{"ssl.ca.location": "testdata/ca.pem"}},
 		{name: "PEM trust store string", role: SourceAdmin,
 			in:   sslProps("ssl.truststore.type", "PEM", "ssl.truststore.certificates", string(ca)),
 			want: map[string]string{"ssl.ca.pem": string(ca)}},
@@ -32,7 +32,7 @@ func TestTranslateSSL(t *testing.T) {
 			in:     sslProps("ssl.truststore.certificates", string(ca)),
 			errKey: "ssl.truststore.certificates", errMsg: "SSL trust store certs can be specified only for PEM, but trust store type is JKS."},
 		{name: "PEM trust store with a password", role: SourceAdmin,
-			in:     sslProps("ssl.truststore.type", "PEM", "ssl.truststore.location", "/ca.pem", "ssl.truststore.password", "x"),
+			in:     sslProps("ssl.truststore.type", "PEM", "ssl.truststore.location", "testdata/ca.pem", "ssl.truststore.password", "x"),
 			errKey: "ssl.truststore.password", errMsg: "SSL trust store password cannot be specified for PEM format."},
 		{name: "PEM key and chain strings", role: SourceAdmin,
 			in: sslProps("ssl.keystore.type", "PEM", "ssl.keystore.key", "KEY", "ssl.keystore.certificate.chain", "CHAIN",
@@ -42,8 +42,8 @@ func TestTranslateSSL(t *testing.T) {
 			in:     sslProps("ssl.keystore.type", "PEM", "ssl.keystore.key", "KEY"),
 			errKey: "ssl.keystore.key", errMsg: "SSL private key is specified, but certificate chain is not specified."},
 		{name: "PEM key store file", role: SourceAdmin,
-			in:   sslProps("ssl.keystore.type", "pem", "ssl.keystore.location", "/ks.pem"),
-			want: map[string]string{"ssl.key.location": "/ks.pem", "ssl.certificate.location": "/ks.pem"}},
+			in:   sslProps("ssl.keystore.type", "pem", "ssl.keystore.location", "testdata/keystore.pem"),
+			want: map[string]string{"ssl.key.location": "testdata/keystore.pem", "ssl.certificate.location": "testdata/keystore.pem"}},
 		{name: "PKCS12 key store passes through", role: SourceAdmin,
 			in: sslProps("ssl.keystore.type", "PKCS12", "ssl.keystore.location", "testdata/keystore.p12",
 				"ssl.keystore.password", "changeit", "ssl.key.password", "changeit"),
@@ -74,7 +74,7 @@ func TestTranslateSSL(t *testing.T) {
 			in:     sslProps("ssl.truststore.location", "testdata/nope.jks"),
 			errKey: "ssl.truststore.location", errMsg: "cannot read trust store"},
 		{name: "unsupported store type", role: SourceAdmin,
-			in:     sslProps("ssl.keystore.type", "BCFKS", "ssl.keystore.location", "/x", "ssl.keystore.password", "p"),
+			in:     sslProps("ssl.keystore.type", "BCFKS", "ssl.keystore.location", "testdata/keystore.p12", "ssl.keystore.password", "p"),
 			errKey: "ssl.keystore.type", errMsg: "not supported"},
 		{name: "a store type without a store is unused, as in Java", role: SourceAdmin,
 			in: sslProps("ssl.keystore.type", "BCFKS")},
@@ -101,8 +101,8 @@ func TestTranslateSSL(t *testing.T) {
 				"ssl.secure.random.implementation", "ssl.provider"}},
 		{name: "custom SSL engine factory", role: SourceAdmin, in: sslProps("ssl.engine.factory.class", "com.acme.F"),
 			errKey: "ssl.engine.factory.class", errMsg: "custom SSL engine"},
-		{name: "librdkafka ssl key passes through", role: SourceAdmin, in: sslProps("ssl.crl.location", "/crl.pem"),
-			want: map[string]string{"ssl.crl.location": "/crl.pem"}},
+		{name: "librdkafka ssl key passes through", role: SourceAdmin, in: sslProps("ssl.crl.location", "testdata/ca.pem"),
+			want: map[string]string{"ssl.crl.location": "testdata/ca.pem"}},
 		{name: "ssl keys unused with PLAINTEXT", role: SourceAdmin,
 			in: map[string]string{"ssl.keystore.location": "testdata/keystore.jks", "ssl.keystore.password": "x",
 				"ssl.truststore.location": "/nope", "ssl.ca.location": "/ca.pem"},
@@ -161,7 +161,7 @@ func TestJKSTrustedCerts(t *testing.T) {
 	t.Run("via Translate, a wrong password names the key and the file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "ts.jks")
 		require.NoError(t, os.WriteFile(path, store, 0o600))
-		_, errs := translate(SourceAdmin, sslProps("bootstrap.servers", "a:1",
+		_, errs := translate(Options{Files: allowDirs(t, filepath.Dir(path))}, SourceAdmin, sslProps("bootstrap.servers", "a:1",
 			"ssl.truststore.location", path, "ssl.truststore.password", "nope"))
 		require.Len(t, errs, 1)
 		require.Equal(t, "ssl.truststore.location", errs[0].Key)

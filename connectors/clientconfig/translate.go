@@ -18,8 +18,14 @@ import (
 // not have as a pass-through. Every key must be known: an unknown or
 // unsupported key is an error naming it. All errors are returned at once,
 // joined; each is a *KeyError.
+//
+// Translate allows no file: use Options.Translate for configs that name key stores or CA files.
 func Translate(role Role, javaProps map[string]string) (Config, error) {
-	cfg, errs := translate(role, javaProps)
+	return translateJoined(Options{}, role, javaProps)
+}
+
+func translateJoined(opts Options, role Role, javaProps map[string]string) (Config, error) {
+	cfg, errs := translate(opts, role, javaProps)
 	if len(errs) > 0 {
 		joined := make([]error, len(errs))
 		for i, e := range errs {
@@ -31,8 +37,9 @@ func Translate(role Role, javaProps map[string]string) (Config, error) {
 }
 
 // translate is Translate returning the errors as a list, for Validate.
-func translate(role Role, javaProps map[string]string) (Config, []*KeyError) {
+func translate(opts Options, role Role, javaProps map[string]string) (Config, []*KeyError) {
 	t := &translator{
+		opts:     opts,
 		role:     role,
 		kind:     role.kind(),
 		in:       javaProps,
@@ -68,6 +75,7 @@ func translate(role Role, javaProps map[string]string) (Config, []*KeyError) {
 	t.applyDefaults()
 	t.applyForced()
 	t.checkLibRules()
+	t.checkPaths()
 	t.checkDeliveryOrder()
 
 	sort.Slice(t.errs, func(i, j int) bool {
@@ -86,6 +94,7 @@ func translate(role Role, javaProps map[string]string) (Config, []*KeyError) {
 // translator carries one translation. Handlers take the keys they own from in;
 // what no handler took is checked against librdkafka's names at the end.
 type translator struct {
+	opts Options
 	role Role
 	kind clientKind
 	in   map[string]string

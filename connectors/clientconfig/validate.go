@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kmirror/kmirror/configprovider"
 )
 
 // Validate checks every client setting of a connector config, for the REST
@@ -17,7 +19,13 @@ import (
 // are still checked by name, so that a misspelt key is never silently ignored.
 // An empty map means valid; a config whose connector.class is not one of
 // MM2's has no client settings to check.
+//
+// Validate allows no file: use Options.Validate for configs that name key stores or CA files.
 func Validate(connectorConfig map[string]string, isConnectorKey func(string) bool) map[string][]string {
+	return validate(Options{}, connectorConfig, isConnectorKey)
+}
+
+func validate(opts Options, connectorConfig map[string]string, isConnectorKey func(string) bool) map[string][]string {
 	if isConnectorKey == nil {
 		isConnectorKey = func(string) bool { return false }
 	}
@@ -39,13 +47,38 @@ func Validate(connectorConfig map[string]string, isConnectorKey func(string) boo
 		for _, k := range origin {
 			read[k] = true
 		}
-		_, errs := translate(role, props)
+		_, errs := translate(opts, role, props)
 		for _, e := range errs {
 			key := origin[e.Key]
 			if key == "" {
 				key = homeKey(role, connectorConfig, e.Key)
 			}
+			if configprovider.HasReference(connectorConfig[key]) {
+				// The value is only known when a client is built; its references are checked below.
+				continue
+			}
 			add(key, e.Msg)
+		}
+	}
+
+	for key, v := range connectorConfig {
+		if IsSecret(key) && strings.HasPrefix(v, sealedValuePrefix) {
+			add(key, "values starting with "+sealedValuePrefix+" are reserved for secrets kmirror encrypts at rest")
+		}
+	}
+
+	// References are checked, never resolved: validation reads no file, so it cannot tell what one holds.
+	for key, v := range connectorConfig {
+		if !configprovider.HasReference(v) {
+			continue
+		}
+		if _, _, client := clientPrefix(key); !read[key] && (!client || isConnectorKey(key)) {
+			add(key, "config provider references are resolved in client settings only (source.cluster.*, target.cluster.*, "+
+				"consumer.*, producer.*, admin.* and their source./target. forms, producer.override.*)")
+			continue
+		}
+		if err := opts.Providers.Check(v); err != nil {
+			add(key, err.Error())
 		}
 	}
 
@@ -56,6 +89,10 @@ func Validate(connectorConfig map[string]string, isConnectorKey func(string) boo
 		kind, name, ok := clientPrefix(key)
 		switch {
 		case !ok:
+			// No client reads it, but a code-loading key is refused anyway.
+			if msg := reservedAnywhere(key); msg != "" {
+				add(key, msg)
+			}
 		case strings.HasPrefix(name, "override.") && strings.HasPrefix(key, kind.String()+"."):
 			if kind != kindProducer {
 				add(key, "has no effect: Connect's "+kind.String()+".override. prefix configures a client MM2 connectors do not have")
@@ -71,6 +108,10 @@ func Validate(connectorConfig map[string]string, isConnectorKey func(string) boo
 	}
 	return result
 }
+
+// sealedValuePrefix starts the values the store writes for secrets encrypted at rest (store's sealedPrefix,
+// without the version). A config may not hold one itself: it would be taken for an encrypted value.
+const sealedValuePrefix = "kmirror:aesgcm:"
 
 // homeKey is where a setting missing from a client belongs: the cluster prefix
 // for connection settings, the client's own prefix otherwise.

@@ -60,7 +60,7 @@ func (a *Admin) TopicACLs(ctx context.Context) ([]TopicACL, error) {
 	}
 	res, err := a.a.DescribeACLs(ctx, filter, ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("describe topic ACLs: %w", err)
+		return nil, fmt.Errorf("describe topic ACLs: %w", a.cause(ctx, err))
 	}
 	if res.Error.Code() != ckafka.ErrNoError {
 		return nil, fmt.Errorf("describe topic ACLs: %w", res.Error)
@@ -100,7 +100,7 @@ func (a *Admin) CreateACLs(ctx context.Context, acls []TopicACL) error {
 	defer cancel()
 	res, err := a.a.CreateACLs(ctx, bindings, ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("create ACLs: %w", err)
+		return fmt.Errorf("create ACLs: %w", a.cause(ctx, err))
 	}
 	var errs []error
 	for i, r := range res {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
@@ -15,6 +17,18 @@ const defaultAdminTimeout = 60 * time.Second
 // Admin is an admin client for one cluster.
 type Admin struct {
 	a *ckafka.AdminClient
+	// p is the handle the admin client runs on. A plain AdminClient's librdkafka error events go to a queue
+	// nobody reads, so an authentication failure would only show as requests timing out; a producer's
+	// events channel carries them. nil for an admin derived from a task's consumer or producer
+	// (Consumer.Admin, Producer.Admin): the task watches that client's events itself.
+	p *ckafka.Producer
+	// auth is the last authentication failure librdkafka reported since the last metadata request that
+	// succeeded (the cheapest proof that the credentials work again).
+	auth atomic.Pointer[ckafka.Error]
+	// pending are the requests in flight, ended with the authentication failure when one arrives: a request
+	// would otherwise wait for its whole timeout on a connection that cannot succeed.
+	mu      sync.Mutex
+	pending map[*int]context.CancelCauseFunc
 	// Timeout bounds each admin operation, like Java's default.api.timeout.ms.
 	Timeout time.Duration
 }
@@ -22,20 +36,90 @@ type Admin struct {
 // NewAdmin creates an admin client from librdkafka properties.
 func NewAdmin(props map[string]string) (*Admin, error) {
 	// confluent-kafka-go cannot route an admin client's logs into Go, so librdkafka writes them to stderr.
-	a, err := ckafka.NewAdminClient(configMap(props, nil))
+	cm := configMap(props, nil)
+	// The producer only carries the admin client: no records, so no delivery reports, and small channels.
+	(*cm)["go.delivery.reports"] = false
+	(*cm)["go.events.channel.size"] = 100
+	(*cm)["go.produce.channel.size"] = 0
+	p, err := ckafka.NewProducer(cm)
 	if err != nil {
+		return nil, fmt.Errorf("create admin client: %w", withoutValues(err))
+	}
+	a, err := ckafka.NewAdminClientFromProducer(p)
+	if err != nil {
+		p.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	return &Admin{a: a, Timeout: defaultAdminTimeout}, nil
+	ad := &Admin{a: a, p: p, Timeout: defaultAdminTimeout}
+	go ad.events()
+	return ad, nil
+}
+
+// events keeps the last authentication failure (IsAuthentication: a failed SASL or TLS handshake, a refused
+// client certificate) until the producer is closed. librdkafka reports it as an error event and then
+// retries the connection for ever; requests meanwhile just time out as "broker transport failure".
+func (a *Admin) events() {
+	for ev := range a.p.Events() {
+		if e, ok := ev.(ckafka.Error); ok && IsAuthentication(e) {
+			a.auth.Store(&e)
+			a.mu.Lock()
+			for _, cancel := range a.pending {
+				cancel(e)
+			}
+			a.mu.Unlock()
+		}
+	}
+}
+
+// AuthFailure returns the authentication failure librdkafka reported since the last metadata request that
+// succeeded, or nil: when a request fails while it is set, the cause is the credentials, not the network.
+func (a *Admin) AuthFailure() error {
+	if e := a.auth.Load(); e != nil {
+		return *e
+	}
+	return nil
 }
 
 // Close releases the client.
 func (a *Admin) Close() {
 	a.a.Close()
+	if a.p != nil {
+		a.p.Close()
+	}
 }
 
+// ctx bounds one request by the admin timeout, and ends it early with the authentication failure if
+// librdkafka reports one meanwhile (see cause).
 func (a *Admin) ctx(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, a.Timeout)
+	ctx, cancelTimeout := context.WithTimeout(ctx, a.Timeout)
+	ctx, cancel := context.WithCancelCause(ctx)
+	key := new(int)
+	a.mu.Lock()
+	if a.pending == nil {
+		a.pending = map[*int]context.CancelCauseFunc{}
+	}
+	a.pending[key] = cancel
+	a.mu.Unlock()
+	return ctx, func() {
+		a.mu.Lock()
+		delete(a.pending, key)
+		a.mu.Unlock()
+		cancel(nil)
+		cancelTimeout()
+	}
+}
+
+// cause is the error to report for a request made with a context from ctx: the authentication failure
+// when that is what ended it, or what made it time out; err otherwise.
+func (a *Admin) cause(ctx context.Context, err error) error {
+	var kerr ckafka.Error
+	if errors.As(context.Cause(ctx), &kerr) && IsAuthentication(kerr) {
+		return kerr
+	}
+	if auth := a.AuthFailure(); auth != nil && (IsRetriable(err) || errors.Is(err, context.DeadlineExceeded)) {
+		return auth
+	}
+	return err
 }
 
 // Topics returns every topic of the cluster with its partition count.
@@ -74,12 +158,22 @@ func (a *Admin) PartitionCount(ctx context.Context, topic string) (int, error) {
 // admin timeout: GetMetadata itself does not take a context.
 func (a *Admin) metadata(ctx context.Context, topic *string) (*ckafka.Metadata, error) {
 	deadline := time.Now().Add(a.Timeout)
-	for {
+	for attempt := 0; ; attempt++ {
 		remaining := time.Until(deadline)
 		step := min(remaining, 10*time.Second)
+		if attempt == 0 {
+			// A short first attempt: a failed SASL handshake shows within it (see AuthFailure), and a
+			// request that only needed longer is simply sent again with the full step.
+			step = min(step, time.Second)
+		}
 		md, err := a.a.GetMetadata(topic, topic == nil, max(int(step.Milliseconds()), 1))
 		if err == nil {
+			a.auth.Store(nil)
 			return md, nil
+		}
+		if auth := a.AuthFailure(); auth != nil {
+			// Retrying cannot fix credentials: report the cause, not the timeout it produces.
+			return nil, fmt.Errorf("read cluster metadata: %w", auth)
 		}
 		if !IsRetriable(err) || time.Now().After(deadline) || ctx.Err() != nil {
 			return nil, fmt.Errorf("read cluster metadata: %w", err)
@@ -114,7 +208,7 @@ func (a *Admin) CreateTopics(ctx context.Context, topics []NewTopic) (map[string
 	defer cancel()
 	res, err := a.a.CreateTopics(ctx, specs, ckafka.SetAdminOperationTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("create topics: %w", err)
+		return nil, fmt.Errorf("create topics: %w", a.cause(ctx, err))
 	}
 	out := make(map[string]error, len(res))
 	for _, r := range res {
@@ -134,7 +228,7 @@ func (a *Admin) CreatePartitions(ctx context.Context, topic string, total int) e
 	res, err := a.a.CreatePartitions(ctx, []ckafka.PartitionsSpecification{{Topic: topic, IncreaseTo: total}},
 		ckafka.SetAdminOperationTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("create partitions of %s: %w", topic, err)
+		return fmt.Errorf("create partitions of %s: %w", topic, a.cause(ctx, err))
 	}
 	for _, r := range res {
 		if r.Error.Code() != ckafka.ErrNoError {
@@ -150,7 +244,7 @@ func (a *Admin) DeleteTopics(ctx context.Context, topics []string) error {
 	defer cancel()
 	res, err := a.a.DeleteTopics(ctx, topics, ckafka.SetAdminOperationTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("delete topics: %w", err)
+		return fmt.Errorf("delete topics: %w", a.cause(ctx, err))
 	}
 	var errs []error
 	for _, r := range res {
@@ -196,7 +290,7 @@ func (a *Admin) TopicConfigs(ctx context.Context, topics []string) (map[string][
 	defer cancel()
 	results, err := a.a.DescribeConfigs(ctx, res, ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("describe topic configs: %w", err)
+		return nil, fmt.Errorf("describe topic configs: %w", a.cause(ctx, err))
 	}
 	out := make(map[string][]ConfigEntry, len(results))
 	for _, r := range results {
@@ -256,7 +350,7 @@ func (a *Admin) AlterTopicConfigs(ctx context.Context, topic string, ops []Confi
 	res, err := a.a.IncrementalAlterConfigs(ctx, []ckafka.ConfigResource{{Type: ckafka.ResourceTopic, Name: topic, Config: entries}},
 		ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("alter configs of %s: %w", topic, err)
+		return fmt.Errorf("alter configs of %s: %w", topic, a.cause(ctx, err))
 	}
 	for _, r := range res {
 		if r.Error.Code() != ckafka.ErrNoError {
@@ -272,7 +366,7 @@ func (a *Admin) ClusterID(ctx context.Context) (string, error) {
 	defer cancel()
 	id, err := a.a.ClusterID(ctx)
 	if err != nil {
-		return "", fmt.Errorf("read cluster id: %w", err)
+		return "", fmt.Errorf("read cluster id: %w", a.cause(ctx, err))
 	}
 	return id, nil
 }
@@ -285,7 +379,7 @@ func (a *Admin) DeleteRecordsBefore(ctx context.Context, topic string, partition
 	res, err := a.a.DeleteRecords(ctx, []ckafka.TopicPartition{{Topic: &topic, Partition: partition, Offset: ckafka.Offset(offset)}},
 		ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("delete records of %s [%d] before %d: %w", topic, partition, offset, err)
+		return fmt.Errorf("delete records of %s [%d] before %d: %w", topic, partition, offset, a.cause(ctx, err))
 	}
 	for _, r := range res.DeleteRecordsResults {
 		if r.TopicPartition.Error != nil {

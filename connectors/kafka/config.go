@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"regexp"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
@@ -41,4 +43,23 @@ func forwardLogs(logs chan ckafka.LogEvent, done <-chan struct{}, log *slog.Logg
 		}
 		log.Log(context.Background(), level, ev.Message, "client", ev.Name, "tag", ev.Tag)
 	}
+}
+
+// invalidValue matches librdkafka's rejection of a property value, which quotes the value.
+var invalidValue = regexp.MustCompile(`Invalid value ".*?" for configuration property`)
+
+// withoutValues drops the quoted value from librdkafka's "Invalid value "..." for configuration property"
+// error: the value may be a password or come from a config provider, and this error reaches task traces and
+// the log. The property name stays, which is what an operator needs. The result keeps the kafka.Error code
+// but not the original error, which would still carry the value when a trace walks the chain.
+func withoutValues(err error) error {
+	var kerr ckafka.Error
+	if err == nil || !invalidValue.MatchString(err.Error()) {
+		return err
+	}
+	msg := invalidValue.ReplaceAllLiteralString(err.Error(), "Invalid value for configuration property")
+	if errors.As(err, &kerr) {
+		return ckafka.NewError(kerr.Code(), msg, kerr.IsFatal())
+	}
+	return errors.New(msg)
 }

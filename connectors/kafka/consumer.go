@@ -36,7 +36,7 @@ func NewConsumer(props map[string]string, log *slog.Logger, opts ...Option) (*Co
 	logs := make(chan ckafka.LogEvent, 64)
 	c, err := ckafka.NewConsumer(o.apply(configMap(props, logs)))
 	if err != nil {
-		return nil, fmt.Errorf("create consumer: %w", err)
+		return nil, fmt.Errorf("create consumer: %w", withoutValues(err))
 	}
 	closed := make(chan struct{})
 	go forwardLogs(logs, closed, log)

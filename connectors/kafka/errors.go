@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"errors"
+	"regexp"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
@@ -13,7 +14,8 @@ var ErrQueueFull = errors.New("producer queue is full")
 // moves), as opposed to one that needs an operator (authorization, invalid config, record too large).
 func IsRetriable(err error) bool {
 	var kerr ckafka.Error
-	if !errors.As(err, &kerr) {
+	if !errors.As(err, &kerr) || IsAuthentication(err) {
+		// A refused client certificate comes as a transport error, yet retrying cannot fix it.
 		return false
 	}
 	if kerr.IsRetriable() || kerr.IsTimeout() {
@@ -50,6 +52,32 @@ func IsAuthorization(err error) bool {
 	return hasCode(err, ckafka.ErrTopicAuthorizationFailed) || hasCode(err, ckafka.ErrClusterAuthorizationFailed) ||
 		hasCode(err, ckafka.ErrGroupAuthorizationFailed) || hasCode(err, ckafka.ErrTransactionalIDAuthorizationFailed)
 }
+
+// IsAuthentication tells whether err is a failed authentication: a failed SASL handshake (wrong password,
+// unknown user, mechanism not enabled), a failed TLS handshake (the broker's certificate cannot be verified,
+// no common protocol), or a broker refusing the client's certificate. librdkafka reports each as an error
+// event and retries the connection for ever; like Java's AuthenticationException and SslAuthenticationException
+// it is not a condition to wait out.
+func IsAuthentication(err error) bool {
+	var kerr ckafka.Error
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	switch kerr.Code() {
+	case ckafka.ErrAuthentication, ckafka.ErrSsl:
+		// librdkafka reports a connection dropped during the TLS handshake as a transport error, not this.
+		return true
+	case ckafka.ErrTransport:
+		return tlsCertificateRefused.MatchString(kerr.Error())
+	}
+	return false
+}
+
+// tlsCertificateRefused matches the TLS alerts by which a broker refuses the client's certificate (bad,
+// unsupported, revoked, expired, unknown, unknown CA, required but missing). librdkafka reports them as a
+// transport error ("Receive failed: ...: SSL alert number 42"), the code of any dropped connection, so
+// OpenSSL's alert number is what tells them apart.
+var tlsCertificateRefused = regexp.MustCompile(`SSL alert number (42|43|44|45|46|48|116)\b`)
 
 // IsSecurityDisabled tells whether err says the cluster has no authorizer (ACL operations are unsupported).
 func IsSecurityDisabled(err error) bool {

@@ -43,7 +43,7 @@ func (a *Admin) ListGroups(ctx context.Context) ([]string, error) {
 	defer cancel()
 	res, err := a.a.ListConsumerGroups(ctx, ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("list consumer groups: %w", err)
+		return nil, fmt.Errorf("list consumer groups: %w", a.cause(ctx, err))
 	}
 	// Each broker answers for the groups it coordinates: a broker that failed leaves groups out, so the
 	// listing is incomplete and must not be taken as the set of groups.
@@ -125,7 +125,7 @@ func (a *Admin) groupOffsets(ctx context.Context, group string) ([]GroupOffset, 
 	res, err := a.a.ListConsumerGroupOffsets(ctx, []ckafka.ConsumerGroupTopicPartitions{{Group: group}},
 		ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("fetch offsets of group %s: %w", group, err)
+		return nil, fmt.Errorf("fetch offsets of group %s: %w", group, a.cause(ctx, err))
 	}
 	var out []GroupOffset
 	var errs []error
@@ -172,7 +172,7 @@ func (a *Admin) DescribeGroups(ctx context.Context, groups []string) (map[string
 	defer cancel()
 	res, err := a.a.DescribeConsumerGroups(ctx, groups, ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("describe consumer groups: %w", err)
+		return nil, fmt.Errorf("describe consumer groups: %w", a.cause(ctx, err))
 	}
 	var errs []error
 	for _, d := range res.ConsumerGroupDescriptions {
@@ -209,7 +209,7 @@ func (a *Admin) AlterGroupOffsets(ctx context.Context, group string, offsets []G
 	res, err := a.a.AlterConsumerGroupOffsets(ctx, []ckafka.ConsumerGroupTopicPartitions{{Group: group, Partitions: tps}},
 		ckafka.SetAdminRequestTimeout(a.Timeout))
 	if err != nil {
-		return fmt.Errorf("alter offsets of group %s: %w", group, err)
+		return fmt.Errorf("alter offsets of group %s: %w", group, a.cause(ctx, err))
 	}
 	var errs []error
 	for _, r := range res.ConsumerGroupsTopicPartitions {

@@ -43,7 +43,7 @@ func (a *Admin) LogOffsets(ctx context.Context, parts []PartitionID, readCommitt
 		}
 		res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(isolation))
 		if err != nil {
-			return nil, fmt.Errorf("list offsets of %d partitions: %w", len(parts), err)
+			return nil, fmt.Errorf("list offsets of %d partitions: %w", len(parts), a.cause(ctx, err))
 		}
 		out := make(map[PartitionID]ckafka.ListOffsetsResultInfo, len(res.ResultInfos))
 		for tp, info := range res.ResultInfos {

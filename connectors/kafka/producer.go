@@ -41,6 +41,7 @@ type Producer struct {
 	closed chan struct{} // closed by Close, stops log forwarding
 	log    *slog.Logger
 	fatal  atomic.Pointer[error]
+	auth   atomic.Pointer[error]
 }
 
 // NewProducer creates a producer from librdkafka properties; onDelivery is called from one goroutine, in
@@ -58,7 +59,7 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	(*cm)["go.produce.channel.size"] = 0
 	p, err := ckafka.NewProducer(cm)
 	if err != nil {
-		return nil, fmt.Errorf("create producer: %w", err)
+		return nil, fmt.Errorf("create producer: %w", withoutValues(err))
 	}
 	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
 	go forwardLogs(logs, pr.closed, log)
@@ -107,6 +108,10 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 				err := error(e)
 				p.fatal.Store(&err)
 				p.log.Error("producer fatal error", "error", e)
+			} else if IsAuthentication(e) {
+				err := error(e)
+				p.auth.Store(&err)
+				p.log.Debug("producer authentication failed", "error", e)
 			} else {
 				p.log.Debug("producer error", "error", e)
 			}
@@ -117,6 +122,15 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 // Fatal returns the producer's fatal error, if librdkafka reported one; the producer is unusable then.
 func (p *Producer) Fatal() error {
 	if e := p.fatal.Load(); e != nil {
+		return *e
+	}
+	return nil
+}
+
+// AuthFailure returns the failed SASL handshake librdkafka reported, if any (see IsAuthentication): records
+// then wait for a connection that cannot succeed.
+func (p *Producer) AuthFailure() error {
+	if e := p.auth.Load(); e != nil {
 		return *e
 	}
 	return nil

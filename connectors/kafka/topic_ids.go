@@ -14,7 +14,7 @@ func (a *Admin) TopicIDs(ctx context.Context, topics []string) (map[string]strin
 	defer cancel()
 	res, err := a.a.DescribeTopics(ctx, ckafka.NewTopicCollectionOfTopicNames(topics))
 	if err != nil {
-		return nil, fmt.Errorf("describe topics: %w", err)
+		return nil, fmt.Errorf("describe topics: %w", a.cause(ctx, err))
 	}
 	out := make(map[string]string, len(topics))
 	for _, d := range res.TopicDescriptions {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/kmirror/kmirror/server"
+)
+
+// registerClientRules adds the flags that limit what connector configs may make kmirror read, and returns
+// the function that collects them once parsed.
+func registerClientRules(fs *flag.FlagSet) func() server.ClientRules {
+	dirs := fs.String("allowed-file-dirs", "", "comma-separated directories whose files client settings (ssl.truststore.location, ssl.keystore.location, ssl.ca.location, ...) may name; default: secrets/ in the working directory (KMIRROR_ALLOWED_FILE_DIRS)")
+	providers := fs.String("config-providers", "", "comma-separated config providers connector configs may reference: env (${env:VAR}), file (${file:/path.properties:key}), directory (${directory:/dir:file}); default none (KMIRROR_CONFIG_PROVIDERS)")
+	paths := fs.String("config-provider-allowed-paths", "", "comma-separated directories the file and directory config providers may read; required with either (KMIRROR_CONFIG_PROVIDER_ALLOWED_PATHS)")
+	envAllow := fs.String("config-provider-env-allowlist", "", "regular expression an environment variable's name must match for ${env:...}; default any but KMIRROR_* (KMIRROR_CONFIG_PROVIDER_ENV_ALLOWLIST)")
+	return func() server.ClientRules {
+		return server.ClientRules{
+			AllowedFileDirs:            commaList(*dirs),
+			ConfigProviders:            commaList(*providers),
+			ConfigProviderAllowedPaths: commaList(*paths),
+			ConfigProviderEnvAllowlist: *envAllow,
+		}
+	}
+}
+
+// commaList splits a comma-separated flag; an empty flag is nil (the default).
+func commaList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
