@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
@@ -29,6 +30,9 @@ type Config struct {
 	Loggers Loggers
 	// Logger receives request failures. Nil discards them.
 	Logger *slog.Logger
+	// ExactlyOnceSource is the worker's exactly-once source support, which Connect's preflight validation of
+	// exactly.once.support depends on. Zero is disabled.
+	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
 	// Clients are the rules client settings are validated against (allowed files, config providers): the
 	// same the runtime builds clients with. The zero value allows no file and no provider.
 	Clients clientconfig.Options
@@ -80,6 +84,7 @@ type server struct {
 	plugins  *catalog
 	clients  clientconfig.Options
 	router   chi.Router
+	worker   mirrorconfig.Worker // what validation needs to know of this worker
 }
 
 // New returns the Connect REST API as an http.Handler meant to be served at the root of a listener. It only
@@ -93,6 +98,7 @@ func New(cfg Config) http.Handler {
 		log:      cfg.Logger,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		plugins:  &catalog{},
+		worker:   mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource},
 		clients:  cfg.Clients,
 	}
 	if s.log == nil {

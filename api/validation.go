@@ -38,7 +38,7 @@ func (s *server) validateConnectorConfig(cfg *props) (configdef.ConfigInfos, *va
 	}
 	isConnectorKey := mirrorconfig.ConfigDef(p).Has
 	clientErrors := func(c map[string]string) map[string][]string { return s.clients.Validate(c, isConnectorKey) }
-	return mirrorconfig.Validate(p, cfg.values, clientErrors), nil
+	return mirrorconfig.ValidateOn(s.worker, p, cfg.values, clientErrors), nil
 }
 
 // unknownConnectorClassMessage is Plugins.connectorClass's message, listing every connector plugin with

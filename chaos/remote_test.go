@@ -34,12 +34,14 @@ type remoteTailer struct {
 	cluster    string // "A" or "B"
 	topic      string
 	partitions int
+	committed  bool // reads with read_committed (exactly-once cases): aborted records are not seen
 	cl         *kgo.Client
 	cancel     context.CancelFunc
 	done       chan struct{}
 
 	mu      sync.Mutex
 	records [][]remoteRecord // partition -> records in offset order
+	reached []int64          // partition -> the highest offset read, transaction markers included; -1 none
 	seen    map[int][][]bool // generation -> partition -> sequence -> seen at least once
 	errs    map[string]int   // fetch errors by text, for the report when something never arrives
 }
@@ -50,27 +52,48 @@ func tailRemote(t *testing.T, topic string, partitions int) *remoteTailer {
 	return tailTopic(t, "B", topic, partitions)
 }
 
+// tailRemoteCommitted is tailRemote with read_committed, as a downstream consumer of exactly-once replication
+// reads: records of aborted transactions are skipped, and open transactions hold the reader back.
+func tailRemoteCommitted(t *testing.T, topic string, partitions int) *remoteTailer {
+	t.Helper()
+	return tailTopicWith(t, "B", topic, partitions, true)
+}
+
 // tailTopic starts reading topic (which must exist on cluster) and stops when the test ends.
 func tailTopic(t *testing.T, cluster, topic string, partitions int) *remoteTailer {
+	t.Helper()
+	return tailTopicWith(t, cluster, topic, partitions, false)
+}
+
+func tailTopicWith(t *testing.T, cluster, topic string, partitions int, committed bool) *remoteTailer {
 	t.Helper()
 	awaitPartitions(t, cluster, topic, partitions)
 	starts := map[int32]kgo.Offset{}
 	for p := range partitions {
 		starts[int32(p)] = kgo.NewOffset().AtStart()
 	}
-	cl, err := kgo.NewClient(
+	opts := []kgo.Opt{
 		kgo.SeedBrokers(kafkatest.Bootstrap(t, cluster)),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: starts}),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
-		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.FetchMaxWait(100 * time.Millisecond),
 		kgo.RetryTimeout(time.Hour), // the cluster may be down for a while: keep trying
-	)
+	}
+	if committed {
+		// Transaction markers are kept so that the reader knows how far it has read: the last offset below the
+		// end is often a commit marker, which holds no record.
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		t.Fatalf("create the franz-go reader of %s: %v", cluster, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	rt := &remoteTailer{t: t, cluster: cluster, topic: topic, partitions: partitions, cl: cl, cancel: cancel, done: make(chan struct{}),
-		records: make([][]remoteRecord, partitions), seen: map[int][][]bool{}, errs: map[string]int{}}
+	rt := &remoteTailer{t: t, cluster: cluster, topic: topic, partitions: partitions, committed: committed, cl: cl, cancel: cancel, done: make(chan struct{}),
+		records: make([][]remoteRecord, partitions), reached: make([]int64, partitions), seen: map[int][][]bool{}, errs: map[string]int{}}
+	for p := range rt.reached {
+		rt.reached[p] = -1
+	}
 	go rt.run(ctx)
 	t.Cleanup(rt.close)
 	return rt
@@ -94,6 +117,10 @@ func (rt *remoteTailer) run(ctx context.Context) {
 			}
 		})
 		fetches.EachRecord(func(r *kgo.Record) {
+			rt.reached[r.Partition] = max(rt.reached[r.Partition], r.Offset)
+			if r.Attrs.IsControl() {
+				return
+			}
 			rr := remoteRecord{offset: r.Offset, producerID: r.ProducerID, epoch: r.ProducerEpoch, seen: now}
 			rr.gen, rr.seq, rr.parsed = parseValue(r.Value)
 			rt.records[r.Partition] = append(rt.records[r.Partition], rr)
@@ -237,8 +264,7 @@ func (rt *remoteTailer) snapshot(within time.Duration) ([][]remoteRecord, error)
 		rt.mu.Lock()
 		complete := true
 		for p, end := range ends {
-			rs := rt.records[p]
-			if end > 0 && (len(rs) == 0 || rs[len(rs)-1].offset < end-1) {
+			if end > 0 && rt.reached[p] < end-1 {
 				complete = false
 			}
 		}
@@ -262,6 +288,9 @@ func (rt *remoteTailer) snapshot(within time.Duration) ([][]remoteRecord, error)
 func (rt *remoteTailer) endOffsets(ctx context.Context) ([]int64, error) {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = -1
+	if rt.committed {
+		req.IsolationLevel = 1 // the last stable offset: what a read_committed reader can reach
+	}
 	topic := kmsg.NewListOffsetsRequestTopic()
 	topic.Topic = rt.topic
 	for p := range rt.partitions {

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -56,6 +57,9 @@ type scenario struct {
 
 	audited bool // finish printed the audit
 	stuck   bool // a recovery never came: later waits for B are cut short
+
+	extra     map[string]string // connector settings of the case (exactly-once cases)
+	committed bool              // B is read with read_committed
 }
 
 // newScenario creates a unique source topic on A, a sequenced producer for it (generation 1) and a cluster of
@@ -72,7 +76,7 @@ func newScenario(t *testing.T, prefix string) *scenario {
 
 // mirrorConfig is a MirrorSourceConnector A -> B for exactly the scenario's topic.
 func (s *scenario) mirrorConfig() map[string]string {
-	return map[string]string{
+	cfg := map[string]string{
 		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
 		"source.cluster.alias":                  "A",
 		"target.cluster.alias":                  "B",
@@ -85,6 +89,8 @@ func (s *scenario) mirrorConfig() map[string]string {
 		"sync.topic.acls.enabled":               "false",
 		"refresh.topics.interval.seconds":       "1",
 	}
+	maps.Copy(cfg, s.extra)
+	return cfg
 }
 
 // startConnector creates the connector, waits until its tasks run on every worker, and starts reading B.
@@ -93,7 +99,11 @@ func (s *scenario) startConnector() connectorStatus {
 	s.c.putConfig(s.name, s.mirrorConfig())
 	st := s.c.awaitSpread(s.name, taskCount, 90*time.Second)
 	s.t.Logf("connector running: %s", st.states())
-	s.tail = tailRemote(s.t, s.remote, sourcePartitions)
+	if s.committed {
+		s.tail = tailRemoteCommitted(s.t, s.remote, sourcePartitions)
+	} else {
+		s.tail = tailRemote(s.t, s.remote, sourcePartitions)
+	}
 	// A case that fails before its audit still shows what B holds (runs before the reader closes).
 	s.t.Cleanup(func() {
 		if !s.t.Failed() || s.audited {

@@ -23,6 +23,7 @@ type Registry struct {
 	logger  func(name string) *slog.Logger
 	syncs   *producerPool
 	metrics *metrics.Registry // nil: the tasks report no metrics
+	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
 }
 
@@ -31,6 +32,13 @@ type Registry struct {
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients}
+}
+
+// WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
+// in transactions (source_transactions.go). It returns r.
+func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport) *Registry {
+	r.eos = s
+	return r
 }
 
 var _ tasks.Registry = (*Registry)(nil)
@@ -80,7 +88,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled()}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

@@ -33,7 +33,12 @@ type sourcePartition struct {
 	acksSeen   uint64
 	progressAt time.Time
 
+	// Exactly-once mode (source_transactions.go): records the target acknowledged inside the open transaction,
+	// which count as replicated only once it commits.
+	staged ring[stagedRecord]
+
 	// Owned by the poll loop.
+	txnLast int64 // exactly-once: the last source offset forwarded in the open transaction; -1 none
 	next    int64 // the next source offset the consumer should return; -1 until known
 	startAt int64 // where the pipeline assigned the partition: an offset, or kafka.OffsetBeginning/OffsetEnd
 	// firstPast is the first record's offset when it lay past startAt and the pipeline read the partition again
@@ -56,7 +61,7 @@ type sourcePartition struct {
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
-	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, firstPast: -1, sourceID: sourceID,
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, firstPast: -1, txnLast: -1, sourceID: sourceID,
 		ranges: offsetmap.NewTracker(nil), lastTS: noTimestamp, readNext: -1}
 }
 
@@ -132,17 +137,23 @@ func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord,
 		p.ranges.Dropped()
 		return false, rec, mirror.OffsetSync{}, false
 	}
-	off := rec.offset
 	p.acks++
+	sync, send = p.replicatedLocked(rec, downstream)
+	return true, rec, sync, send
+}
+
+// replicatedLocked advances the partition over a record that counts as replicated: acknowledged by the
+// target, and in exactly-once mode part of a committed transaction. It returns the offset sync to send, if any.
+func (p *sourcePartition) replicatedLocked(rec inflightRecord, downstream int64) (sync mirror.OffsetSync, send bool) {
+	off := rec.offset
 	p.acked = off
 	p.lastTS = rec.ts
 	p.delivered = true
 	p.ranges.Acked(off, downstream)
 	if p.syncs == nil {
-		return true, rec, mirror.OffsetSync{}, false
+		return mirror.OffsetSync{}, false
 	}
-	sync, send = p.syncs.Record(off, downstream)
-	return true, rec, sync, send
+	return p.syncs.Record(off, downstream)
 }
 
 // delayedSync returns the partition's latest offset sync that was not sent yet, if any.

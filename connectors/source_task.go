@@ -37,6 +37,7 @@ type sourceTask struct {
 	log     *slog.Logger
 	syncs   *producerPool     // the worker's shared offset-sync producers
 	metrics *metrics.Registry // nil without metrics
+	eos     bool              // the worker has exactly-once source support: replicate in transactions
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -122,6 +123,7 @@ type sourceRun struct {
 	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
+	txns        *sourceTxns // exactly-once mode (source_transactions.go); nil without it
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
@@ -138,6 +140,9 @@ type sourceRun struct {
 var errAbandoned = errors.New("record abandoned")
 
 func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun, error) {
+	if err := t.requireExactlyOnce(); err != nil {
+		return nil, err
+	}
 	policy, err := mirror.NewReplicationPolicy(t.cfg.raw)
 	if err != nil {
 		return nil, err
@@ -180,6 +185,11 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	capDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
 		r.stallAfter = time.Duration(ms) * time.Millisecond / 4
+	}
+	if t.eos {
+		if r.txns, err = r.newSourceTxns(index); err != nil {
+			return nil, err
+		}
 	}
 	if t.cfg.values.Bool("emit.offset-syncs.enabled") {
 		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
@@ -387,6 +397,12 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		producer.Close()
 	}
 	r.awaitRemotesWritable(ctx, targetAdmin)
+	if r.txns != nil {
+		if err := r.txns.startPipeline(ctx, r, producer, targetAdmin, syncs); err != nil {
+			closeProducer()
+			return err
+		}
+	}
 
 	starts := make([]kafka.Start, 0, len(r.parts))
 	var fromBeginning []kafka.PartitionID
@@ -448,7 +464,8 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		case <-flushCtx.Done():
 		}
 	}()
-	if left := producer.Flush(flushCtx); left > 0 {
+	left := producer.Flush(flushCtx)
+	if left > 0 {
 		if err := producer.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
 		}
@@ -456,6 +473,9 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
 	}
 	cancelFlush()
+	if r.txns != nil {
+		r.txns.endPipeline(ctx, r, producer, loopErr == nil && left == 0)
+	}
 	closeProducer()
 	stopCommitter()
 	if !committerDone {
@@ -535,8 +555,9 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		}
 
 		pollStart, timed := r.clock.pollStart()
-		rec, ok, err := consumer.Poll(r.pollTimeout)
-		r.clock.pollEnd(pollStart, timed, ok, r.pollTimeout)
+		wait := r.pollWait()
+		rec, ok, err := consumer.Poll(wait)
+		r.clock.pollEnd(pollStart, timed, ok, wait)
 		if err != nil {
 			if err := r.consumeError(ctx, consumer, err); err != nil {
 				return err, nil, false
@@ -544,6 +565,11 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			continue
 		}
 		if !ok {
+			if r.txns != nil {
+				if err := r.txns.idle(ctx, r, producer); err != nil {
+					return err, nil, false
+				}
+			}
 			if now := time.Now(); now.Sub(lastPositions) >= sourcePositionInterval {
 				lastPositions = now
 				r.readPositions(consumer)
@@ -559,6 +585,11 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		if p.next < 0 && r.firstRecord(consumer, p, off) {
 			continue // read again from the start
 		}
+		if r.txns != nil {
+			if err := r.txns.beforeForward(producer); err != nil {
+				return err, nil, false
+			}
+		}
 		p.next = off + 1
 		p.forwarded(off, unixMilli(ts), rec.Size(), valueBytes)
 		if err := r.forward(ctx, producer, rec, p); err != nil {
@@ -569,6 +600,11 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			return err, nil, false
 		}
 		p.metrics.fetched(valueBytes, ts)
+		if r.txns != nil {
+			if err := r.txns.forwarded(ctx, r, producer, p, off); err != nil {
+				return err, nil, false
+			}
+		}
 		if !lease.Valid() {
 			// The lease ended while the record was being handed over (the process stalled in between): it may
 			// have been queued after the lease ended, so nothing queued may be sent now.
@@ -772,6 +808,9 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 
 // delivered handles one delivery report of the replication producer.
 func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
+	if r.txns != nil && r.txns.delivered(r, d) {
+		return
+	}
 	p := lookup(r.byRemote, d.Topic, d.Partition)
 	if p == nil {
 		r.log.Error("delivery report for a partition this task does not replicate", "topic", d.Topic, "partition", d.Partition)

@@ -19,6 +19,7 @@ import (
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -40,6 +41,9 @@ type Config struct {
 	DatabaseTimeout time.Duration
 	// HistoryKeep is how many config versions the store keeps per connector (store.DefaultHistoryKeep when zero).
 	HistoryKeep int
+	// ExactlyOnceSource is the worker's exactly.once.source.support: with "enabled" source tasks replicate in
+	// transactions (connectors/source_transactions.go). Zero is disabled. Every worker of a cluster must agree.
+	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
 	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
@@ -105,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -121,7 +125,9 @@ func Run(ctx context.Context, cfg Config) error {
 		Health:  healthCheck(st, rt),
 		Loggers: cfg.Loggers,
 		Logger:  cfg.Loggers.Logger("kmirror.api"),
-		Clients: clients,
+
+		ExactlyOnceSource: cfg.ExactlyOnceSource,
+		Clients:           clients,
 	})))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.

@@ -98,6 +98,9 @@
 //   - SIGTERM: the worker gives up leadership, stops every run within StopTimeout while still heartbeating,
 //     then leaves the cluster (RemoveWorker) and the leader hands its units to the others at once.
 //
-// In exactly-once mode (not yet implemented) the bound on a stale run's writes becomes zero through the
-// target's transactional fencing.
+// In exactly-once mode (workers with --exactly-once-source-support=enabled; connectors/doc_transactions.go) a
+// stale source run's writes become invisible instead of bounded: its records are visible only once their
+// transaction commits, a commit is attempted only while the lease is valid, and the task's next run fences
+// the task's transactional id in Kafka before it reads where to resume. Not yet covered: a partition that
+// moves to another task id on a reconfiguration (Connect fences the whole previous task generation first).
 package tasks

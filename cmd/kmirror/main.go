@@ -29,6 +29,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
@@ -129,6 +130,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	workerTTL := fs.Duration("worker-ttl", tasks.DefaultWorkerTTL, "a worker whose heartbeats stop for this long is declared dead and its units move; its writes stop half of it earlier (KMIRROR_WORKER_TTL)")
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
+	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
@@ -148,6 +150,10 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err := rt.Validate(); err != nil {
 				return err
 			}
+			eosSupport, err := mirrorconfig.ParseExactlyOnceSourceSupport(*eos)
+			if err != nil {
+				return fmt.Errorf("--exactly-once-source-support: %w", err)
+			}
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
 			}
@@ -159,7 +165,8 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				Security: *security, Clients: clientRules(), Secrets: secrets,
+				ExactlyOnceSource: eosSupport,
+				Security:          *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
 	}

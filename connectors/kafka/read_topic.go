@@ -30,6 +30,21 @@ type TopicRead struct {
 // end offsets are the last stable offsets, so a transaction still open at the start is left out rather than
 // waited for.
 func ReadTopic(ctx context.Context, props map[string]string, topic string, log *slog.Logger, fn func(Record) error) (TopicRead, error) {
+	return readTopic(ctx, props, topic, nil, log, fn)
+}
+
+// ReadTopicPartitions is ReadTopic over only the given partitions of topic (those that exist), for a reader
+// that knows where its keys are: a Connect offsets topic is partitioned by key, so a task that resumes needs
+// only the partitions of its own keys, not all 25.
+func ReadTopicPartitions(ctx context.Context, props map[string]string, topic string, partitions []int32, log *slog.Logger, fn func(Record) error) (TopicRead, error) {
+	if partitions == nil {
+		partitions = []int32{}
+	}
+	return readTopic(ctx, props, topic, partitions, log, fn)
+}
+
+// readTopic reads only partitions, or every partition when it is nil.
+func readTopic(ctx context.Context, props map[string]string, topic string, only []int32, log *slog.Logger, fn func(Record) error) (TopicRead, error) {
 	var read TopicRead
 	props = maps.Clone(props)
 	// The end of a partition is told by an EOF event: its last offset may hold no record (a transaction
@@ -54,6 +69,9 @@ func ReadTopic(ctx context.Context, props map[string]string, topic string, log *
 	ends := map[int32]int64{} // partitions still to read -> their end offset
 	var starts []Start
 	for p := range int32(n) {
+		if only != nil && !slices.Contains(only, p) {
+			continue
+		}
 		low, high, err := watermarks(ctx, c, topic, p)
 		if err != nil {
 			return read, err

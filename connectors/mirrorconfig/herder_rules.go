@@ -9,10 +9,10 @@ import (
 // Messages of Connect's preflight checks for exactly-once source support
 // (DistributedHerder.validateSourceConnectorExactlyOnceSupport and ...TransactionBoundary).
 const (
-	// kmirror is a worker without exactly-once source support; the first sentence is
-	// Connect's own text for that case, the rest says why.
+	// The first sentence is Connect's own text for a worker without exactly-once source
+	// support; the rest says how to give kmirror's workers that support.
 	eosNotEnabledMessage = "This worker does not have exactly-once source support enabled. " +
-		"kmirror does not implement exactly-once delivery yet; set exactly.once.support to \"requested\"."
+		"Start every kmirror worker with --exactly-once-source-support=enabled, or set exactly.once.support to \"requested\"."
 	eosUnsupportedMessage = "The connector does not support exactly-once semantics with the provided configuration."
 	eosNoPreflightMessage = "The connector does not implement the API required for preflight validation of exactly-once " +
 		"source support. Please consult the documentation for the connector to determine whether it supports exactly-once " +
@@ -24,7 +24,7 @@ const (
 
 // checkExactlyOnce adds the distributed herder's exactly-once preflight errors to the
 // framework's values. Like Connect it only looks at values that passed their own validation.
-func checkExactlyOnce(p Plugin, props map[string]*string, values []*configdef.ConfigValue) {
+func checkExactlyOnce(p Plugin, props map[string]*string, values []*configdef.ConfigValue, w Worker) {
 	for _, cv := range values {
 		if len(cv.Errors) > 0 || cv.Value == nil {
 			continue
@@ -32,7 +32,9 @@ func checkExactlyOnce(p Plugin, props map[string]*string, values []*configdef.Co
 		level := strings.ToUpper(strings.TrimSpace(*cv.Value))
 		switch {
 		case cv.Name == exactlyOnceSupportConfig && level == "REQUIRED":
-			cv.AddError(eosNotEnabledMessage)
+			if !w.ExactlyOnceSource.Enabled() {
+				cv.AddError(eosNotEnabledMessage)
+			}
 			switch {
 			case p.Class != SourceConnectorClass:
 				// Only MirrorSourceConnector answers SourceConnector.exactlyOnceSupport.

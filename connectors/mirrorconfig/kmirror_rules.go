@@ -66,7 +66,7 @@ func patternKeys(p Plugin) []string {
 }
 
 // kmirrorRules adds errors for what kmirror does not implement.
-func kmirrorRules(p Plugin, props map[string]*string, v *validation) {
+func kmirrorRules(p Plugin, props map[string]*string, v *validation, w Worker) {
 	resolve := classResolver()
 	for _, slot := range converterSlots() {
 		class, ok := trimmed(props, slot.classKey)
@@ -103,8 +103,13 @@ func kmirrorRules(p Plugin, props map[string]*string, v *validation) {
 		}
 	}
 
-	if level, ok := trimmed(props, exactlyOnceSupportConfig); ok && strings.EqualFold(level, "required") {
+	if level, ok := trimmed(props, exactlyOnceSupportConfig); ok && strings.EqualFold(level, "required") && !w.ExactlyOnceSource.Enabled() {
 		v.ensureError(exactlyOnceSupportConfig, props[exactlyOnceSupportConfig], eosNotEnabledMessage)
+	}
+	for _, k := range transactionalIDKeys() {
+		if id, ok := trimmed(props, k); ok && id != "" {
+			v.addError(k, props[k], configdef.NewConfigError(k, id, transactionalIDMessage).Error())
+		}
 	}
 
 	for _, r := range classRestrictions(p) {

@@ -24,6 +24,13 @@ const NullValueMessage = "Null value can not be supplied as the configuration va
 // The request-level failures Connect reports instead of a ConfigInfos (no connector.class,
 // unknown class, connector.class not matching the plugin in the URL) are the caller's.
 func Validate(p Plugin, props map[string]*string, clientErrors func(map[string]string) map[string][]string) configdef.ConfigInfos {
+	return ValidateOn(Worker{}, p, props, clientErrors)
+}
+
+// ValidateOn is Validate as answered by worker w: with exactly-once source support enabled,
+// exactly.once.support=required passes the worker's preflight check (the connector's own
+// answer still applies).
+func ValidateOn(w Worker, p Plugin, props map[string]*string, clientErrors func(map[string]string) map[string][]string) configdef.ConfigInfos {
 	connType := ""
 	if c := props[connectorClassConfig]; c != nil {
 		connType = *c
@@ -34,7 +41,7 @@ func Validate(p Plugin, props map[string]*string, clientErrors func(map[string]s
 
 	framework := frameworkDef()
 	frameworkValues := pointers(framework.Validate(props))
-	checkExactlyOnce(p, props, frameworkValues)
+	checkExactlyOnce(p, props, frameworkValues, w)
 	frameworkValues = append(frameworkValues, nullValuesWithoutKey(framework, props)...)
 	converters := converterConfigs(props, frameworkValues)
 
@@ -50,7 +57,7 @@ func Validate(p Plugin, props map[string]*string, clientErrors func(map[string]s
 	v.add(frameworkValues...)
 	v.add(ownValues...)
 
-	kmirrorRules(p, props, v)
+	kmirrorRules(p, props, v, w)
 	for _, name := range slices.Sorted(maps.Keys(props)) {
 		if props[name] == nil {
 			v.ensureError(name, nil, NullValueMessage)

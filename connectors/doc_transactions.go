@@ -1,0 +1,77 @@
+package connectors
+
+// # Exactly-once replication (source_transactions.go)
+//
+// On a worker started with --exactly-once-source-support=enabled (Connect's exactly.once.source.support),
+// every MirrorSourceConnector task replicates in Kafka transactions, as Connect's ExactlyOnceWorkerSourceTask
+// runs MirrorSourceTask. exactly.once.support=required only adds the preflight check at validation (the worker
+// must be enabled, and MirrorSourceConnector must answer SUPPORTED: a read_committed source consumer);
+// "requested" runs the same way without the check. There is no silent fallback: a task that cannot get
+// transactions fails, naming the cause.
+//
+// # The facts
+//
+//   - The replication producer of task i of connector c has transactional.id kmirror-<c>-<i> (Connect's
+//     ${groupId}-${connector}-${taskId}, with kmirror's prefix for the group). The id is the same for every
+//     owner of the task, so a new owner's InitTransactions fences the old one in Kafka itself: whatever the old
+//     owner still sends or commits is refused, and the transaction it left open is aborted.
+//   - A transaction carries the records of one boundary and, for every source partition it touched, the
+//     partition's last source offset, written to the offsets topic on the target: mm2-offsets.<source>.internal
+//     (or the connector's offsets.storage.topic), compacted, 25 partitions, the very topic and format of Java
+//     MM2 in dedicated mode: key ["<connector>",{"cluster":"<source alias>","partition":<p>,"topic":"<source
+//     topic>"}], value {"offset":<last replicated source offset>}, the partition Java's producer picks
+//     (murmur2 of the key). A committed transaction and its offsets are one atomic fact; an aborted one leaves
+//     neither. Java MM2 (or kmirror mm2-offsets) can resume from this topic.
+//   - The offsets topic, read with read_committed after InitTransactions, is the truth about where a task
+//     resumes. PostgreSQL keeps a copy (written after each commit, for the REST API and the dashboard) that may
+//     lag behind; at start-up the higher of the two wins, so progress made before exactly-once was enabled is
+//     kept.
+//   - The source consumer reads read_committed (unless the user explicitly set read_uncommitted), so records of
+//     aborted or open source transactions are never copied.
+//
+// # The state machine of a pipeline (owned by the poll loop)
+//
+//	start ──InitTransactions (fences older owners; aborts their open txn)──► read offsets topic ──► idle
+//	idle ──first record──► BeginTransaction ──► open
+//	open ──records──► open                     (delivery reports only stage the records)
+//	open ──boundary reached, lease valid──► produce offsets records ──► CommitTransaction
+//	    committed  ──► staged records become replicated (acked, offset map, offset syncs, metrics) ──► idle
+//	    retriable  ──► CommitTransaction again (librdkafka allows it), within the commit timeout
+//	    must abort ──► AbortTransaction ──► pipeline restarts from the offsets topic
+//	    fenced     ──► lease revoked: the run ends fenced; lease valid: the task FAILS naming the other producer
+//	    unknown    ──► pipeline restarts: its InitTransactions settles the outcome, the offsets topic tells it
+//	open ──delivery failure / lease revoked / pipeline error──► AbortTransaction ──► (restart or end)
+//	open ──soft stop, everything delivered, lease valid──► commit as above ──► end
+//
+// Boundaries: transaction.boundary=poll (the default) ends a transaction when the consumer has nothing more
+// fetched, or after max.poll.records (500) records, like one poll() of MirrorSourceTask; interval ends it
+// every transaction.boundary.interval.ms (default 1 s; Connect's default, the worker's offset.flush.interval.ms
+// of 60 s, would hide records from read_committed consumers for a minute). A longer interval means fewer,
+// larger transactions (throughput) and records visible later (latency): that is the knob.
+//
+// # Why no zombie writes
+//
+// Records count as replicated, and offsets move, only when their transaction committed. A commit is attempted
+// only while the run's lease is valid, and a new owner's InitTransactions fences the old producer for good:
+// a worker that resumes after a stall finds its commit refused (the chaos suite sees "Producer fenced by newer
+// instance" there). The transaction timeout is the producer's delivery timeout (capped below the lease's
+// settle window, capDelivery) plus the interval, so the coordinator also aborts (within its cleanup interval,
+// 10 s by default) a transaction that nobody fences, such as one of a task id that no longer exists.
+//
+// A task whose connector requires exactly-once fails on a worker without the support (no silent fallback).
+//
+// A target that refuses transactions (no TransactionalId ACL: a non-retriable error) fails the task at once,
+// naming the cause; one whose InitTransactions times out (a transaction state log that cannot be created,
+// e.g. transaction.state.log.replication.factor above the broker count) fails it after three attempts of the
+// run's first pipeline. After a first success, failures restart the pipeline instead (a broker restart).
+//
+// # Not yet (issue 16)
+//
+// Partitions that move between task ids (tasks.max or partition changes) are fenced by PostgreSQL's epoch and
+// the transaction timeout only: Connect fences every task id of the previous generation before starting the
+// new one, kmirror does not yet. PATCH/DELETE /connectors/{c}/offsets change PostgreSQL's copy only, which the
+// offsets topic overrides when it is ahead. Offset syncs are produced after the commit by the shared offset-sync
+// producer (as MM2 does), not inside the transaction. Heartbeat and checkpoint tasks do not use transactions
+// (Connect's exactly-once worker runs them transactionally too). Every transaction starts a new range in the
+// offset map, because its commit marker takes a target offset: translation stays exact, but a poll boundary
+// with small transactions makes many ranges.

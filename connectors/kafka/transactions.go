@@ -1,0 +1,72 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+)
+
+// The transactional API of a Producer created with a transactional.id (librdkafka's rd_kafka_*_transaction).
+// A transaction is opened with BeginTransaction, filled with Produce or Forward, and ended with
+// CommitTransaction or AbortTransaction; calls must not overlap, and records may be produced only while a
+// transaction is open. The errors these calls return are classified with TxnRequiresAbort, IsRetriable and
+// IsFenced; Producer.Fatal reports a fatal error that arrived as an event.
+
+// InitTransactions registers the producer's transactional.id with its transaction coordinator. Kafka then
+// bumps the id's producer epoch, which fences every older producer with the same id (a zombie's commits fail
+// with a fenced error) and aborts any transaction such a producer left open, waiting for the abort to
+// complete. ctx bounds the wait; a target that cannot serve transactions (transaction.state.log.replication.factor
+// above its broker count, no transactional-id ACL) fails here.
+func (p *Producer) InitTransactions(ctx context.Context) error {
+	if err := p.p.InitTransactions(ctx); err != nil {
+		return fmt.Errorf("init transactions: %w", err)
+	}
+	return nil
+}
+
+// BeginTransaction opens a transaction locally; Kafka learns of it with the first record.
+func (p *Producer) BeginTransaction() error {
+	if err := p.p.BeginTransaction(); err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	return nil
+}
+
+// CommitTransaction flushes every record of the open transaction and commits it. On a retriable error
+// (IsRetriable, and not TxnRequiresAbort) the outcome is not known yet and the call may be repeated; with
+// TxnRequiresAbort the transaction must be aborted; a fenced or fatal error ends the producer.
+func (p *Producer) CommitTransaction(ctx context.Context) error {
+	if err := p.p.CommitTransaction(ctx); err != nil {
+		return fmt.Errorf("commit transaction: %w", err)
+	}
+	return nil
+}
+
+// AbortTransaction drops the records of the open transaction (purging those still queued) and writes abort
+// markers, so that read_committed consumers never see them.
+func (p *Producer) AbortTransaction(ctx context.Context) error {
+	if err := p.p.AbortTransaction(ctx); err != nil {
+		return fmt.Errorf("abort transaction: %w", err)
+	}
+	return nil
+}
+
+// TxnRequiresAbort tells whether a transactional call's error leaves the transaction only to be aborted.
+func TxnRequiresAbort(err error) bool {
+	var kerr ckafka.Error
+	return errors.As(err, &kerr) && kerr.TxnRequiresAbort()
+}
+
+// IsFatal tells whether err is fatal to the producer (librdkafka: it must be closed and created again).
+func IsFatal(err error) bool {
+	var kerr ckafka.Error
+	return errors.As(err, &kerr) && kerr.IsFatal()
+}
+
+// IsFenced tells whether err says a newer producer with the same transactional.id exists (or the coordinator
+// bumped the id's epoch after the transaction timed out): this producer may write nothing more.
+func IsFenced(err error) bool {
+	return hasCode(err, ckafka.ErrFenced) || hasCode(err, ckafka.ErrProducerFenced) || hasCode(err, ckafka.ErrInvalidProducerEpoch)
+}
