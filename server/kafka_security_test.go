@@ -143,6 +143,17 @@ var (
 				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
 			}
 		}}
+	mtlsJKS = secureCluster{name: "SSL mutual TLS, JKS key store, JKS trust store",
+		bootstrap: func() string { return os.Getenv("KAFKA_S_SSL_BOOTSTRAP") },
+		config: func() map[string]string {
+			return map[string]string{
+				"security.protocol": "SSL",
+				"ssl.keystore.type": "JKS", "ssl.keystore.location": secretsPath("client.jks"),
+				"ssl.keystore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
+				"ssl.truststore.type":   "JKS", "ssl.truststore.location": secretsPath("truststore.jks"),
+				"ssl.truststore.password": os.Getenv("KAFKA_S_STORE_PASSWORD"),
+			}
+		}}
 	mtlsPKCS12 = secureCluster{name: "SSL mutual TLS, PKCS12 key store, PEM trust store",
 		bootstrap: func() string { return os.Getenv("KAFKA_S_SSL_BOOTSTRAP") },
 		config: func() map[string]string {
@@ -212,6 +223,7 @@ func TestReplicationThroughSecuredListeners(t *testing.T) {
 		{"S", "B", plainPEM},
 		{"A", "S", mtlsPEM},
 		{"S", "B", mtlsPKCS12},
+		{"A", "S", mtlsJKS},
 	}
 	for _, tc := range cases {
 		t.Run(tc.src+"->"+tc.dst+" "+tc.sc.name, func(t *testing.T) {
@@ -352,24 +364,6 @@ func TestRefusedTLSFailsTheConnector(t *testing.T) {
 			require.Contains(t, trace, tc.want)
 		})
 	}
-}
-
-// TestJKSKeyStoreIsRefusedWithTheConversion: librdkafka cannot read a JKS key store, so a config naming one
-// is refused when it is written, naming the key and the keytool command that converts it, rather than
-// failing later at task start.
-func TestJKSKeyStoreIsRefusedWithTheConversion(t *testing.T) {
-	t.Parallel()
-	secureBroker(t)
-	k := startKmirror(t, "", allowSecrets)
-	cfg := securedMirror(t, "A", "S", mtlsPKCS12, "sec-jks-.*")
-	cfg["target.cluster.ssl.keystore.type"] = "JKS"
-	cfg["target.cluster.ssl.keystore.location"] = secretsPath("client.jks")
-	code, body := k.do(http.MethodPut, "/connectors/sec-jks-"+uniqueAlias("")+"/config", cfg)
-	require.Equal(t, http.StatusBadRequest, code, "%v", body)
-	msg := fmt.Sprint(body)
-	require.Contains(t, msg, "target.cluster.ssl.keystore.location: "+secretsPath("client.jks")+" is a JKS key store")
-	require.Contains(t, msg, "keytool -importkeystore")
-	require.NotContains(t, msg, os.Getenv("KAFKA_S_STORE_PASSWORD"), "the store password is not echoed")
 }
 
 // TestCodeLoadingConfigsLoadNothing is the reproduction: a shared library whose constructor leaves a

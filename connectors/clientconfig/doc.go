@@ -81,8 +81,10 @@
 // validation cannot be used to explore the server's files. Inside those directories, Translate reads the trust and key store files named in the config, to learn
 // their real format (JDK 9+ opens PKCS12 files declared as JKS and the
 // reverse): a JKS trust store is read and passed as PEM, a PKCS12 key store is
-// passed to librdkafka as is, and a JKS key store or PKCS12 trust store is
-// rejected with the keytool or openssl command that converts it.
+// passed to librdkafka as is, a JKS key store's private key is recovered (Sun's
+// key protection) and passed with its chain as PEM (ssl.key.pem,
+// ssl.certificate.pem), and a PKCS12 trust store is rejected with the openssl
+// command that converts it.
 //
 // # Config provider references
 //

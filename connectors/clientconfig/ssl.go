@@ -183,9 +183,23 @@ func (t *translator) fileKeyStore(loc, pw, keyPw string, hasKeyPw bool) {
 		t.emit(key, "ssl.keystore.location", loc)
 		t.emit("ssl.keystore.password", "ssl.keystore.password", pw)
 	case storeJKS:
-		t.fail(key, "%s is a JKS key store, which librdkafka cannot read; convert it with "+
-			"`keytool -importkeystore -srckeystore %s -srcstoretype JKS -destkeystore keystore.p12 -deststoretype PKCS12` "+
-			"and set ssl.keystore.type=PKCS12 and ssl.keystore.location to the new file", loc, loc)
+		// librdkafka cannot read JKS: the key and its chain are read here and handed over as PEM, as a JKS trust
+		// store is. Java opens the key with ssl.key.password, or the store password without one.
+		data, err := os.ReadFile(loc)
+		if err != nil {
+			t.fail(key, "cannot read key store: %v", err)
+			return
+		}
+		if !hasKeyPw {
+			keyPw = pw
+		}
+		keyPEM, chainPEM, err := jksPrivateKeyPEM(data, pw, keyPw)
+		if err != nil {
+			t.fail(key, "%s: %v", loc, err)
+			return
+		}
+		t.emit(key, "ssl.key.pem", keyPEM)
+		t.emit(key, "ssl.certificate.pem", chainPEM)
 	case storeJCEKS:
 		t.fail(key, "%s is a JCEKS key store, which librdkafka cannot read; convert it to PKCS12 with keytool -importkeystore", loc)
 	case storePEM:

@@ -1,6 +1,9 @@
 package clientconfig
 
 import (
+	"bytes"
+	"crypto"
+	"crypto/x509"
 	"encoding/pem"
 	"os"
 	"path/filepath"
@@ -58,9 +61,13 @@ func TestTranslateSSL(t *testing.T) {
 		{name: "key store without password", role: SourceAdmin,
 			in:     sslProps("ssl.keystore.location", "testdata/keystore.p12"),
 			errKey: "ssl.keystore.location", errMsg: "SSL key store is specified, but key store password is not specified."},
-		{name: "JKS key store rejected with the conversion", role: SourceAdmin,
-			in:     sslProps("ssl.keystore.location", "testdata/keystore.jks", "ssl.keystore.password", "changeit"),
-			errKey: "ssl.keystore.location", errMsg: "keytool -importkeystore -srckeystore testdata/keystore.jks -srcstoretype JKS"},
+		{name: "JKS key store with a wrong key password", role: SourceAdmin,
+			in: sslProps("ssl.keystore.location", "testdata/keystore.jks", "ssl.keystore.password", "changeit",
+				"ssl.key.password", "wrong"),
+			errKey: "ssl.keystore.location", errMsg: "Cannot recover key: the key password is wrong"},
+		{name: "JKS key store with a wrong store password", role: SourceAdmin,
+			in:     sslProps("ssl.keystore.location", "testdata/keystore.jks", "ssl.keystore.password", "wrong"),
+			errKey: "ssl.keystore.location", errMsg: "Keystore was tampered with, or password was incorrect"},
 		{name: "PKCS12 trust store rejected with the conversion", role: SourceAdmin,
 			in:     sslProps("ssl.truststore.location", "testdata/truststore.p12", "ssl.truststore.password", "changeit"),
 			errKey: "ssl.truststore.location", errMsg: "openssl pkcs12 -in testdata/truststore.p12 -nokeys -out ca.pem"},
@@ -192,4 +199,28 @@ func derBlocks(t *testing.T, s string) []string {
 		out = append(out, string(b.Bytes))
 	}
 	return out
+}
+
+// TestJKSKeyStoreBecomesPEM: librdkafka cannot read a JKS key store, so its private key is recovered (Sun's key
+// protection) and handed over with its certificate chain as PEM. The recovered key must be the one the
+// certificate was issued for, and no key password reaches librdkafka (the PEM key is not encrypted).
+func TestJKSKeyStoreBecomesPEM(t *testing.T) {
+	cfg := mustTranslate(t, SourceAdmin, sslProps("bootstrap.servers", "broker:9092", "ssl.keystore.location", "testdata/keystore.jks", "ssl.keystore.password", "changeit"))
+	require.NotContains(t, cfg.Props, "ssl.keystore.location")
+	require.NotContains(t, cfg.Props, "ssl.key.password")
+	keyBlock, rest := pem.Decode([]byte(cfg.Props["ssl.key.pem"]))
+	require.NotNil(t, keyBlock, "ssl.key.pem is PEM")
+	require.Equal(t, "PRIVATE KEY", keyBlock.Type)
+	require.Empty(t, bytes.TrimSpace(rest))
+	key, err := x509.ParsePKCS8PrivateKey(keyBlock.Bytes)
+	require.NoError(t, err)
+	certBlock, _ := pem.Decode([]byte(cfg.Props["ssl.certificate.pem"]))
+	require.NotNil(t, certBlock, "ssl.certificate.pem is PEM")
+	cert, err := x509.ParseCertificate(certBlock.Bytes)
+	require.NoError(t, err)
+	pub, ok := key.(interface{ Public() crypto.PublicKey })
+	require.True(t, ok)
+	require.True(t, pub.Public().(interface{ Equal(crypto.PublicKey) bool }).Equal(cert.PublicKey),
+		"the recovered key belongs to the key store's certificate")
+	require.True(t, IsSecret("source.cluster.ssl.key.pem") || IsSecret("ssl.key.pem"), "the PEM key is treated as a secret")
 }
