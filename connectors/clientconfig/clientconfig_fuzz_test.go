@@ -240,5 +240,16 @@ func FuzzJKS(f *testing.F) {
 		if pemCerts != "" && !strings.HasPrefix(pemCerts, "-----BEGIN CERTIFICATE-----") {
 			t.Fatalf("PEM output %q", pemCerts)
 		}
+		// The key store path: an error, or a PKCS#8 key and a chain, never half of it.
+		keyPEM, chainPEM, err := jksPrivateKeyPEM(data, password, password)
+		if err != nil {
+			if keyPEM != "" || chainPEM != "" {
+				t.Fatalf("both PEM and error %v", err)
+			}
+			return
+		}
+		if !strings.HasPrefix(keyPEM, "-----BEGIN PRIVATE KEY-----") || !strings.HasPrefix(chainPEM, "-----BEGIN CERTIFICATE-----") {
+			t.Fatalf("key store PEM output %q / %q", keyPEM, chainPEM)
+		}
 	})
 }
