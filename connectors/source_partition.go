@@ -24,6 +24,7 @@ type sourcePartition struct {
 	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
 	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
+	confirmed bool                   // a delivery of the current pipeline's producer came with a target offset
 	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
 	acks      uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
 	bytes     uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
@@ -138,8 +139,27 @@ func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord,
 		return false, rec, mirror.OffsetSync{}, false
 	}
 	p.acks++
+	p.confirmed = true
 	sync, send = p.replicatedLocked(rec, downstream)
 	return true, rec, sync, send
+}
+
+// ackUnmapped counts the oldest forwarded record as written without a target offset (an implicit
+// acknowledgement), if a delivery of the current producer was confirmed for the partition before; it returns
+// false, changing nothing, otherwise. The offset map and the offset syncs leave the record out: a group offset
+// there translates by the range before, which is never ahead of it.
+func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.confirmed || p.broken || p.inflight.len() == 0 {
+		return inflightRecord{}, false
+	}
+	rec, _ := p.inflight.pop()
+	p.acks++
+	p.acked = rec.offset
+	p.lastTS = rec.ts
+	p.ranges.Dropped()
+	return rec, true
 }
 
 // replicatedLocked advances the partition over a record that counts as replicated: acknowledged by the
@@ -231,6 +251,7 @@ func (p *sourcePartition) reset() int64 {
 	p.inflight = ring[inflightRecord]{}
 	p.next = -1
 	p.firstPast = -1
+	p.confirmed = false
 	p.readNext = -1
 	p.broken = false
 	p.ranges.Reset()

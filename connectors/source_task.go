@@ -816,6 +816,16 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.log.Error("delivery report for a partition this task does not replicate", "topic", d.Topic, "partition", d.Partition)
 		return
 	}
+	if d.Err == nil && d.Unconfirmed && r.txns == nil {
+		// When the partition already had a delivery with an offset from this producer, the broker holds the
+		// producer's state and would have refused the later request had this one not been written: the
+		// implicit acknowledgement is true. Its target offset is unknown, so the offset map leaves it out. (In
+		// exactly-once mode the transaction is aborted instead: its records count only when it commits.)
+		if rec, ok := p.ackUnmapped(); ok {
+			p.metrics.acked(rec.ts, rec.size, d.At)
+			return
+		}
+	}
 	if d.Err != nil || d.Unconfirmed {
 		upstream := p.fail()
 		var err error
@@ -826,8 +836,9 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 				err = &pipelineError{err: err}
 			}
 		} else {
-			// Counting it as written would lose it whenever the broker took the later request as the first: the
-			// pipeline sends it again instead, which at worst duplicates it.
+			// No delivery of the partition from this producer has been confirmed yet: the broker may have had no
+			// state for the producer and taken the later request as its first. Counting this one as written would
+			// then lose it; the pipeline sends it again instead, which at worst duplicates it.
 			err = &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
 		}
