@@ -90,7 +90,9 @@
 //     BasicAuthSecurityRestExtension answer, 401 "User cannot access the resource." in plain text, plus the
 //     WWW-Authenticate challenges (Basic and Bearer) Connect does not send, which browsers need to ask for a
 //     password. Connect has no roles; kmirror's read-only role gets 403 with the error body on anything but GET
-//     and HEAD. /health needs no credentials (Connect's extension guards it too, which breaks probes).
+//     and HEAD. /health needs no credentials (Connect's extension guards it too, which breaks probes). A
+//     read-only caller reads every client secret written in a connector or task config as "[hidden]"
+//     (shownConfig); admins, and everyone while authentication is off, read configs as stored, as in Connect.
 //   - GET /connectors/{c}/notices is a kmirror extension: the typed notices behind the status traces (kind,
 //     message, topic, partition, first and last offset), kept out of the status objects so that strict Connect
 //     clients see Connect's shape there.
