@@ -26,7 +26,8 @@ type bench struct {
 	repo       string
 	self       string
 	kmirrorBin string
-	warmedUp   bool // warmUp ran
+	cpipeBin   string // the C pipe, built at the start when it takes part
+	warmedUp   bool   // warmUp ran
 	args       []string
 	started    time.Time
 
@@ -82,6 +83,7 @@ type result struct {
 	CPUTotalS    float64         `json:"cpu_total_s"`   // process CPU seconds t0 -> done
 	PeakRSSMB    float64         `json:"peak_rss_mb"`   // VmHWM at the end of the run, MiB
 	BrokerCPUGB  float64         `json:"broker_cpu_s_per_gb"`
+	BrokerCores  float64         `json:"broker_cores"`  // brokers' CPU seconds per second, steady state
 	OtherCPUPct  float64         `json:"other_cpu_pct"` // CPU of every other process on the machine, % of all cores, steady state
 	DBCPUGB      float64         `json:"db_cpu_s_per_gb,omitempty"`
 	WindowS      float64         `json:"steady_window_s"`
@@ -110,6 +112,8 @@ func (b *bench) systems() []system {
 	var out []system
 	for _, s := range b.cfg.systems {
 		switch s {
+		case "cpipe":
+			out = append(out, cpipeSystem{})
 		case "pipe":
 			out = append(out, pipeSystem{})
 		case "kmirror":
@@ -159,6 +163,12 @@ func (b *bench) run(ctx context.Context) error {
 		cmd.Dir, cmd.Stdout, cmd.Stderr = b.repo, os.Stderr, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("build kmirror: %w", err)
+		}
+	}
+	if contains(b.cfg.systems, "cpipe") {
+		logf("building the C pipe (bench/cpipe/cpipe.c)")
+		if b.cpipeBin, err = b.buildCPipe(); err != nil {
+			return err
 		}
 	}
 	logf("results, logs and configs go to %s", b.out)
@@ -519,6 +529,7 @@ func (w *watcher) fill(r *result, size int) {
 	r.MBPerS = recs * float64(size) / 1e6 / dt
 	r.CPUPerGB = (s2.CPU - s1.CPU) / gb
 	r.BrokerCPUGB = (s2.BrokerCPU - s1.BrokerCPU) / gb
+	r.BrokerCores = (s2.BrokerCPU - s1.BrokerCPU) / dt
 	r.DBCPUGB = (s2.DBCPU - s1.DBCPU) / gb
 	r.OtherCPUPct = 100 * (s2.OtherCPU - s1.OtherCPU) / dt / float64(runtime.NumCPU())
 }

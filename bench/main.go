@@ -150,7 +150,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
 	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only)")
-	sys := fs.String("systems", "pipe,kmirror,mm2", "systems to run: pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
+	sys := fs.String("systems", "cpipe,pipe,kmirror,mm2", "systems to run: cpipe (the C pipe, the floor), pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
 	fs.IntVar(&c.warmup, "warmup", 1, "unmeasured runs before the first throughput run, so that the brokers' JIT is warm (reported as scenario warmup in the JSON only)")
@@ -184,7 +184,7 @@ func parseConfig(args []string) (*config, error) {
 		}
 	}
 	for _, s := range c.systems {
-		if !slices.Contains([]string{"pipe", "kmirror", "mm2", "candidate"}, s) {
+		if !slices.Contains([]string{"cpipe", "pipe", "kmirror", "mm2", "candidate"}, s) {
 			return nil, fmt.Errorf("unknown system %q", s)
 		}
 		if s == "candidate" && c.candidateBin == "" {

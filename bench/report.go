@@ -115,8 +115,8 @@ func (b *bench) report() error {
 }
 
 var (
-	systemOrder = []string{"pipe", "kmirror", "candidate", "mm2"}
-	systemNames = map[string]string{"pipe": "(a) librdkafka pipe", "kmirror": "(b) kmirror", "candidate": "(b′) kmirror candidate", "mm2": "(c) Java MM2"}
+	systemOrder = []string{"cpipe", "pipe", "kmirror", "candidate", "mm2"}
+	systemNames = map[string]string{"cpipe": "(0) C pipe", "pipe": "(a) librdkafka pipe", "kmirror": "(b) kmirror", "candidate": "(b′) kmirror candidate", "mm2": "(c) Java MM2"}
 )
 
 // cell formats v with its ratio to the pipe's value.
@@ -151,6 +151,36 @@ func (b *bench) find(scenario, variant, system string) *result {
 		}
 	}
 	return nil
+}
+
+// variantRows are the rows of one scenario variant.
+func (b *bench) variantRows(scenario, variant string) []*result {
+	var out []*result
+	for _, r := range b.rows {
+		if r.Scenario == scenario && r.Variant == variant {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// baseline is the row every figure of a variant is a ratio to: the C pipe, the floor, when it ran (and did
+// not fail), else the Go pipe.
+func (b *bench) baseline(scenario, variant string) result {
+	for _, sys := range []string{"cpipe", "pipe"} {
+		if r := b.find(scenario, variant, sys); r != nil && r.Error == "" {
+			return *r
+		}
+	}
+	return result{}
+}
+
+// baselineName names the systems the ratios of a table are to.
+func (b *bench) baselineName() string {
+	if contains(b.cfg.systems, "cpipe") {
+		return "(0), the C pipe (the Go pipe where the C pipe did not run)"
+	}
+	return "(a), the bare librdkafka pipe"
 }
 
 func (b *bench) variants(scenario string) []string {
@@ -191,20 +221,16 @@ func (b *bench) markdown(rep *report) string {
 	tp := append(b.variants("tasks"), b.variants("small")...)
 	if len(tp) > 0 {
 		w("### Throughput (%s records, %d partitions; small batches: %s records)\n\n", thousands(float64(b.cfg.records)), b.cfg.partitions, thousands(float64(b.cfg.smallRecords)))
-		w("Medians of %d interleaved runs per system (peak RSS: the highest). Ratios in parentheses are to (a), the bare librdkafka pipe. records/s, MB/s (10^6 value bytes) and CPU s/GB (process CPU per 10^9 value bytes) are measured in the steady state, between 10%% and 90%% of the records on the target; creation → done includes start-up (for MM2, the JVM's). Latency: %d records/s offered for %.0f s after each bulk copy (after a 3 s warm-up), send to receive on B; percentiles over all runs' records together. brokers CPU: A and B together. other CPU: processes outside the test on the machine, %% of all cores.\n\n",
-			b.cfg.repeat, b.cfg.latencyRate, b.cfg.latencyFor.Seconds())
-		w("| scenario | system | tasks | records/s | MB/s | CPU s/GB | peak RSS MB | latency p50 ms | latency p99 ms | creation → done s | brokers CPU s/GB | other CPU %% |\n")
-		w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		w("Medians of %d interleaved runs per system (peak RSS: the highest). Ratios in parentheses are to %s. records/s, MB/s (10^6 value bytes) and CPU s/GB (process CPU per 10^9 value bytes) are measured in the steady state, between 10%% and 90%% of the records on the target; creation → done includes start-up (for MM2, the JVM's). Latency: %d records/s offered for %.0f s after each bulk copy (after a 3 s warm-up), send to receive on B; percentiles over all runs' records together. brokers CPU: A and B together (and the WAN broker W in the wan scenario), per GB and in cores (CPU s per s, steady state). other CPU: processes outside the test on the machine, %% of all cores.\n\n",
+			b.cfg.repeat, b.baselineName(), b.cfg.latencyRate, b.cfg.latencyFor.Seconds())
+		w("| scenario | system | tasks | records/s | MB/s | CPU s/GB | peak RSS MB | latency p50 ms | latency p99 ms | creation → done s | brokers CPU s/GB | brokers cores | other CPU %% |\n")
+		w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, v := range tp {
 			sc := "tasks"
-			if b.find("small", v, "pipe") != nil || b.find("small", v, "kmirror") != nil || b.find("small", v, "mm2") != nil {
+			if len(b.variantRows("small", v)) > 0 {
 				sc = "small"
 			}
-			base := b.find(sc, v, "pipe")
-			var bp result
-			if base != nil && base.Error == "" {
-				bp = *base
-			}
+			bp := b.baseline(sc, v)
 			for _, sys := range systemOrder {
 				r := b.find(sc, v, sys)
 				if r == nil {
@@ -217,10 +243,10 @@ func (b *bench) markdown(rep *report) string {
 				if r.OtherCPUPct >= 10 {
 					name += " (noisy: other load)"
 				}
-				w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.0f |\n", v, name, r.TasksRunning,
+				w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.0f |\n", v, name, r.TasksRunning,
 					cellInt(r.RecordsPerS, bp.RecordsPerS), cell(r.MBPerS, bp.MBPerS, "%.1f"), cell(r.CPUPerGB, bp.CPUPerGB, "%.2f"),
 					cell(r.PeakRSSMB, bp.PeakRSSMB, "%.0f"), cell(r.LatP50Ms, bp.LatP50Ms, "%.1f"), cell(r.LatP99Ms, bp.LatP99Ms, "%.1f"),
-					cell(r.TotalS, bp.TotalS, "%.1f"), fmt.Sprintf("%.2f", r.BrokerCPUGB), max(0, r.OtherCPUPct))
+					cell(r.TotalS, bp.TotalS, "%.1f"), fmt.Sprintf("%.2f", r.BrokerCPUGB), r.BrokerCores, max(0, r.OtherCPUPct))
 			}
 		}
 		w("\n")
@@ -231,11 +257,7 @@ func (b *bench) markdown(rep *report) string {
 		w("| scenario | system | creation → first record on B s | creation → every partition replicated s | peak RSS MB | RSS per 1,000 partitions MB | CPU s (creation → done) |\n")
 		w("|---|---|---:|---:|---:|---:|---:|\n")
 		for _, v := range pv {
-			base := b.find("partitions", v, "pipe")
-			var bp result
-			if base != nil && base.Error == "" {
-				bp = *base
-			}
+			bp := b.baseline("partitions", v)
 			for _, sys := range systemOrder {
 				r := b.find("partitions", v, sys)
 				if r == nil {
@@ -261,7 +283,7 @@ func (b *bench) markdown(rep *report) string {
 			b.cfg.tasks, b.cfg.partitions, thousands(float64(b.cfg.partitions*1000)), b.cfg.repeat)
 		w("| scenario | system | creation → first record on B s | creation → all records on B s | each |\n|---|---|---:|---:|---|\n")
 		for _, v := range nv {
-			for _, sys := range systemOrder[1:] {
+			for _, sys := range systemOrder {
 				r := b.find("newtopic", v, sys)
 				if r == nil {
 					continue
@@ -508,6 +530,7 @@ func (b *bench) summarize() []*result {
 		s.MBPerS = m(func(r *result) float64 { return r.MBPerS })
 		s.CPUPerGB = m(func(r *result) float64 { return r.CPUPerGB })
 		s.BrokerCPUGB = m(func(r *result) float64 { return r.BrokerCPUGB })
+		s.BrokerCores = m(func(r *result) float64 { return r.BrokerCores })
 		s.DBCPUGB = m(func(r *result) float64 { return r.DBCPUGB })
 		s.OtherCPUPct = m(func(r *result) float64 { return r.OtherCPUPct })
 		s.TotalS = m(func(r *result) float64 { return r.TotalS })

@@ -268,10 +268,10 @@ func closedChan() chan struct{} {
 }
 
 // scenarioNewTopic: a topic created while the connector runs; the time from its creation until all its
-// records are on the target. The pipe has no topic discovery, so it does not take part.
+// records are on the target. The pipes have no topic discovery, so they do not take part.
 func (b *bench) scenarioNewTopic(ctx context.Context) error {
 	for _, s := range b.systems() {
-		if s.name() == "pipe" || ctx.Err() != nil {
+		if s.name() == "pipe" || s.name() == "cpipe" || ctx.Err() != nil {
 			continue
 		}
 		b.newTopicRun(ctx, s)
