@@ -38,6 +38,8 @@ func main() {
 			err = pipeMain(os.Args[2:])
 		case "serve":
 			err = serveMain(os.Args[2:])
+		case "wanlink":
+			err = wanlinkMain(os.Args[2:])
 		default:
 			err = runMain(os.Args[1:])
 		}
@@ -92,6 +94,9 @@ type config struct {
 	profileFor     time.Duration
 	stats          bool
 	ck             checkpointFlags
+	wan            wanFlags
+	codecs         []string
+	codecTasks     int
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -149,7 +154,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.pipeProducer, "pipe-producer", "", "extra librdkafka/confluent-kafka-go properties of the pipe's producers, for experiments, k=v,k=v (e.g. go.events.channel.size=10000)")
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
-	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only)")
+	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only), wan (a link with netem delay; root), compression (lz4 and zstd)")
 	sys := fs.String("systems", "cpipe,pipe,kmirror,mm2", "systems to run: cpipe (the C pipe, the floor), pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
@@ -170,16 +175,29 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&c.profileFor, "profile-seconds", 10*time.Second, "length of kmirror's CPU profile (with -pprof)")
 	fs.BoolVar(&c.stats, "stats", false, "write the pipe's librdkafka statistics (1 s interval) and summarise them")
 	registerCheckpointFlags(fs, &c.ck)
+	codecs := fs.String("compression-codecs", "lz4,zstd", "codecs of the compression scenario (source data and every replication producer)")
+	fs.IntVar(&c.codecTasks, "compression-tasks", 4, "tasks.max of the compression scenario")
+	var wanRTT, wanLayouts, wanParts string
+	registerWanFlags(fs, c, &wanRTT, &wanLayouts, &wanParts)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if err := parseWanFlags(c, wanRTT, wanLayouts, wanParts); err != nil {
+		return nil, err
+	}
+	c.codecs = splitList(*codecs)
+	for _, z := range c.codecs {
+		if !slices.Contains([]string{"gzip", "snappy", "lz4", "zstd"}, z) {
+			return nil, fmt.Errorf("bad -compression-codecs value %q", z)
+		}
+	}
 	c.scenarios = splitList(*scen)
 	c.systems = splitList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints"}, s) {
+		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints", "wan", "compression"}, s) {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}
@@ -254,7 +272,7 @@ func runMain(args []string) error {
 
 func init() {
 	// The orchestrator does little work itself; one P keeps it from competing with the systems under test.
-	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "serve") {
+	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "serve" && os.Args[1] != "wanlink") {
 		runtime.GOMAXPROCS(1)
 	}
 }
