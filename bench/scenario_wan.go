@@ -529,6 +529,10 @@ func (b *bench) wanRun(ctx context.Context, s system, variant, src string, parts
 	if errors.Is(err, errCapped) {
 		// Measured from 10% of the records (or the first record) to the last sample.
 		r.Capped, err = true, nil
+		r.ThreadCPU = threadCPU(inst.pid)
+		for k, v := range r.ThreadCPU {
+			r.ThreadCPU[k] = v - w.threads0[k]
+		}
 		s1, ok := w.crossing(0.1 * float64(w.total))
 		if !ok {
 			s1, _ = w.crossing(1)
