@@ -1,11 +1,12 @@
-// Command kmirror-bench compares kmirror's replication with (a) a bare librdkafka consume-and-produce loop and
-// (c) Java MirrorMaker 2 in dedicated mode, on the two local Kafka clusters of scripts/harness. It is a
-// program that prints figures (a markdown table and JSON), not a test.
+// Command kmirror-bench compares kmirror's replication with (0) the C pipe, a paced consume-and-produce loop in
+// C against librdkafka (bench/cpipe), (a) the same loop in Go over confluent-kafka-go and (c) Java MirrorMaker 2
+// in dedicated mode, on the two local Kafka clusters of scripts/harness (and, in the wan scenario, a third
+// broker behind a delayed link). It is a program that prints figures (a markdown table and JSON), not a test.
 //
-//	go run ./bench                                  # the full run (about 22 minutes on 2 cores)
+//	go run ./bench                                  # the full run (about 35 minutes on 2 cores)
 //	go run ./bench -records 200000 -scenarios tasks -tasks 4 -repeat 1 -latency 0   # a quick one
 //
-// Each system runs as a process of its own (the pipe and kmirror as children of this program, MM2 through
+// Each system runs as a process of its own (the pipes and kmirror as children of this program, MM2 through
 // scripts/harness), one after the other, so that its CPU time (utime+stime) and peak RSS (VmHWM) are its own.
 // See docs/benchmarks.md.
 package main
