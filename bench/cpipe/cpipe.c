@@ -310,9 +310,12 @@ int main(int argc, char **argv) {
         sigaction(SIGINT, &sa, NULL);
         fprintf(stderr, "cpipe: librdkafka %s, %d pipelines, pace %lld bytes per partition\n", rd_kafka_version_str(), nworkers,
                 pace_bytes);
-        for (int i = 0; i < nworkers; i++)
+        for (int i = 0; i < nworkers; i++) {
+                if (workers[i].nparts == 0)
+                        die("pipeline numbers have a gap in %s", argv[1]);
                 if (pthread_create(&workers[i].thread, NULL, run_worker, &workers[i]))
                         die("pthread_create: %s", strerror(errno));
+        }
         int failed = 0;
         for (int i = 0; i < nworkers; i++) {
                 pthread_join(workers[i].thread, NULL);
