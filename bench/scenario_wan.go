@@ -128,7 +128,7 @@ func parseWanFlags(c *config, rtt, layouts, parts string) error {
 	return nil
 }
 
-// wanLink is the namespace, the veth pair and the broker W inside.
+// wanLink is the namespace, the delayed link into it and the broker W inside.
 type wanLink struct {
 	b        *bench
 	dir      string // W's directory (config, data, logs)
@@ -154,7 +154,7 @@ func nsRun(args ...string) error {
 // wanPrereqs checks root, ip and tc, and that neither the namespace nor the addresses are in use.
 func wanPrereqs() error {
 	if os.Geteuid() != 0 {
-		return errors.New("scenario wan needs root (network namespaces, veth, tc netem)")
+		return errors.New("scenario wan needs root (a network namespace, TUN devices)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
 		return errors.New("scenario wan needs ip: apt-get install -y iproute2")
