@@ -139,7 +139,8 @@ type wanLink struct {
 	made     []string // what was made, for the teardown's log
 }
 
-func run(name string, args ...string) error {
+// runTool runs a command (ip, java) and, when it fails, returns its output in the error.
+func runTool(name string, args ...string) error {
 	out, err := exec.Command(name, args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(string(out)))
@@ -147,8 +148,9 @@ func run(name string, args ...string) error {
 	return nil
 }
 
+// nsRun runs a command inside the scenario's namespace.
 func nsRun(args ...string) error {
-	return run("ip", append([]string{"netns", "exec", wanNS}, args...)...)
+	return runTool("ip", append([]string{"netns", "exec", wanNS}, args...)...)
 }
 
 // wanPrereqs checks root, ip and tc, and that neither the namespace nor the addresses are in use.
@@ -179,7 +181,7 @@ func wanPrereqs() error {
 
 // up makes the namespace and the link (no delay yet) and starts W.
 func (l *wanLink) up(ctx context.Context) error {
-	if err := run("ip", "netns", "add", wanNS); err != nil {
+	if err := runTool("ip", "netns", "add", wanNS); err != nil {
 		return err
 	}
 	l.made = append(l.made, "namespace "+wanNS)
@@ -226,10 +228,10 @@ func (l *wanLink) up(ctx context.Context) error {
 		return fmt.Errorf("the delay line did not start within 10 s (log: %s)", logPath)
 	}
 	mtu := strconv.Itoa(l.b.cfg.wan.mtu)
-	if err := run("ip", "addr", "add", wanHostAddr, "peer", wanNSAddr, "dev", wanHostIf); err != nil {
+	if err := runTool("ip", "addr", "add", wanHostAddr, "peer", wanNSAddr, "dev", wanHostIf); err != nil {
 		return err
 	}
-	if err := run("ip", "link", "set", wanHostIf, "mtu", mtu, "txqueuelen", "10000", "up"); err != nil {
+	if err := runTool("ip", "link", "set", wanHostIf, "mtu", mtu, "txqueuelen", "10000", "up"); err != nil {
 		return err
 	}
 	for _, s := range [][]string{
@@ -301,7 +303,7 @@ socket.receive.buffer.bytes=-1
 	_, _ = rand.Read(id)
 	cid := strings.ReplaceAll(base64.RawURLEncoding.EncodeToString(id), "-", "x")
 	log4j := filepath.Join(h.dir, "conf", "log4j2.xml")
-	if err := run(java, "-Xmx256m", "-Dlog4j2.configurationFile="+filepath.Join(h.dir, "conf", "tools-log4j2.xml"), "-cp", libs+"/*",
+	if err := runTool(java, "-Xmx256m", "-Dlog4j2.configurationFile="+filepath.Join(h.dir, "conf", "tools-log4j2.xml"), "-cp", libs+"/*",
 		"kafka.tools.StorageTool", "format", "--cluster-id", cid, "--config", props); err != nil {
 		return fmt.Errorf("format W: %w", err)
 	}
@@ -375,7 +377,7 @@ func (l *wanLink) down() {
 		}
 	}
 	if slices.Contains(l.made, "namespace "+wanNS) {
-		if err := run("ip", "netns", "del", wanNS); err != nil {
+		if err := runTool("ip", "netns", "del", wanNS); err != nil {
 			logf("wan: %v", err)
 		}
 	}
