@@ -26,9 +26,14 @@ type bench struct {
 	repo       string
 	self       string
 	kmirrorBin string
-	warmedUp   bool // warmUp ran
-	args       []string
-	started    time.Time
+	cpipeBin   string // the C pipe, built at the start when it takes part
+	// extraBrokers are brokers' PIDs beyond the harness's A and B (the wan scenario's W): their CPU counts as
+	// the brokers'.
+	extraBrokers []int
+	linkPID      int  // the wan scenario's delay line, measured on its own
+	warmedUp     bool // warmUp ran
+	args         []string
+	started      time.Time
 
 	a, b     string // bootstrap servers of A and B
 	adminA   *kafkabench.Admin
@@ -48,9 +53,10 @@ type sample struct {
 	Replicated int64   `json:"replicated"` // records on the target (per partition at most the source's)
 	CPU        float64 `json:"cpu"`        // process CPU seconds since t0
 	RSSKB      int64   `json:"rss_kb"`
-	BrokerCPU  float64 `json:"broker_cpu"` // brokers A+B, CPU seconds since t0
-	DBCPU      float64 `json:"db_cpu"`     // PostgreSQL, CPU seconds since t0
-	OtherCPU   float64 `json:"other_cpu"`  // everything else on the machine, CPU seconds since t0
+	BrokerCPU  float64 `json:"broker_cpu"`         // brokers A+B, CPU seconds since t0
+	DBCPU      float64 `json:"db_cpu"`             // PostgreSQL, CPU seconds since t0
+	OtherCPU   float64 `json:"other_cpu"`          // everything else on the machine, CPU seconds since t0
+	LinkCPU    float64 `json:"link_cpu,omitempty"` // the wan scenario's delay line, CPU seconds since t0
 }
 
 // result is one system's figures in one scenario variant.
@@ -82,9 +88,14 @@ type result struct {
 	CPUTotalS    float64         `json:"cpu_total_s"`   // process CPU seconds t0 -> done
 	PeakRSSMB    float64         `json:"peak_rss_mb"`   // VmHWM at the end of the run, MiB
 	BrokerCPUGB  float64         `json:"broker_cpu_s_per_gb"`
-	OtherCPUPct  float64         `json:"other_cpu_pct"` // CPU of every other process on the machine, % of all cores, steady state
+	BrokerCores  float64         `json:"broker_cores"`         // brokers' CPU seconds per second, steady state
+	LinkCores    float64         `json:"link_cores,omitempty"` // the wan scenario's delay line, CPU seconds per second
+	OtherCPUPct  float64         `json:"other_cpu_pct"`        // CPU of every other process on the machine, % of all cores, steady state
 	DBCPUGB      float64         `json:"db_cpu_s_per_gb,omitempty"`
 	WindowS      float64         `json:"steady_window_s"`
+	RTTms        int             `json:"rtt_ms,omitempty"` // wan: the link's round-trip time
+	Layout       string          `json:"layout,omitempty"` // wan: remote-source or remote-target
+	Capped       bool            `json:"capped,omitempty"` // wan: stopped at -wan-max-run, measured over what it did
 	LatSent      int64           `json:"latency_sent,omitempty"`
 	LatReceived  int64           `json:"latency_received,omitempty"`
 	Latencies    []time.Duration `json:"-"` // every measured latency of the run (after the warm-up)
@@ -110,6 +121,8 @@ func (b *bench) systems() []system {
 	var out []system
 	for _, s := range b.cfg.systems {
 		switch s {
+		case "cpipe":
+			out = append(out, cpipeSystem{})
 		case "pipe":
 			out = append(out, pipeSystem{})
 		case "kmirror":
@@ -161,6 +174,12 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("build kmirror: %w", err)
 		}
 	}
+	if contains(b.cfg.systems, "cpipe") {
+		logf("building the C pipe (bench/cpipe/cpipe.c)")
+		if b.cpipeBin, err = b.buildCPipe(); err != nil {
+			return err
+		}
+	}
 	logf("results, logs and configs go to %s", b.out)
 
 	for _, sc := range b.cfg.scenarios {
@@ -179,6 +198,10 @@ func (b *bench) run(ctx context.Context) error {
 			err = b.scenarioNewTopic(ctx)
 		case "checkpoints":
 			err = b.scenarioCheckpoints(ctx)
+		case "wan":
+			err = b.scenarioWan(ctx)
+		case "compression":
+			err = b.scenarioCompression(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc, err)
@@ -334,12 +357,13 @@ func (b *bench) waitQuiet(ctx context.Context) {
 	}
 	ours := func() float64 {
 		t := treeCPUSeconds(b.h.pid("postgres"))
-		for _, n := range []string{"kafka-A", "kafka-B"} {
-			c, _ := cpuSeconds(b.h.pid(n))
+		for _, p := range append([]int{b.h.pid("kafka-A"), b.h.pid("kafka-B")}, b.extraBrokers...) {
+			c, _ := cpuSeconds(p)
 			t += c
 		}
 		self, _ := cpuSeconds(os.Getpid())
-		return t + self
+		link, _ := cpuSeconds(b.linkPID)
+		return t + self + link
 	}
 	deadline := time.Now().Add(b.cfg.quietWait)
 	logged := false
@@ -371,6 +395,8 @@ type watcher struct {
 
 	samples            []sample
 	cpu0, broker0, db0 float64
+	linkPID            int
+	link0              float64
 	busy0, self0       float64
 	brokerPIDs         []int
 	dbPID              int
@@ -387,8 +413,12 @@ func (b *bench) newWatcher(inst *instance, f flow, source map[kafkabench.TP]int6
 		w.remote[r.Topic] = max(w.remote[r.Topic], int(tp.Partition)+1)
 		w.total += end
 	}
-	w.brokerPIDs = []int{b.h.pid("kafka-A"), b.h.pid("kafka-B")}
+	w.brokerPIDs = append([]int{b.h.pid("kafka-A"), b.h.pid("kafka-B")}, b.extraBrokers...)
 	w.dbPID = b.h.pid("postgres")
+	if b.linkPID > 0 {
+		w.linkPID = b.linkPID
+		w.link0, _ = cpuSeconds(w.linkPID)
+	}
 	w.cpu0, _ = cpuSeconds(inst.pid)
 	w.broker0 = w.brokerCPU()
 	w.db0 = treeCPUSeconds(w.dbPID)
@@ -436,8 +466,12 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	rss, _, _ := memKB(w.inst.pid)
 	s := sample{T: time.Since(w.inst.t0).Seconds(), Replicated: replicated, CPU: cpu - w.cpu0, RSSKB: rss,
 		BrokerCPU: w.brokerCPU() - w.broker0, DBCPU: treeCPUSeconds(w.dbPID) - w.db0}
+	if w.linkPID > 0 {
+		l, _ := cpuSeconds(w.linkPID)
+		s.LinkCPU = l - w.link0
+	}
 	self, _ := cpuSeconds(os.Getpid())
-	s.OtherCPU = max(0, machineBusySeconds()-w.busy0-s.CPU-s.BrokerCPU-s.DBCPU-(self-w.self0))
+	s.OtherCPU = max(0, machineBusySeconds()-w.busy0-s.CPU-s.BrokerCPU-s.DBCPU-s.LinkCPU-(self-w.self0))
 	w.samples = append(w.samples, s)
 	if replicated > 0 && w.firstT < 0 {
 		w.firstT = s.T
@@ -508,6 +542,11 @@ func (w *watcher) fill(r *result, size int) {
 		}
 		s1, s2 = sample{}, w.samples[len(w.samples)-1]
 	}
+	w.window(r, s1, s2, size)
+}
+
+// window sets the rate and cost figures of r from the samples s1 to s2.
+func (w *watcher) window(r *result, s1, s2 sample, size int) {
 	dt := s2.T - s1.T
 	recs := float64(s2.Replicated - s1.Replicated)
 	if dt <= 0 || recs <= 0 {
@@ -519,6 +558,8 @@ func (w *watcher) fill(r *result, size int) {
 	r.MBPerS = recs * float64(size) / 1e6 / dt
 	r.CPUPerGB = (s2.CPU - s1.CPU) / gb
 	r.BrokerCPUGB = (s2.BrokerCPU - s1.BrokerCPU) / gb
+	r.BrokerCores = (s2.BrokerCPU - s1.BrokerCPU) / dt
+	r.LinkCores = (s2.LinkCPU - s1.LinkCPU) / dt
 	r.DBCPUGB = (s2.DBCPU - s1.DBCPU) / gb
 	r.OtherCPUPct = 100 * (s2.OtherCPU - s1.OtherCPU) / dt / float64(runtime.NumCPU())
 }

@@ -1,11 +1,12 @@
-// Command kmirror-bench compares kmirror's replication with (a) a bare librdkafka consume-and-produce loop and
-// (c) Java MirrorMaker 2 in dedicated mode, on the two local Kafka clusters of scripts/harness. It is a
-// program that prints figures (a markdown table and JSON), not a test.
+// Command kmirror-bench compares kmirror's replication with (0) the C pipe, a paced consume-and-produce loop in
+// C against librdkafka (bench/cpipe), (a) the same loop in Go over confluent-kafka-go and (c) Java MirrorMaker 2
+// in dedicated mode, on the two local Kafka clusters of scripts/harness (and, in the wan scenario, a third
+// broker behind a delayed link). It is a program that prints figures (a markdown table and JSON), not a test.
 //
-//	go run ./bench                                  # the full run (about 22 minutes on 2 cores)
+//	go run ./bench                                  # the full run (about 35 minutes on 2 cores)
 //	go run ./bench -records 200000 -scenarios tasks -tasks 4 -repeat 1 -latency 0   # a quick one
 //
-// Each system runs as a process of its own (the pipe and kmirror as children of this program, MM2 through
+// Each system runs as a process of its own (the pipes and kmirror as children of this program, MM2 through
 // scripts/harness), one after the other, so that its CPU time (utime+stime) and peak RSS (VmHWM) are its own.
 // See docs/benchmarks.md.
 package main
@@ -38,6 +39,8 @@ func main() {
 			err = pipeMain(os.Args[2:])
 		case "serve":
 			err = serveMain(os.Args[2:])
+		case "wanlink":
+			err = wanlinkMain(os.Args[2:])
 		default:
 			err = runMain(os.Args[1:])
 		}
@@ -92,6 +95,9 @@ type config struct {
 	profileFor     time.Duration
 	stats          bool
 	ck             checkpointFlags
+	wan            wanFlags
+	codecs         []string
+	codecTasks     int
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -149,8 +155,8 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.pipeProducer, "pipe-producer", "", "extra librdkafka/confluent-kafka-go properties of the pipe's producers, for experiments, k=v,k=v (e.g. go.events.channel.size=10000)")
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
-	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only)")
-	sys := fs.String("systems", "pipe,kmirror,mm2", "systems to run: pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
+	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only), wan (a broker behind a delayed link in a network namespace; root), compression (lz4 and zstd)")
+	sys := fs.String("systems", "cpipe,pipe,kmirror,mm2", "systems to run: cpipe (the C pipe, the floor), pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
 	fs.IntVar(&c.warmup, "warmup", 1, "unmeasured runs before the first throughput run, so that the brokers' JIT is warm (reported as scenario warmup in the JSON only)")
@@ -170,21 +176,34 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&c.profileFor, "profile-seconds", 10*time.Second, "length of kmirror's CPU profile (with -pprof)")
 	fs.BoolVar(&c.stats, "stats", false, "write the pipe's librdkafka statistics (1 s interval) and summarise them")
 	registerCheckpointFlags(fs, &c.ck)
+	codecs := fs.String("compression-codecs", "lz4,zstd", "codecs of the compression scenario (source data and every replication producer)")
+	fs.IntVar(&c.codecTasks, "compression-tasks", 4, "tasks.max of the compression scenario")
+	var wanRTT, wanLayouts, wanParts string
+	registerWanFlags(fs, c, &wanRTT, &wanLayouts, &wanParts)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if err := parseWanFlags(c, wanRTT, wanLayouts, wanParts); err != nil {
+		return nil, err
+	}
+	c.codecs = splitList(*codecs)
+	for _, z := range c.codecs {
+		if !slices.Contains([]string{"gzip", "snappy", "lz4", "zstd"}, z) {
+			return nil, fmt.Errorf("bad -compression-codecs value %q", z)
+		}
+	}
 	c.scenarios = splitList(*scen)
 	c.systems = splitList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints"}, s) {
+		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints", "wan", "compression"}, s) {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}
 	for _, s := range c.systems {
-		if !slices.Contains([]string{"pipe", "kmirror", "mm2", "candidate"}, s) {
+		if !slices.Contains([]string{"cpipe", "pipe", "kmirror", "mm2", "candidate"}, s) {
 			return nil, fmt.Errorf("unknown system %q", s)
 		}
 		if s == "candidate" && c.candidateBin == "" {
@@ -254,7 +273,7 @@ func runMain(args []string) error {
 
 func init() {
 	// The orchestrator does little work itself; one P keeps it from competing with the systems under test.
-	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "serve") {
+	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "serve" && os.Args[1] != "wanlink") {
 		runtime.GOMAXPROCS(1)
 	}
 }

@@ -55,6 +55,32 @@ func (b *bench) warmUp(ctx context.Context, src string) {
 	}
 }
 
+// scenarioCompression: the tasks scenario's source data produced compressed with each codec, and every
+// system's replication producer compressing with the same codec (issue 15, item 6). The codec is the run's
+// only difference from the tasks scenario at -compression-tasks.
+func (b *bench) scenarioCompression(ctx context.Context) error {
+	saved := b.cfg.compression
+	defer func() { b.cfg.compression = saved }()
+	for _, codec := range b.cfg.codecs {
+		b.cfg.compression = codec
+		src := b.sourceTopic(b.cfg.records)
+		if err := b.ensureLoaded(ctx, map[string]int{src: b.cfg.partitions}, b.cfg.records); err != nil {
+			return err
+		}
+		b.warmUp(ctx, src)
+		variant := fmt.Sprintf("compression.type=%s, tasks.max=%d", codec, b.cfg.codecTasks)
+		for rep := range b.cfg.repeat {
+			for _, s := range b.systems() {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				b.throughputRun(ctx, s, "compression", variant, "z"+codec[:1], src, b.cfg.codecTasks, b.cfg.linger, b.cfg.batchSize, rep)
+			}
+		}
+	}
+	return nil
+}
+
 // scenarioSmall: small batches (linger.ms 0, 5 KiB batches).
 func (b *bench) scenarioSmall(ctx context.Context) error {
 	src := b.sourceTopic(b.cfg.smallRecords)
@@ -268,10 +294,10 @@ func closedChan() chan struct{} {
 }
 
 // scenarioNewTopic: a topic created while the connector runs; the time from its creation until all its
-// records are on the target. The pipe has no topic discovery, so it does not take part.
+// records are on the target. The pipes have no topic discovery, so they do not take part.
 func (b *bench) scenarioNewTopic(ctx context.Context) error {
 	for _, s := range b.systems() {
-		if s.name() == "pipe" || ctx.Err() != nil {
+		if s.name() == "pipe" || s.name() == "cpipe" || ctx.Err() != nil {
 			continue
 		}
 		b.newTopicRun(ctx, s)

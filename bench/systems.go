@@ -41,6 +41,12 @@ func (p producerSettings) java() map[string]string {
 	for k, v := range p.Extra {
 		m[k] = v
 	}
+	// An empty setting is left to the system's own default (the wan scenario's "MM2 with its defaults").
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
 	return m
 }
 
@@ -53,6 +59,17 @@ type flow struct {
 	tasks   int
 	prod    producerSettings
 	refresh int // refresh.topics.interval.seconds
+	// consumer, when not nil, replaces -consumer as the source consumers' settings (Java names, and
+	// librdkafka-only ones that MM2 does not get, see librdkafkaOnly).
+	consumer map[string]string
+}
+
+// consumerJava is the source consumers' settings of the flow: its own, or the command line's.
+func (f flow) consumerJava(b *bench) map[string]string {
+	if f.consumer != nil {
+		return f.consumer
+	}
+	return b.cfg.consumerJava()
 }
 
 func (f flow) remote(topic string) string { return f.alias + "." + topic }
@@ -94,7 +111,7 @@ func (b *bench) connectorConfig(f flow) map[string]string {
 	for k, v := range f.prod.java() {
 		c["producer.override."+k] = v
 	}
-	for k, v := range b.cfg.consumerJava() {
+	for k, v := range f.consumerJava(b) {
 		c["source.consumer."+k] = v
 	}
 	return c
@@ -352,7 +369,12 @@ func (b *bench) mm2Properties(f flow) string {
 	for _, k := range keys {
 		p("B.producer."+k, prod[k])
 	}
-	cons := b.cfg.consumerJava()
+	cons := map[string]string{}
+	for k, v := range f.consumerJava(b) {
+		if !librdkafkaOnly[k] { // a librdkafka knob: Java has no such setting
+			cons[k] = v
+		}
+	}
 	keys = keys[:0]
 	for k := range cons {
 		keys = append(keys, k)

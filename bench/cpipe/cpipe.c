@@ -1,0 +1,325 @@
+/*
+ * cpipe: the benchmark's "C pipe", the floor of what librdkafka itself costs for replication (issue 15).
+ *
+ * A paced consume -> produce loop written against librdkafka's C API, linked against the very static
+ * librdkafka that confluent-kafka-go bundles (bench/cpipe.go builds it with cc). Per pipeline ("worker"):
+ * one assign-only consumer feeding one idempotent producer, partition p of a source topic to partition p of
+ * its remote topic, key, value, headers and timestamp kept. No offset tracking, no offset syncs, no database:
+ * it is what a replicator whose record bytes never leave C would cost at best. Every client property comes
+ * from the config file, which the bench writes from the same translation the Go pipe and kmirror use.
+ *
+ * Pacing: librdkafka 2.11's idempotent producer keeps about one ProduceRequest per partition in flight, and
+ * its broker threads busy-spin while one is outstanding; a loop that queues freely starves the brokers on a
+ * small machine. So each pipeline bounds the bytes it has produced but not yet seen delivered (pace_bytes,
+ * about 1.5 x batch.size x its partitions) and waits in the producer's poll (serving delivery reports) when
+ * it is over the bound.
+ *
+ * Config file (one directive a line, values are the rest of the line):
+ *   consumer KEY VALUE         librdkafka property of every consumer
+ *   producer KEY VALUE         librdkafka property of every producer
+ *   pace_bytes N               per-pipeline bound of produced-but-undelivered value+key bytes (0: none)
+ *   part W TOPIC P REMOTE      pipeline W consumes TOPIC partition P and produces to REMOTE partition P
+ *
+ * Runs until SIGTERM/SIGINT, then flushes what is in flight (30 s at most). Exit status 1 on any delivery
+ * failure or client error, so the bench notices (it treats an exited system as a failed run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rdkafka.h"
+
+#define MAX_PROPS 256
+#define BATCH 1024
+
+struct prop {
+        char *key, *val;
+};
+
+struct part {
+        char *topic, *remote;
+        int32_t partition;
+        rd_kafka_topic_t *rkt; /* the remote topic's handle in this worker's producer */
+};
+
+struct worker {
+        int id;
+        struct part *parts;
+        int nparts, cap;
+        pthread_t thread;
+        /* Produced-but-undelivered bytes. Written by the worker thread (produce) and by the delivery
+         * report callback, which librdkafka calls from rd_kafka_poll on the same thread: no lock needed,
+         * but atomics keep the intent clear and cost nothing measurable here. */
+        atomic_llong inflight;
+        atomic_int failed;
+        long long produced, delivered;
+};
+
+static struct prop cprops[MAX_PROPS], pprops[MAX_PROPS];
+static int ncprops, npprops;
+static long long pace_bytes;
+static struct worker *workers;
+static int nworkers;
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig) {
+        (void)sig;
+        stopping = 1;
+}
+
+static void die(const char *fmt, const char *arg) {
+        fprintf(stderr, "cpipe: ");
+        fprintf(stderr, fmt, arg);
+        fprintf(stderr, "\n");
+        exit(1);
+}
+
+static struct worker *worker_get(int id) {
+        if (id < 0 || id > 4096)
+                die("bad worker id in %s", "config");
+        if (id >= nworkers) {
+                workers = realloc(workers, sizeof(*workers) * (id + 1));
+                for (int i = nworkers; i <= id; i++) {
+                        memset(&workers[i], 0, sizeof(workers[i]));
+                        workers[i].id = i;
+                }
+                nworkers = id + 1;
+        }
+        return &workers[id];
+}
+
+static void read_config(const char *path) {
+        FILE *f = fopen(path, "r");
+        if (!f)
+                die("cannot open %s", path);
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while ((n = getline(&line, &cap, f)) > 0) {
+                while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+                        line[--n] = 0;
+                char *sp = strchr(line, ' ');
+                if (!sp)
+                        continue;
+                *sp = 0;
+                char *rest = sp + 1;
+                if (!strcmp(line, "consumer") || !strcmp(line, "producer")) {
+                        char *sp2 = strchr(rest, ' ');
+                        if (!sp2)
+                                die("property without value: %s", rest);
+                        *sp2 = 0;
+                        struct prop *p;
+                        if (line[0] == 'c') {
+                                if (ncprops == MAX_PROPS)
+                                        die("too many %s properties", "consumer");
+                                p = &cprops[ncprops++];
+                        } else {
+                                if (npprops == MAX_PROPS)
+                                        die("too many %s properties", "producer");
+                                p = &pprops[npprops++];
+                        }
+                        p->key = strdup(rest);
+                        p->val = strdup(sp2 + 1);
+                } else if (!strcmp(line, "pace_bytes")) {
+                        pace_bytes = atoll(rest);
+                } else if (!strcmp(line, "part")) {
+                        int w;
+                        int32_t p;
+                        char topic[512], remote[512];
+                        if (sscanf(rest, "%d %511s %" SCNd32 " %511s", &w, topic, &p, remote) != 4)
+                                die("bad part line: %s", rest);
+                        struct worker *wk = worker_get(w);
+                        if (wk->nparts == wk->cap) {
+                                wk->cap = wk->cap ? 2 * wk->cap : 8;
+                                wk->parts = realloc(wk->parts, sizeof(*wk->parts) * wk->cap);
+                        }
+                        wk->parts[wk->nparts++] = (struct part){.topic = strdup(topic), .remote = strdup(remote), .partition = p};
+                } else {
+                        die("unknown directive %s", line);
+                }
+        }
+        free(line);
+        fclose(f);
+}
+
+static rd_kafka_conf_t *make_conf(struct prop *props, int n) {
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        char err[512];
+        for (int i = 0; i < n; i++) {
+                if (rd_kafka_conf_set(conf, props[i].key, props[i].val, err, sizeof(err)) != RD_KAFKA_CONF_OK)
+                        die("%s", err);
+        }
+        return conf;
+}
+
+/* Delivery reports: called from rd_kafka_poll(producer) on the worker's thread. */
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
+        (void)rk;
+        struct worker *w = opaque;
+        atomic_fetch_sub(&w->inflight, (long long)(m->len + m->key_len));
+        if (m->err) {
+                if (!atomic_exchange(&w->failed, 1))
+                        fprintf(stderr, "cpipe: worker %d: delivery failed: %s\n", w->id, rd_kafka_err2str(m->err));
+                return;
+        }
+        w->delivered++;
+}
+
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
+        struct worker *w = opaque;
+        fprintf(stderr, "cpipe: worker %d: %s: %s: %s\n", w->id, rd_kafka_name(rk), rd_kafka_err2name(err), reason);
+        /* A fatal error (idempotence broken) ends the run; everything else librdkafka retries itself. */
+        if (err == RD_KAFKA_RESP_ERR__FATAL)
+                atomic_store(&w->failed, 1);
+}
+
+static struct part *find_part(struct worker *w, const char *topic, int32_t partition) {
+        for (int i = 0; i < w->nparts; i++)
+                if (w->parts[i].partition == partition && !strcmp(w->parts[i].topic, topic))
+                        return &w->parts[i];
+        return NULL;
+}
+
+/* produce queues one consumed record on the producer, waiting in its poll while the queue is full. */
+static int produce(struct worker *w, rd_kafka_t *p, struct part *pt, rd_kafka_message_t *m) {
+        rd_kafka_timestamp_type_t tstype;
+        int64_t ts = rd_kafka_message_timestamp(m, &tstype);
+        rd_kafka_headers_t *hdrs = NULL;
+        const rd_kafka_headers_t *src;
+        if (rd_kafka_message_headers(m, (rd_kafka_headers_t **)&src) == RD_KAFKA_RESP_ERR_NO_ERROR)
+                hdrs = rd_kafka_headers_copy(src); /* producev takes ownership of what it is given */
+        for (;;) {
+                rd_kafka_resp_err_t err = rd_kafka_producev(
+                    p, RD_KAFKA_V_RKT(pt->rkt), RD_KAFKA_V_PARTITION(m->partition),
+                    /* librdkafka copies payloads up to message.copy.max.bytes into the request buffer
+                     * anyway; producing without a copy saved ~5% CPU in the issue's experiments, not worth
+                     * holding fetch buffers until delivery. */
+                    RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_VALUE(m->payload, m->len),
+                    RD_KAFKA_V_KEY(m->key, m->key_len), RD_KAFKA_V_TIMESTAMP(ts > 0 ? ts : 0),
+                    RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(NULL), RD_KAFKA_V_END);
+                if (err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                        atomic_fetch_add(&w->inflight, (long long)(m->len + m->key_len));
+                        w->produced++;
+                        return 0;
+                }
+                if (err != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
+                        if (hdrs)
+                                rd_kafka_headers_destroy(hdrs);
+                        fprintf(stderr, "cpipe: worker %d: produce: %s\n", w->id, rd_kafka_err2str(err));
+                        return -1;
+                }
+                rd_kafka_poll(p, 10);
+                if (stopping) {
+                        if (hdrs)
+                                rd_kafka_headers_destroy(hdrs);
+                        return 0;
+                }
+        }
+}
+
+static void *run_worker(void *arg) {
+        struct worker *w = arg;
+        char err[512];
+
+        rd_kafka_conf_t *pc = make_conf(pprops, npprops);
+        rd_kafka_conf_set_opaque(pc, w);
+        rd_kafka_conf_set_dr_msg_cb(pc, on_delivery);
+        rd_kafka_conf_set_error_cb(pc, on_error);
+        rd_kafka_t *p = rd_kafka_new(RD_KAFKA_PRODUCER, pc, err, sizeof(err));
+        if (!p)
+                die("producer: %s", err);
+
+        rd_kafka_conf_t *cc = make_conf(cprops, ncprops);
+        rd_kafka_conf_set_opaque(cc, w);
+        rd_kafka_conf_set_error_cb(cc, on_error);
+        rd_kafka_t *c = rd_kafka_new(RD_KAFKA_CONSUMER, cc, err, sizeof(err));
+        if (!c)
+                die("consumer: %s", err);
+        rd_kafka_poll_set_consumer(c);
+
+        rd_kafka_topic_partition_list_t *tpl = rd_kafka_topic_partition_list_new(w->nparts);
+        for (int i = 0; i < w->nparts; i++) {
+                rd_kafka_topic_partition_list_add(tpl, w->parts[i].topic, w->parts[i].partition)->offset =
+                    RD_KAFKA_OFFSET_BEGINNING;
+                w->parts[i].rkt = rd_kafka_topic_new(p, w->parts[i].remote, NULL);
+        }
+        rd_kafka_resp_err_t aerr = rd_kafka_assign(c, tpl);
+        rd_kafka_topic_partition_list_destroy(tpl);
+        if (aerr)
+                die("assign: %s", rd_kafka_err2str(aerr));
+        rd_kafka_queue_t *q = rd_kafka_queue_get_consumer(c);
+
+        long long limit = pace_bytes * w->nparts;
+        rd_kafka_message_t *msgs[BATCH];
+        while (!stopping && !atomic_load(&w->failed)) {
+                /* Pacing: wait in the producer's poll while this pipeline has too much undelivered. */
+                if (limit > 0 && atomic_load(&w->inflight) > limit) {
+                        rd_kafka_poll(p, 5);
+                        continue;
+                }
+                rd_kafka_poll(p, 0);
+                ssize_t n = rd_kafka_consume_batch_queue(q, 100, msgs, BATCH);
+                if (n < 0) {
+                        fprintf(stderr, "cpipe: worker %d: consume: %s\n", w->id, rd_kafka_err2str(rd_kafka_last_error()));
+                        atomic_store(&w->failed, 1);
+                        break;
+                }
+                for (ssize_t i = 0; i < n; i++) {
+                        rd_kafka_message_t *m = msgs[i];
+                        if (!m->err && !stopping && !atomic_load(&w->failed)) {
+                                struct part *pt = find_part(w, rd_kafka_topic_name(m->rkt), m->partition);
+                                if (pt && produce(w, p, pt, m) < 0)
+                                        atomic_store(&w->failed, 1);
+                        } else if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                                fprintf(stderr, "cpipe: worker %d: consumer: %s\n", w->id, rd_kafka_message_errstr(m));
+                        }
+                        rd_kafka_message_destroy(m);
+                }
+        }
+
+        rd_kafka_queue_destroy(q);
+        rd_kafka_consumer_close(c);
+        rd_kafka_destroy(c);
+        rd_kafka_resp_err_t ferr = rd_kafka_flush(p, 30000);
+        if (ferr)
+                fprintf(stderr, "cpipe: worker %d: flush: %s (%d records left)\n", w->id, rd_kafka_err2str(ferr), rd_kafka_outq_len(p));
+        for (int i = 0; i < w->nparts; i++)
+                rd_kafka_topic_destroy(w->parts[i].rkt);
+        rd_kafka_destroy(p);
+        fprintf(stderr, "cpipe: worker %d: %lld produced, %lld delivered\n", w->id, w->produced, w->delivered);
+        return NULL;
+}
+
+int main(int argc, char **argv) {
+        if (argc != 2) {
+                fprintf(stderr, "usage: cpipe CONFIG\n");
+                return 2;
+        }
+        read_config(argv[1]);
+        if (nworkers == 0)
+                die("%s: no partitions", argv[1]);
+        struct sigaction sa = {.sa_handler = on_signal};
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        fprintf(stderr, "cpipe: librdkafka %s, %d pipelines, pace %lld bytes per partition\n", rd_kafka_version_str(), nworkers,
+                pace_bytes);
+        for (int i = 0; i < nworkers; i++) {
+                if (workers[i].nparts == 0)
+                        die("pipeline numbers have a gap in %s", argv[1]);
+                if (pthread_create(&workers[i].thread, NULL, run_worker, &workers[i]))
+                        die("pthread_create: %s", strerror(errno));
+        }
+        int failed = 0;
+        for (int i = 0; i < nworkers; i++) {
+                pthread_join(workers[i].thread, NULL);
+                failed |= atomic_load(&workers[i].failed);
+        }
+        return failed ? 1 : 0;
+}
