@@ -405,7 +405,6 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	}
 
 	starts := make([]kafka.Start, 0, len(r.parts))
-	var fromBeginning []kafka.PartitionID
 	for _, p := range r.parts {
 		acked := p.reset()
 		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
@@ -419,12 +418,11 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
 			default:
 				start.Offset = kafka.OffsetBeginning
-				fromBeginning = append(fromBeginning, kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition})
 			}
 		}
 		starts = append(starts, start)
 	}
-	r.resolveBeginnings(ctx, sourceAdmin, starts, fromBeginning)
+	r.resolveBeginnings(ctx, sourceAdmin, starts)
 	for i, p := range r.parts {
 		p.startAt = starts[i].Offset
 	}
@@ -654,12 +652,18 @@ func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin *kafka.Admin
 	}
 }
 
-// resolveBeginnings turns the logical start "beginning" of the partitions in fromBeginning into their log
-// start offsets, in one batched request, so that each partition starts at an offset the task knows: the first
-// record the consumer returns can then be checked against it (firstRecord), and no logical-offset lookup is
+// resolveBeginnings turns the logical start "beginning" of starts into the partitions' log start offsets, in
+// one batched request, so that each partition starts at an offset the task knows: the first record the consumer
+// returns can then be checked against it (firstRecord), and no logical-offset lookup is
 // left to the consumer, whose failure it would report as an auto.offset.reset error with the partition
 // stopped. A partition the source cannot answer for keeps the logical start.
-func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, starts []kafka.Start, fromBeginning []kafka.PartitionID) {
+func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, starts []kafka.Start) {
+	var fromBeginning []kafka.PartitionID
+	for _, s := range starts {
+		if s.Offset == kafka.OffsetBeginning {
+			fromBeginning = append(fromBeginning, kafka.PartitionID{Topic: s.Topic, Partition: s.Partition})
+		}
+	}
 	if len(fromBeginning) == 0 {
 		return
 	}
