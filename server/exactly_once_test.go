@@ -137,24 +137,7 @@ func TestExactlyOnceReplicatesInTransactions(t *testing.T) {
 	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
 	kafkatest.Produce(t, "A", sent[1500:])
 
-	want := groupByPartition(sent)
-	var got map[int32][]kafka.Record
-	require.Eventually(t, func() bool {
-		got = readCommitted(t, prefixA(topic))
-		for pk, rs := range want {
-			if len(got[pk.partition]) < len(rs) {
-				return false
-			}
-		}
-		return true
-	}, 2*time.Minute, 500*time.Millisecond, "every committed record reaches B")
-	for pk, rs := range want {
-		have := got[pk.partition]
-		require.Len(t, have, len(rs), "partition %d: exactly once", pk.partition)
-		for i := range rs {
-			require.Equal(t, rs[i].Value, have[i].Value(), "partition %d record %d", pk.partition, i)
-		}
-	}
+	requireCommittedCopy(t, prefixA(topic), sent, "every committed record reaches B")
 
 	// The offsets topic: the last source offset of each partition (500 records, then 10 aborted ones and
 	// their abort marker, then 500 more: the last record is at 500+10+1+499 = 1010).
@@ -191,24 +174,7 @@ func TestExactlyOnceReplicatesInTransactions(t *testing.T) {
 	kafkatest.Produce(t, "A", more)
 	k2 := startKmirror(t, k.dbURL, withExactlyOnce)
 	k2.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
-	all := append(sent, more...)
-	want = groupByPartition(all)
-	require.Eventually(t, func() bool {
-		got = readCommitted(t, prefixA(topic))
-		for pk, rs := range want {
-			if len(got[pk.partition]) < len(rs) {
-				return false
-			}
-		}
-		return true
-	}, 2*time.Minute, 500*time.Millisecond, "the records produced while stopped reach B")
-	for pk, rs := range want {
-		have := got[pk.partition]
-		require.Len(t, have, len(rs), "partition %d: exactly once across the restart", pk.partition)
-		for i := range rs {
-			require.Equal(t, rs[i].Value, have[i].Value(), "partition %d record %d", pk.partition, i)
-		}
-	}
+	requireCommittedCopy(t, prefixA(topic), append(sent, more...), "the records produced while stopped reach B, exactly once across the restart")
 }
 
 // TestExactlyOnceTargetRefusesTransactions: a transaction timeout above the broker's
@@ -232,4 +198,28 @@ func TestExactlyOnceTargetRefusesTransactions(t *testing.T) {
 	require.Contains(t, trace, "Transaction timeout is larger than the maximum value allowed by the broker")
 	// Nothing was written without a transaction.
 	require.Empty(t, readCommitted(t, prefixA(topics[0].name)))
+}
+
+// requireCommittedCopy waits until remote, read with read_committed, holds as many records per partition as sent,
+// and then requires exactly sent's values, in order: nothing missing, duplicated or reordered.
+func requireCommittedCopy(t *testing.T, remote string, sent []kafkatest.Record, what string) {
+	t.Helper()
+	want := groupByPartition(sent)
+	var got map[int32][]kafka.Record
+	require.Eventually(t, func() bool {
+		got = readCommitted(t, remote)
+		for pk, rs := range want {
+			if len(got[pk.partition]) < len(rs) {
+				return false
+			}
+		}
+		return true
+	}, 2*time.Minute, 500*time.Millisecond, what)
+	for pk, rs := range want {
+		have := got[pk.partition]
+		require.Len(t, have, len(rs), "%s: partition %d exactly once", what, pk.partition)
+		for i := range rs {
+			require.Equal(t, rs[i].Value, have[i].Value(), "%s: partition %d record %d", what, pk.partition, i)
+		}
+	}
 }
