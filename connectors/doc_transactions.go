@@ -38,7 +38,8 @@ package connectors
 //	    committed  ──► staged records become replicated (acked, offset map, offset syncs, metrics) ──► idle
 //	    retriable  ──► CommitTransaction again (librdkafka allows it), within the commit timeout
 //	    must abort ──► AbortTransaction ──► pipeline restarts from the offsets topic
-//	    fenced     ──► lease revoked: the run ends fenced; lease valid: the task FAILS naming the other producer
+//	    fenced     ──► lease revoked: the run ends fenced; lease valid: pipeline restarts (its InitTransactions
+//	                   fences the other producer in turn); the fourth fence within 10 min FAILS the task naming it
 //	    unknown    ──► pipeline restarts: its InitTransactions settles the outcome, the offsets topic tells it
 //	open ──delivery failure / lease revoked / pipeline error──► AbortTransaction ──► (restart or end)
 //	open ──soft stop, everything delivered, lease valid──► commit as above ──► end
@@ -54,7 +55,11 @@ package connectors
 // Records count as replicated, and offsets move, only when their transaction committed. A commit is attempted
 // only while the run's lease is valid, and a new owner's InitTransactions fences the old producer for good:
 // a worker that resumes after a stall finds its commit refused (the chaos suite sees "Producer fenced by newer
-// instance" there). The transaction timeout is the producer's delivery timeout (capped below the lease's
+// instance" there). Such a worker must not abort or initialize transactions either: when librdkafka needs an
+// epoch bump (a record of the transaction timed out) an abort is an InitProducerId with the old epoch, and a
+// coordinator holding the new owner's ongoing transaction bumps the epoch for it without comparing epochs,
+// which fenced the new owner (seen in CI). So a run without a valid lease never calls either, and a new owner
+// fenced while its lease is valid starts its pipeline over instead of failing. The transaction timeout is the producer's delivery timeout (capped below the lease's
 // settle window, capDelivery) plus the interval, so the coordinator also aborts (within its cleanup interval,
 // 10 s by default) a transaction that nobody fences, such as one of a task id that no longer exists.
 //

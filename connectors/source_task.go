@@ -60,6 +60,9 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 	for {
 		began := time.Now()
 		err := r.replicate(ctx)
+		if r.txns != nil {
+			err = r.txns.fenced(r, err)
+		}
 		var pe *pipelineError
 		switch {
 		case ctx.Err() != nil && !errors.Is(err, errLeaseRevoked):
@@ -792,9 +795,10 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 			}
 			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 				r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
-			if kafka.IsRetriable(err) {
+			if kafka.IsRetriable(err) || kafka.IsFatal(err) {
 				// e.g. a remote partition the producer does not know yet (the connector adds partitions to
-				// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it.
+				// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it. A
+				// producer in a fatal state is replaced by the next pipeline, as the poll loop's check does.
 				err = &pipelineError{err: err}
 			}
 			return err

@@ -22,6 +22,10 @@ import (
 
 // Defaults of exactly-once mode.
 const (
+	// A run tolerates maxFences fences within fenceWindow while its lease is valid (sourceTxns.fenced).
+	maxFences   = 3
+	fenceWindow = 10 * time.Minute
+
 	// defaultTransactionInterval is transaction.boundary.interval.ms when unset. Connect falls back to the
 	// worker's offset.flush.interval.ms (60 s); kmirror's workers have none (they commit every 100 ms), and a
 	// minute-long transaction would hold every record back from read_committed consumers for a minute.
@@ -56,6 +60,7 @@ type sourceTxns struct {
 
 	offsetsPartitions int           // of the offsets topic, known once the pipeline started
 	initialized       bool          // some pipeline of this run initialized transactions
+	fences            []time.Time   // when this run's producer was fenced while its lease was valid (fenceWindow)
 	initFailures      int           // consecutive failed InitTransactions before the first success
 	syncs             *offsetSyncer // the pipeline's offset syncs, sent once a transaction committed; nil if off
 
@@ -233,6 +238,9 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	began := time.Now()
 	initCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
 	defer cancel()
+	if !r.env.Lease().Valid() {
+		return errLeaseRevoked // InitTransactions would fence the task's new owner
+	}
 	if err := producer.InitTransactions(initCtx); err != nil {
 		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not initialize transactions for transactional.id %s: %w "+
 			"(common causes: transaction.state.log.replication.factor above the number of brokers, no Write/Describe ACL on the transactional id, "+
@@ -444,11 +452,7 @@ func (x *sourceTxns) commit(ctx context.Context, r *sourceRun, producer *kafka.P
 			return &pipelineError{err: fmt.Errorf("exactly-once: the transaction could not commit and was aborted; replication resumes from the last committed transaction: %w", err)}
 		case kafka.IsFenced(err) || kafka.IsFatal(err):
 			x.dropStaged()
-			if !r.env.Lease().Valid() {
-				return errLeaseRevoked
-			}
-			return fmt.Errorf("exactly-once: the replication producer was fenced while this worker owns the task: another producer uses transactional.id %s on %s (another kmirror cluster replicating the same connector to this target?): %w",
-				x.txnID, r.targetAlias, err)
+			return fmt.Errorf("exactly-once: commit the transaction: %w", err) // Run's fenced decides
 		case kafka.IsRetriable(err) && commitCtx.Err() == nil:
 			r.limit.Log(ctx, r.log, slog.LevelWarn, "txn-commit", "committing the transaction failed, retrying", "error", err)
 			continue // librdkafka allows retrying the commit after a retriable error
@@ -512,6 +516,37 @@ func (x *sourceTxns) awaitReports(ctx context.Context) error {
 	return nil
 }
 
+// fenced decides what a fenced (or otherwise fatal) transactional producer means for the run; other errors
+// are returned as they are. Without a valid lease the run lost its unit and ends fenced. With one, the fence
+// is most likely a former owner that resumed after a stall: an abort or InitTransactions of its old producer
+// reaching the coordinator while this owner's transaction is open fences this owner too (the coordinator
+// bumps the epoch of an ongoing transaction without comparing the request's). A new pipeline fences it in
+// turn and resumes from the last committed transaction, so that is what the run does, up to maxFences times
+// in fenceWindow; a producer that keeps being fenced shares the transactional.id with another live writer
+// (another kmirror cluster replicating the same connector to this target), and the task fails naming it.
+func (x *sourceTxns) fenced(r *sourceRun, err error) error {
+	if err == nil || !(kafka.IsFenced(err) || kafka.IsFatal(err)) {
+		return err
+	}
+	if !r.env.Lease().Valid() {
+		return errLeaseRevoked
+	}
+	now := time.Now()
+	recent := x.fences[:0]
+	for _, at := range x.fences {
+		if now.Sub(at) < fenceWindow {
+			recent = append(recent, at)
+		}
+	}
+	x.fences = append(recent, now)
+	if len(x.fences) > maxFences {
+		return fmt.Errorf("exactly-once: the replication producer was fenced %d times within %s while this worker owns the task: another producer uses transactional.id %s on %s (another kmirror cluster replicating the same connector to this target?): %w",
+			len(x.fences), fenceWindow, x.txnID, r.targetAlias, err)
+	}
+	return &pipelineError{err: fmt.Errorf("exactly-once: the replication producer was fenced by another producer with transactional.id %s while this worker owns the task (a former owner that resumed after a stall?); a new producer fences it in turn and replication resumes from the last committed transaction: %w",
+		x.txnID, err)}
+}
+
 // abort aborts the open transaction, if any, and forgets its staged records. Errors are logged: an abort
 // that fails is completed by the next owner's (or pipeline's) InitTransactions, or by the coordinator's
 // transaction timeout.
@@ -522,6 +557,14 @@ func (x *sourceTxns) abort(ctx context.Context, producer *kafka.Producer, r *sou
 	x.dropStaged()
 	abortCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), x.commitTimeout)
 	defer cancel()
+	if !r.env.Lease().Valid() {
+		// An abort is an InitProducerId with the producer's old epoch when librdkafka needs an epoch bump (a
+		// timed-out record), and a coordinator that holds an ongoing transaction of the task's new owner fences
+		// that owner for it, without checking the epoch. A run whose lease ended leaves its transaction to the
+		// new owner's fence or to the transaction timeout.
+		r.log.Info("not aborting the open transaction: this run's lease ended; the new owner's fence or the transaction timeout aborts it", "transactional_id", x.txnID)
+		return
+	}
 	if err := producer.AbortTransaction(abortCtx); err != nil {
 		r.log.Warn("aborting the open transaction failed; the next owner's InitTransactions or the transaction timeout aborts it", "transactional_id", x.txnID, "error", err)
 	}

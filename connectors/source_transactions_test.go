@@ -1,6 +1,8 @@
 package connectors
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -8,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -103,4 +106,47 @@ func TestSourceTaskRequiresExactlyOnceWorker(t *testing.T) {
 	r = txnRun(t, map[string]string{"exactly.once.support": "requested"})
 	r.t.eos = false
 	require.NoError(t, r.t.requireExactlyOnce())
+}
+
+type leaseOnlyEnv struct {
+	tasks.TaskEnv
+	valid bool
+}
+
+func (e *leaseOnlyEnv) Lease() tasks.Lease { return fixedLease{e.valid} }
+
+type fixedLease struct{ valid bool }
+
+func (l fixedLease) Valid() bool            { return l.valid }
+func (fixedLease) Revoked() <-chan struct{} { return nil }
+func (fixedLease) Settle() time.Duration    { return 3 * time.Second }
+
+// A fence seen while the run's lease is valid restarts the pipeline (whose InitTransactions fences the other
+// producer in turn) a few times, then fails the task naming the transactional id; without a valid lease the
+// run ends fenced; other errors pass through unchanged. The chaos suite's stalled worker, resuming, fenced the
+// task's new owner by aborting its own timed-out transaction: the new owner failed before this.
+func TestSourceTxnsFencedWhileOwning(t *testing.T) {
+	r := txnRun(t, nil)
+	x, err := r.newSourceTxns(2)
+	require.NoError(t, err)
+	env := &leaseOnlyEnv{valid: true}
+	r.env = env
+
+	other := errors.New("something else")
+	require.Same(t, other, x.fenced(r, other))
+	require.NoError(t, x.fenced(r, nil))
+
+	for i := range maxFences {
+		err := x.fenced(r, fmt.Errorf("produce: %w", kafkatest.FatalProduceError()))
+		var pe *pipelineError
+		require.ErrorAs(t, err, &pe, "fence %d", i+1)
+		require.ErrorContains(t, err, "kmirror-mm2-2")
+	}
+	err = x.fenced(r, kafkatest.FencedError())
+	var pe *pipelineError
+	require.False(t, errors.As(err, &pe), "the fence after %d within %s fails the task", maxFences, fenceWindow)
+	require.ErrorContains(t, err, "transactional.id kmirror-mm2-2")
+
+	env.valid = false
+	require.ErrorIs(t, x.fenced(r, kafkatest.FencedError()), errLeaseRevoked)
 }

@@ -59,10 +59,11 @@ func TxnRequiresAbort(err error) bool {
 	return errors.As(err, &kerr) && kerr.TxnRequiresAbort()
 }
 
-// IsFatal tells whether err is fatal to the producer (librdkafka: it must be closed and created again).
+// IsFatal tells whether err is fatal to the producer (librdkafka: it must be closed and created again). A
+// produce call on a producer in that state answers with the code "Local: Fatal error" but without the flag.
 func IsFatal(err error) bool {
 	var kerr ckafka.Error
-	return errors.As(err, &kerr) && kerr.IsFatal()
+	return errors.As(err, &kerr) && (kerr.IsFatal() || kerr.Code() == ckafka.ErrFatal)
 }
 
 // IsFenced tells whether err says a newer producer with the same transactional.id exists (or the coordinator
