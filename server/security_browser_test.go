@@ -22,8 +22,8 @@ import (
 )
 
 // TestDashboardOverHTTPSReadOnly opens the dashboard in a real Chromium over HTTPS as the read-only user bob:
-// he sees the connectors, a connector's page and the workers, and a button that would change something
-// answers with the API's 403, changing nothing.
+// he sees the connectors, a connector's page and the workers, no control that would change something, and a
+// write he makes anyway answers with the API's 403, changing nothing.
 func TestDashboardOverHTTPSReadOnly(t *testing.T) {
 	t.Parallel()
 	s := startSecured(t)
@@ -59,7 +59,19 @@ func TestDashboardOverHTTPSReadOnly(t *testing.T) {
 	require.Equal(t, name, b.text("#connector-name"))
 	require.Equal(t, "RUNNING", b.text("#connector-state"))
 	b.shotTop("read-only-connector")
+	require.Equal(t, "You may read everything here and change nothing (read-only user).", b.text("#read-only"))
+	require.Equal(t, 0, eval[int](b, `document.querySelectorAll("form[method=post], #pause, #delete, a[href='/ui/new']").length`),
+		"a read-only user is shown no write controls")
+	require.Equal(t, "Configuration", b.text("#edit-link"))
+	b.open(s.url+"/ui/connectors/"+url.PathEscape(name)+"/edit", "#read-only")
+	require.Equal(t, 0, eval[int](b, `document.querySelectorAll("#save").length`), "no save button for a read-only user")
 
+	// A write he makes himself (the form the page no longer shows) is still refused by the API.
+	b.open(s.url+"/ui/connectors/"+url.PathEscape(name), "#connector-name")
+	eval[bool](b, `(() => { const f = document.createElement("form"); f.method = "post"; f.action = location.pathname + "/action";
+		const i = document.createElement("input"); i.type = "hidden"; i.name = "action"; i.value = "pause"; f.appendChild(i);
+		const btn = document.createElement("button"); btn.type = "submit"; btn.id = "pause"; f.appendChild(btn);
+		document.body.appendChild(f); return true })()`)
 	b.submit("#pause", "#error")
 	require.Equal(t, "The server said: User bob has the read-only role, which may only read (GET); PUT /connectors/"+
 		url.PathEscape(name)+"/pause needs the admin role", b.text("#error"))

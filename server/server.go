@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/auth"
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
@@ -131,7 +132,10 @@ func Run(ctx context.Context, cfg Config) error {
 	})))
 	router.Mount("/", restAPI)
 	// The dashboard renders the REST API's answers, calling its handler in-process.
-	dashboard, err := web.New(web.Config{API: restAPI, Logger: cfg.Loggers.Logger("kmirror.web")})
+	dashboard, err := web.New(web.Config{API: restAPI, Logger: cfg.Loggers.Logger("kmirror.web"), CanWrite: func(r *http.Request) bool {
+		p, ok := auth.FromContext(r.Context())
+		return !ok || p.Role == auth.RoleAdmin // without a principal nothing ran the authentication: as the API, allow
+	}})
 	if err != nil {
 		return err
 	}

@@ -31,8 +31,11 @@ var funcs = template.FuncMap{
 	"mulPct":    func(p *float64) float64 { return *p * 100 },
 }
 
-func parsePages() (map[string]*template.Template, error) {
-	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+// parsePages parses every page; canWrite is what the pages' canWrite function answers (a parsed set per
+// answer, because an executed template can no longer be given other functions).
+func parsePages(canWrite bool) (map[string]*template.Template, error) {
+	base, err := template.New("layout.html").Funcs(funcs).Funcs(template.FuncMap{"canWrite": func() bool { return canWrite }}).
+		ParseFS(templateFS, "templates/layout.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: parse layout: %w", err)
 	}
@@ -59,7 +62,11 @@ func (h *Handler) renderFragment(w http.ResponseWriter, r *http.Request, page, f
 func (h *Handler) renderTemplate(w http.ResponseWriter, r *http.Request, status int, page, name string, data any) {
 	// Rendered into a buffer first: a template error mid-page must not leave half a page with a 200.
 	var buf bytes.Buffer
-	if err := h.pages[page].ExecuteTemplate(&buf, name, data); err != nil {
+	pages := h.pages
+	if !h.canWrite(r) {
+		pages = h.viewPages
+	}
+	if err := pages[page].ExecuteTemplate(&buf, name, data); err != nil {
 		h.log.Error("render dashboard page", "page", page, "template", name, "path", r.URL.Path, "error", err)
 		http.Error(w, "render "+page+": "+err.Error(), http.StatusInternalServerError)
 		return

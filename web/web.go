@@ -25,6 +25,9 @@ type Config struct {
 	API http.Handler
 	// Logger receives render failures. Nil discards them.
 	Logger *slog.Logger
+	// CanWrite tells whether the caller of a request may change anything (a read-only user may not): pages
+	// for those who may not show no write controls, which the REST API would refuse anyway. Nil: everyone may.
+	CanWrite func(*http.Request) bool
 }
 
 // Handler serves the dashboard under Prefix; its links are absolute, so it must be mounted there.
@@ -32,7 +35,10 @@ type Handler struct {
 	api   client
 	log   *slog.Logger
 	pages map[string]*template.Template
-	files http.Handler
+	// viewPages are the same pages without write controls, for callers that may only read.
+	viewPages map[string]*template.Template
+	canWrite  func(*http.Request) bool
+	files     http.Handler
 	// csrf refuses cross-origin form posts: the dashboard's forms change connectors, and unlike the REST API's
 	// JSON writes (which a browser sends cross-origin only after a CORS preflight) a form post needs none.
 	csrf *http.CrossOriginProtection
@@ -50,15 +56,23 @@ func New(cfg Config) (*Handler, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	pages, err := parsePages()
+	pages, err := parsePages(true)
 	if err != nil {
 		return nil, err
+	}
+	viewPages, err := parsePages(false)
+	if err != nil {
+		return nil, err
+	}
+	canWrite := cfg.CanWrite
+	if canWrite == nil {
+		canWrite = func(*http.Request) bool { return true }
 	}
 	static, err := fs.Sub(staticFS, "static")
 	if err != nil {
 		return nil, fmt.Errorf("web: static files: %w", err)
 	}
-	return &Handler{api: client{api: cfg.API}, log: log, pages: pages,
+	return &Handler{api: client{api: cfg.API}, log: log, pages: pages, viewPages: viewPages, canWrite: canWrite,
 		files: http.StripPrefix(Prefix+"/static/", http.FileServerFS(static)),
 		csrf:  http.NewCrossOriginProtection()}, nil
 }

@@ -129,3 +129,30 @@ func TestVerdictsAnyKind(t *testing.T) {
 		t.Errorf("straggler read as %+v", vs[1])
 	}
 }
+
+// TestReadOnlyPagesHaveNoWriteControls: for a caller CanWrite refuses, the edit page shows the configuration
+// without its save button and the layout no "New connector" link; for one it allows, both are there.
+func TestReadOnlyPagesHaveNoWriteControls(t *testing.T) {
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c", "tasks.max": "2"}}
+	editURL := "/ui/connectors/" + url.PathEscape("a/b c") + "/edit"
+	for _, canWrite := range []bool{false, true} {
+		h, err := New(Config{API: api, CanWrite: func(*http.Request) bool { return canWrite }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, editURL, nil))
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK || !strings.Contains(body, `value="2"`) {
+			t.Fatalf("can write %v: GET edit: %d, the configuration shown: %v", canWrite, rec.Code, strings.Contains(body, `value="2"`))
+		}
+		for _, control := range []string{`id="save"`, `href="/ui/new"`} {
+			if strings.Contains(body, control) != canWrite {
+				t.Errorf("can write %v: page has %s: %v", canWrite, control, !canWrite)
+			}
+		}
+		if strings.Contains(body, `id="read-only"`) == canWrite {
+			t.Errorf("can write %v: the read-only notice shown: %v", canWrite, !canWrite)
+		}
+	}
+}
