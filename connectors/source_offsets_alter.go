@@ -29,7 +29,7 @@ import (
 
 // offsetsWriteTimeout bounds the Kafka side of an offsets change, below the REST API's wait for it, so that an
 // unreachable target is answered with its cause rather than a timeout.
-const offsetsWriteTimeout = 30 * time.Second
+const offsetsWriteTimeout = 20 * time.Second
 
 var _ tasks.OffsetsWriter = (*Registry)(nil)
 
