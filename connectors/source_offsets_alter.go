@@ -40,16 +40,21 @@ func offsetsTransactionalID(connector string) string {
 	return transactionalIDPrefix + connector + "-offsets"
 }
 
+// WritesOffsets implements tasks.OffsetsWriter: on a worker with exactly-once source support, a
+// MirrorSourceConnector keeps its offsets in the offsets topic on the target too. The checkpoint and heartbeat
+// connectors replicate without transactions.
+func (r *Registry) WritesOffsets(config map[string]string) bool {
+	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	return r.eos.Enabled() && ok && p.Class == mirrorconfig.SourceConnectorClass
+}
+
 // WriteOffsets implements tasks.OffsetsWriter: on a worker with exactly-once source support, a
 // MirrorSourceConnector's altered or reset offsets are written to its offsets topic on the target.
 func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []tasks.Offset, reset bool) error {
-	if !r.eos.Enabled() {
+	if !r.WritesOffsets(config) {
 		return nil
 	}
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
-	if !ok || p.Class != mirrorconfig.SourceConnectorClass {
-		return nil // the checkpoint and heartbeat connectors replicate without transactions
-	}
+	p, _ := mirrorconfig.LookupPlugin(config["connector.class"])
 	cfg, err := parseConfig(p, config, r.clients)
 	if err != nil {
 		return err

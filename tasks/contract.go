@@ -120,6 +120,9 @@ type FenceFunc func(ctx context.Context, taskIDs []int) error
 // the change is applied to PostgreSQL; an error fails the request with its text, and PostgreSQL stays as it
 // was. A connector with nothing to write returns nil.
 type OffsetsWriter interface {
+	// WritesOffsets tells whether a connector of this config has offsets to write outside PostgreSQL; only
+	// then does its STOPPED run look for offset changes to apply.
+	WritesOffsets(config map[string]string) bool
 	WriteOffsets(ctx context.Context, env OffsetsEnv, connector string, config map[string]string, offsets []Offset, reset bool) error
 }
 

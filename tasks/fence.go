@@ -84,7 +84,7 @@ const offsetRequestPoll = 250 * time.Millisecond
 // env's run holds: Kafka first (the registry's OffsetsWriter), then PostgreSQL with the request's outcome.
 func (w *worker) serveOffsetRequests(ctx context.Context, env *runEnv) {
 	ow, ok := w.registry.(OffsetsWriter)
-	if !ok {
+	if !ok || !ow.WritesOffsets(env.work.ConnectorConfig) {
 		return
 	}
 	ticker := time.NewTicker(offsetRequestPoll)
