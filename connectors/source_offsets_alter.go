@@ -123,7 +123,9 @@ func intValue(v any) (int64, error) {
 	case int64:
 		return n, nil
 	case json.Number:
-		return strconv.ParseInt(n.String(), 10, 64)
+		if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+			return i, nil
+		}
 	case float64:
 		if n == float64(int64(n)) {
 			return int64(n), nil

@@ -250,11 +250,12 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	x.offsetsPartitions = n
 	// A changed task set is fenced in Kafka before any task of the new one initializes transactions: a zombie
 	// of a task id whose partitions moved to this task could otherwise still commit them (tasks/fence.go).
+	// Waiting for the former set to drain is bounded by the run; the fence itself by the commit timeout.
 	var fenceErr error
-	fenceCtx, cancelFence := context.WithTimeout(ctx, x.commitTimeout)
-	defer cancelFence()
-	err = r.env.FenceTaskSet(fenceCtx, func(ctx context.Context, ids []int) error {
-		fenceErr = kafka.FenceTransactionalIDs(ctx, x.fenceProps, transactionalIDs(x.connector, ids), r.log)
+	err = r.env.FenceTaskSet(ctx, func(ctx context.Context, ids []int) error {
+		fenceCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
+		defer cancel()
+		fenceErr = kafka.FenceTransactionalIDs(fenceCtx, x.fenceProps, transactionalIDs(x.connector, ids), r.log)
 		return fenceErr
 	})
 	switch {
