@@ -70,8 +70,8 @@ func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, conne
 	ctx, cancel := context.WithTimeout(ctx, offsetsWriteTimeout)
 	defer cancel()
 	if err := w.write(ctx, env, records, reset); err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || kafka.IsRetriable(err) {
-			return fmt.Errorf("the offsets could not be written to the offsets topic %s on the target cluster %s, which did not answer within %s; nothing was changed: %w",
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("the offsets could not be written to the offsets topic %s on the target cluster %s within %s; nothing was changed: %w",
 				w.topic, w.targetAlias, offsetsWriteTimeout, err)
 		}
 		return fmt.Errorf("the offsets could not be written to the offsets topic %s on the target cluster %s; nothing was changed: %w", w.topic, w.targetAlias, err)
@@ -161,7 +161,14 @@ func newOffsetsWrite(cfg connectorConfig, connector string, log *slog.Logger) (*
 		return nil, err
 	}
 	w.consumerProps["isolation.level"] = "read_committed"
+	// A transactional producer: librdkafka wants its delivery timeout within the transaction timeout, and the
+	// socket timeout at most 100 ms above it. A few records need neither the user's long timeouts nor more.
 	w.producerProps["enable.idempotence"] = "true"
+	w.producerProps["message.timeout.ms"] = strconv.FormatInt(offsetsWriteTimeout.Milliseconds(), 10)
+	w.producerProps["transaction.timeout.ms"] = "60000"
+	if n, err := strconv.ParseInt(w.producerProps["socket.timeout.ms"], 10, 64); err == nil && n > 60000 {
+		w.producerProps["socket.timeout.ms"] = "60000"
+	}
 	return w, nil
 }
 
@@ -182,7 +189,7 @@ func (w *offsetsWrite) write(ctx context.Context, env tasks.OffsetsEnv, records 
 	if err := env.FenceTaskSet(ctx, func(ctx context.Context, ids []int) error {
 		return kafka.FenceTransactionalIDs(ctx, w.producerProps, transactionalIDs(w.connector, ids), w.log)
 	}); err != nil {
-		return err
+		return fmt.Errorf("fence the connector's former tasks: %w", err)
 	}
 	if reset {
 		if records, err = w.tombstones(ctx, env); err != nil {

@@ -63,6 +63,9 @@ func (e *runEnv) FenceTaskSet(ctx context.Context, fence FenceFunc) error {
 		}
 		select {
 		case <-ctx.Done():
+			if waiting {
+				return fmt.Errorf("the previous task set's runs did not stop (or nobody fenced them) in time: %w", ctx.Err())
+			}
 			return ctx.Err()
 		case <-time.After(fenceWait):
 		}
