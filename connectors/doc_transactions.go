@@ -31,7 +31,8 @@ package connectors
 //
 // # The state machine of a pipeline (owned by the poll loop)
 //
-//	start ──InitTransactions (fences older owners; aborts their open txn)──► read offsets topic ──► idle
+//	start ──FenceTaskSet (a changed task set: former task ids fenced first)──►
+//	      ──InitTransactions (fences older owners; aborts their open txn)──► read offsets topic ──► idle
 //	idle ──first record──► BeginTransaction ──► open
 //	open ──records──► open                     (delivery reports only stage the records)
 //	open ──boundary reached, lease valid──► produce offsets records ──► CommitTransaction
