@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -23,15 +24,20 @@ type TaskFence struct {
 func (s *Store) ClaimTaskFence(ctx context.Context, c Claim) (TaskFence, error) {
 	var f TaskFence
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := holdClaim(ctx, tx, c); err != nil {
-			return err
-		}
+		// The connector's row first, then the claim's assignment, as ReplaceTaskConfigs (which updates the
+		// tasks' assignments after the row) would otherwise deadlock with this.
 		var fenced int64
 		var holder *int64
 		var ids []int32
 		err := tx.QueryRow(ctx, "SELECT task_generation, fenced_generation, fence_task_ids, fence_holder FROM connectors WHERE name = $1 FOR UPDATE",
 			c.Connector).Scan(&f.Generation, &fenced, &ids, &holder)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return ErrFenced // the connector is gone, and its units with it
+		}
 		if err != nil {
+			return err
+		}
+		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
 		if fenced >= f.Generation {
@@ -71,6 +77,10 @@ func (s *Store) ClaimTaskFence(ctx context.Context, c Claim) (TaskFence, error) 
 // it again.
 func (s *Store) CompleteTaskFence(ctx context.Context, c Claim, f TaskFence) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// Lock order as in ClaimTaskFence.
+		if _, err := tx.Exec(ctx, "SELECT 1 FROM connectors WHERE name = $1 FOR UPDATE", c.Connector); err != nil {
+			return err
+		}
 		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
