@@ -93,8 +93,10 @@ package connectors
 //
 // # Not yet (issue 16)
 //
-// Offset syncs are produced after the commit by the shared offset-sync
-// producer (as MM2 does), not inside the transaction. Heartbeat and checkpoint tasks do not use transactions
-// (Connect's exactly-once worker runs them transactionally too). Every transaction starts a new range in the
-// offset map, because its commit marker takes a target offset: translation stays exact, but a poll boundary
-// with small transactions makes many ranges.
+// Offset syncs are produced after the commit by the shared offset-sync producer (as MM2 does), not inside the
+// transaction. Heartbeat and checkpoint tasks do not use transactions (Connect's exactly-once worker runs them
+// transactionally too). Every transaction starts a new range in the offset map, because its commit marker
+// takes a target offset: translation stays exact, but a poll boundary with small transactions makes many
+// ranges. The fence covers the task ids the store saw change: a connector deleted and created again under the
+// same name (or one stopped before this fence existed) has no record of its former task ids, whose zombies
+// only their own ids' next InitTransactions fence.
