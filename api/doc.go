@@ -55,6 +55,10 @@
 //     or by Connect's check that offsets hold only primitive values, get 400 with Connect's texts instead of
 //     500. When several entries are wrong, the first in request order is reported (Connect's order is a
 //     HashMap's).
+//   - On a worker with exactly-once source support, PATCH and DELETE of a MirrorSourceConnector's offsets are
+//     filed in the store and applied by the worker holding the STOPPED connector (offsets topic on the target,
+//     then PostgreSQL); the answer waits for that, up to 60 s, and a failure is a 500 naming its cause (Connect
+//     also answers 500, with its own texts).
 //   - Location headers escape the whole name as one path segment ('/' as %2F), so they route back to the
 //     connector; Connect leaves '/' unescaped.
 //   - PUT /connectors/{c}/topics/reset answers 202 for an unknown connector, like Connect, which checks nothing.

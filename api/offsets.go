@@ -67,7 +67,7 @@ func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	return s.writeOffsets(w, r, c.Name, toStoreOffsets(offsets), false, managed)
+	return s.writeOffsets(w, r, c.Name, class, toStoreOffsets(offsets), false, managed)
 }
 
 // resetOffsets is DELETE /connectors/{connector}/offsets: every offset of the connector is removed.
@@ -79,12 +79,17 @@ func (s *server) resetOffsets(w http.ResponseWriter, r *http.Request) error {
 	if c.TargetState != store.TargetStopped {
 		return notStopped(c.Name)
 	}
-	_, managed := s.connectorOffsetRules(c.Config)
-	return s.writeOffsets(w, r, c.Name, nil, true, managed)
+	class, managed := s.connectorOffsetRules(c.Config)
+	return s.writeOffsets(w, r, c.Name, class, nil, true, managed)
 }
 
-func (s *server) writeOffsets(w http.ResponseWriter, r *http.Request, name string, offsets []store.Offset, reset, managed bool) error {
-	err := s.store.AlterOffsets(r.Context(), name, offsets, reset)
+func (s *server) writeOffsets(w http.ResponseWriter, r *http.Request, name, class string, offsets []store.Offset, reset, managed bool) error {
+	var err error
+	if class == mirrorconfig.SourceConnectorClass && s.worker.ExactlyOnceSource.Enabled() {
+		err = s.requestOffsets(r, name, offsets, reset)
+	} else {
+		err = s.store.AlterOffsets(r.Context(), name, offsets, reset)
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return errorf(http.StatusNotFound, "Connector %s not found", name)

@@ -31,7 +31,8 @@ package connectors
 //
 // # The state machine of a pipeline (owned by the poll loop)
 //
-//	start ──InitTransactions (fences older owners; aborts their open txn)──► read offsets topic ──► idle
+//	start ──FenceTaskSet (a changed task set: former task ids fenced first)──►
+//	      ──InitTransactions (fences older owners; aborts their open txn)──► read offsets topic ──► idle
 //	idle ──first record──► BeginTransaction ──► open
 //	open ──records──► open                     (delivery reports only stage the records)
 //	open ──boundary reached, lease valid──► produce offsets records ──► CommitTransaction
@@ -70,13 +71,32 @@ package connectors
 // e.g. transaction.state.log.replication.factor above the broker count) fails it after three attempts of the
 // run's first pipeline. After a first success, failures restart the pipeline instead (a broker restart).
 //
+// # Fencing a task set (tasks/fence.go)
+//
+// A task's own InitTransactions fences only the former owners of its id. When the task set changes (tasks.max,
+// new partitions, a stop), partitions move between task ids, and a zombie of a former task id could still
+// commit a partition another task now replicates. So, as Connect's herder fences every transactional id of
+// the previous generation before the new one starts, the store records the task ids a change owes a fence
+// (those whose config changed or that went away; tasks that carry on keep their partitions), and before a
+// pipeline initializes transactions it calls env.FenceTaskSet: the first run that finds the fence owed, once
+// no run of the former set holds a unit, fences those ids (kafka.FenceTransactionalIDs: librdkafka has no
+// FenceProducers, so a short-lived producer per id initializes transactions and closes) and records it; the
+// other runs wait. No run of the new set has a producer when the fence lands, so it fences only zombies.
+//
+// # Altering offsets (source_offsets_alter.go)
+//
+// PATCH and DELETE /connectors/{c}/offsets, with the connector STOPPED, are filed by the REST API and applied
+// by the worker holding the stopped connector: it fences the connector's former task ids (FenceTaskSet
+// again), writes the offsets (tombstones for a reset) to the offsets topic in one transaction
+// (kmirror-<c>-offsets), and only then PostgreSQL's copy; the REST API answers once both are done, or with the
+// cause. Both copies agree, so the resumed tasks start right after the altered offsets.
+//
 // # Not yet (issue 16)
 //
-// Partitions that move between task ids (tasks.max or partition changes) are fenced by PostgreSQL's epoch and
-// the transaction timeout only: Connect fences every task id of the previous generation before starting the
-// new one, kmirror does not yet. PATCH/DELETE /connectors/{c}/offsets change PostgreSQL's copy only, which the
-// offsets topic overrides when it is ahead. Offset syncs are produced after the commit by the shared offset-sync
-// producer (as MM2 does), not inside the transaction. Heartbeat and checkpoint tasks do not use transactions
-// (Connect's exactly-once worker runs them transactionally too). Every transaction starts a new range in the
-// offset map, because its commit marker takes a target offset: translation stays exact, but a poll boundary
-// with small transactions makes many ranges.
+// Offset syncs are produced after the commit by the shared offset-sync producer (as MM2 does), not inside the
+// transaction. Heartbeat and checkpoint tasks do not use transactions (Connect's exactly-once worker runs them
+// transactionally too). Every transaction starts a new range in the offset map, because its commit marker
+// takes a target offset: translation stays exact, but a poll boundary with small transactions makes many
+// ranges. The fence covers the task ids the store saw change: a connector deleted and created again under the
+// same name (or one stopped before this fence existed) has no record of its former task ids, whose zombies
+// only their own ids' next InitTransactions fence.

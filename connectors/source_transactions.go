@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // Exactly-once replication: the state machine is described in doc_transactions.go.
@@ -55,6 +57,7 @@ type sourceTxns struct {
 	offsetsTopic   string
 	offsetsProps   map[string]string // read_committed consumer of the offsets topic on the target
 	adminProps     map[string]string // target admin, to create the offsets topic
+	fenceProps     map[string]string // target producer, to fence the transactional ids of a former task set
 	commitTimeout  time.Duration     // how long a commit (or abort, or init) may take
 	log            *slog.Logger
 
@@ -94,6 +97,15 @@ func (t *sourceTask) requireExactlyOnce() error {
 // left open. An epoch in the id would defeat that: the broker fences only producers of the same id.
 func transactionalID(connector string, task int) string {
 	return transactionalIDPrefix + connector + "-" + strconv.Itoa(task)
+}
+
+// transactionalIDs are the transactional ids of the connector's tasks.
+func transactionalIDs(connector string, tasks []int) []string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = transactionalID(connector, t)
+	}
+	return ids
 }
 
 // newSourceTxns prepares exactly-once mode for a run: the transactional producer's settings, the consumer's
@@ -165,6 +177,8 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 		r.producerProps["max.in.flight.requests.per.connection"] = "5" // the idempotent producer's limit
 	}
 	x.commitTimeout = time.Duration(txnTimeout)*time.Millisecond + 10*time.Second
+	// The fence's producers reach the target as the replication producer does (each with its own id).
+	x.fenceProps = maps.Clone(r.producerProps)
 
 	// The source consumer reads committed records only, so that aborted and open transactions of the source
 	// are never copied. A user's explicit read_uncommitted stands (Connect would run it too), but then
@@ -226,7 +240,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 		}
 		return &pipelineError{err: err}
 	}
-	n, err := x.ensureOffsetsTopic(ctx, admin, r.targetAlias)
+	n, err := ensureOffsetsTopic(ctx, admin, x.offsetsTopic, r.targetAlias)
 	if err != nil {
 		if kafka.IsRetriable(err) || errors.Is(err, context.DeadlineExceeded) {
 			return &pipelineError{err: err} // the topic is the target's, not the transactions': retry
@@ -234,6 +248,25 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 		return err
 	}
 	x.offsetsPartitions = n
+	// A changed task set is fenced in Kafka before any task of the new one initializes transactions: a zombie
+	// of a task id whose partitions moved to this task could otherwise still commit them (tasks/fence.go).
+	// Waiting for the former set to drain is bounded by the run; the fence itself by the commit timeout.
+	var fenceErr error
+	err = r.env.FenceTaskSet(ctx, func(ctx context.Context, ids []int) error {
+		fenceCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
+		defer cancel()
+		fenceErr = kafka.FenceTransactionalIDs(fenceCtx, x.fenceProps, transactionalIDs(x.connector, ids), r.log)
+		return fenceErr
+	})
+	switch {
+	case err == nil:
+	case ctx.Err() != nil || errors.Is(err, tasks.ErrFenced):
+		return err
+	case fenceErr != nil:
+		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not fence the transactional ids of the previous task set: %w", r.targetAlias, err))
+	default:
+		return &pipelineError{err: err} // PostgreSQL did not answer, or the fence took too long: try again
+	}
 	first := !x.initialized
 	began := time.Now()
 	initCtx, cancel := context.WithTimeout(ctx, x.commitTimeout)
@@ -264,10 +297,9 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 		}
 	}
 	if len(ahead) > 0 {
-		// After a crash PostgreSQL's copy lags by up to a commit interval; a PATCH or DELETE of the offsets
-		// (which change only that copy, not yet the offsets topic) would look the same, and must not go unseen.
-		r.log.Warn("the offsets topic is ahead of PostgreSQL's copy: resuming from the offsets topic (after a crash this is expected; "+
-			"offsets set with PATCH or DELETE /connectors/{name}/offsets are not applied in exactly-once mode yet)",
+		// After a crash PostgreSQL's copy lags by up to a commit interval. Offsets set with PATCH or DELETE
+		// change both copies (source_offsets_alter.go); a copy changed behind kmirror's back would look the same.
+		r.log.Warn("the offsets topic is ahead of PostgreSQL's copy: resuming from the offsets topic (after a crash this is expected)",
 			"topic", x.offsetsTopic, "partitions", ahead)
 	}
 	r.log.Info("transactions initialized: older producers of the task are fenced; resuming from the committed offsets",
@@ -278,25 +310,25 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 
 // ensureOffsetsTopic creates the offsets topic on the target if it is missing, as Connect's worker does
 // (compacted, 25 partitions, the broker's default replication factor), and returns its partition count.
-func (x *sourceTxns) ensureOffsetsTopic(ctx context.Context, admin *kafka.Admin, targetAlias string) (int, error) {
-	n, err := admin.PartitionCount(ctx, x.offsetsTopic)
+func ensureOffsetsTopic(ctx context.Context, admin *kafka.Admin, topic, targetAlias string) (int, error) {
+	n, err := admin.PartitionCount(ctx, topic)
 	switch {
 	case err == nil && n > 0:
 		return n, nil
 	case err != nil && !kafka.IsUnknownTopic(err):
 		// The target does not answer (a broker restart): creating the topic would not either.
-		return 0, fmt.Errorf("describe the offsets topic %s on %s: %w", x.offsetsTopic, targetAlias, err)
+		return 0, fmt.Errorf("describe the offsets topic %s on %s: %w", topic, targetAlias, err)
 	}
-	res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: x.offsetsTopic, Partitions: mm2offsets.DefaultPartitions, ReplicationFactor: -1,
+	res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: topic, Partitions: mm2offsets.DefaultPartitions, ReplicationFactor: -1,
 		Config: map[string]string{"cleanup.policy": "compact"}}})
 	if err != nil {
-		return 0, fmt.Errorf("create the offsets topic %s on %s: %w", x.offsetsTopic, targetAlias, err)
+		return 0, fmt.Errorf("create the offsets topic %s on %s: %w", topic, targetAlias, err)
 	}
-	if err := res[x.offsetsTopic]; err != nil && !kafka.IsTopicExists(err) {
-		return 0, fmt.Errorf("create the offsets topic %s on %s: %w", x.offsetsTopic, targetAlias, err)
+	if err := res[topic]; err != nil && !kafka.IsTopicExists(err) {
+		return 0, fmt.Errorf("create the offsets topic %s on %s: %w", topic, targetAlias, err)
 	}
-	if n, err = admin.PartitionCount(ctx, x.offsetsTopic); err != nil {
-		return 0, fmt.Errorf("describe the offsets topic %s on %s: %w", x.offsetsTopic, targetAlias, err)
+	if n, err = admin.PartitionCount(ctx, topic); err != nil {
+		return 0, fmt.Errorf("describe the offsets topic %s on %s: %w", topic, targetAlias, err)
 	}
 	return n, nil
 }

@@ -13,6 +13,9 @@ var (
 	// ErrUnitBusy is returned when a unit cannot be claimed yet: its previous run (or a run of an older task
 	// generation of its connector) still holds it. The claimer tries again after the release.
 	ErrUnitBusy = errors.New("unit is still held by its previous run")
+	// ErrFencePending is returned while a connector's changed task set is not fenced in Kafka yet and the
+	// caller cannot fence it now (ClaimTaskFence).
+	ErrFencePending = errors.New("the previous task set is not fenced yet")
 	// ErrNotStopped is returned when offsets are changed while the connector is not STOPPED.
 	ErrNotStopped = errors.New("connector is not stopped")
 	// ErrSchemaTooNew is returned when the database was migrated by a newer kmirror than this binary.

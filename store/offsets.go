@@ -79,48 +79,63 @@ func (s *Store) AlterOffsets(ctx context.Context, connector string, offsets []Of
 		return fmt.Errorf("alter offsets of %q: %w", connector, err)
 	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var state TargetState
-		var tasks int
-		err := tx.QueryRow(ctx, `
-			SELECT c.target_state, (SELECT count(*) FROM task_configs t WHERE t.connector_name = c.name)
-			FROM connectors c WHERE c.name = $1 FOR UPDATE`, connector).Scan(&state, &tasks)
-		if err == pgx.ErrNoRows {
-			return ErrNotFound
-		}
-		if err != nil {
+		if err := lockStopped(ctx, tx, connector); err != nil {
 			return err
 		}
-		if state != TargetStopped || tasks != 0 {
-			return ErrNotStopped
-		}
-		if reset {
-			if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1", connector); err != nil {
-				return err
-			}
-		}
-		var deletes []string
-		var uk, up, uo []string
-		for i, k := range keys {
-			if offs[i] == "" {
-				deletes = append(deletes, k)
-				continue
-			}
-			uk, up, uo = append(uk, k), append(up, parts[i]), append(uo, offs[i])
-		}
-		if len(deletes) > 0 {
-			if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1 AND partition_key = ANY($2)", connector, deletes); err != nil {
-				return err
-			}
-		}
-		if err := upsertOffsets(ctx, tx, connector, uk, up, uo); err != nil {
-			return err
-		}
-		return notify(ctx, tx, "offsets")
+		return alterOffsets(ctx, tx, connector, keys, parts, offs, reset)
 	})
 	if err != nil {
 		return fmt.Errorf("alter offsets of %q: %w", connector, err)
 	}
 	return nil
+}
+
+// lockStopped locks the connector's row for the rest of the transaction and checks that it is STOPPED with no
+// tasks: ErrNotFound, ErrNotStopped otherwise.
+func lockStopped(ctx context.Context, tx pgx.Tx, connector string) error {
+	var state TargetState
+	var tasks int
+	err := tx.QueryRow(ctx, `
+		SELECT c.target_state, (SELECT count(*) FROM task_configs t WHERE t.connector_name = c.name)
+		FROM connectors c WHERE c.name = $1 FOR UPDATE`, connector).Scan(&state, &tasks)
+	if err == pgx.ErrNoRows {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if state != TargetStopped || tasks != 0 {
+		return ErrNotStopped
+	}
+	return nil
+}
+
+// alterOffsets applies encoded offset changes (an empty offset deletes); with reset, every offset of the
+// connector is deleted first.
+func alterOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts, offs []string, reset bool) error {
+	if reset {
+		if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1", connector); err != nil {
+			return err
+		}
+	}
+	var deletes []string
+	var uk, up, uo []string
+	for i, k := range keys {
+		if offs[i] == "" {
+			deletes = append(deletes, k)
+			continue
+		}
+		uk, up, uo = append(uk, k), append(up, parts[i]), append(uo, offs[i])
+	}
+	if len(deletes) > 0 {
+		if _, err := tx.Exec(ctx, "DELETE FROM source_offsets WHERE connector_name = $1 AND partition_key = ANY($2)", connector, deletes); err != nil {
+			return err
+		}
+	}
+	if err := upsertOffsets(ctx, tx, connector, uk, up, uo); err != nil {
+		return err
+	}
+	return notify(ctx, tx, "offsets")
 }
 
 // upsertOffsets writes offsets set through the offsets API: they apply to whatever source incarnation the

@@ -65,8 +65,13 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 		}
 		changed = true
 		var gen int64
-		if err := tx.QueryRow(ctx, "UPDATE connectors SET task_generation = task_generation + 1 WHERE name = $1 RETURNING task_generation",
-			connector).Scan(&gen); err != nil {
+		// The task ids whose partitions may move are owed a fence in Kafka (ClaimTaskFence), added to those
+		// an earlier change still owes.
+		if err := tx.QueryRow(ctx, `
+			UPDATE connectors SET task_generation = task_generation + 1,
+				fence_task_ids = ARRAY(SELECT DISTINCT x FROM unnest(fence_task_ids || $2::int[]) AS x ORDER BY x)
+			WHERE name = $1 RETURNING task_generation`,
+			connector, fencedTaskIDs(current, configs)).Scan(&gen); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM task_configs WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {

@@ -99,10 +99,39 @@ type TaskEnv interface {
 	// them). Tasks use it for what an operator must know while replication goes on: data lost to retention
 	// before it could be replicated, a cluster that is unreachable.
 	Report(ctx context.Context, notices []Notice) error
+	// FenceTaskSet returns once every transactional id the connector's previous task sets used for partitions
+	// that may have moved is fenced in Kafka (tasks/fence.go). If this run is the one to fence them, it calls
+	// fence with their task ids; other runs wait. Exactly-once tasks call it before they initialize
+	// transactions. ErrFenced as for CommitOffsets.
+	FenceTaskSet(ctx context.Context, fence FenceFunc) error
 	// Lease says whether the task may write to Kafka now.
 	Lease() Lease
 	// StopContext is done when the stop budget of this run is spent (see Task).
 	StopContext() context.Context
+	Logger() *slog.Logger
+}
+
+// FenceFunc fences the transactional ids of the given task ids of a connector in Kafka.
+type FenceFunc func(ctx context.Context, taskIDs []int) error
+
+// OffsetsWriter is implemented by a Registry whose connectors keep source offsets outside PostgreSQL too (an
+// exactly-once source connector: the offsets topic on the target). The run holding a STOPPED connector's unit
+// calls WriteOffsets for each change of its offsets filed through the REST API (store.RequestOffsets), before
+// the change is applied to PostgreSQL; an error fails the request with its text, and PostgreSQL stays as it
+// was. A connector with nothing to write returns nil.
+type OffsetsWriter interface {
+	// WritesOffsets tells whether a connector of this config has offsets to write outside PostgreSQL; only
+	// then does its STOPPED run look for offset changes to apply.
+	WritesOffsets(config map[string]string) bool
+	WriteOffsets(ctx context.Context, env OffsetsEnv, connector string, config map[string]string, offsets []Offset, reset bool) error
+}
+
+// OffsetsEnv is what WriteOffsets may ask of the runtime.
+type OffsetsEnv interface {
+	// ReadOffsets returns every stored source offset of the connector (PostgreSQL's copy).
+	ReadOffsets(ctx context.Context) ([]Offset, error)
+	// FenceTaskSet is TaskEnv's: it returns once the connector's former task sets are fenced in Kafka.
+	FenceTaskSet(ctx context.Context, fence FenceFunc) error
 	Logger() *slog.Logger
 }
 

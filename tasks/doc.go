@@ -101,6 +101,8 @@
 // In exactly-once mode (workers with --exactly-once-source-support=enabled; connectors/doc_transactions.go) a
 // stale source run's writes become invisible instead of bounded: its records are visible only once their
 // transaction commits, a commit is attempted only while the lease is valid, and the task's next run fences
-// the task's transactional id in Kafka before it reads where to resume. Not yet covered: a partition that
-// moves to another task id on a reconfiguration (Connect fences the whole previous task generation first).
+// the task's transactional id in Kafka before it reads where to resume. When the task set changes, partitions
+// move between task ids: before any task of the new set initializes transactions, the transactional ids of the
+// former tasks whose partitions changed are fenced in Kafka, once, by the first run that finds the fence owed
+// after the former set released its units (FenceTaskSet, fence.go), as Connect fences a whole task generation.
 package tasks

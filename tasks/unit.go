@@ -221,6 +221,9 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 				}
 				return w.putStatus(ctx, c, store.StateStopped, "")
 			})
+			// Offsets change only while the connector is STOPPED; those that must reach Kafka too are applied
+			// by this run, which holds the connector's unit.
+			w.serveOffsetRequests(ctx, env)
 		}
 		<-ctx.Done()
 		return

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
@@ -70,4 +73,32 @@ func IsFatal(err error) bool {
 // bumped the id's epoch after the transaction timed out): this producer may write nothing more.
 func IsFenced(err error) bool {
 	return hasCode(err, ckafka.ErrFenced) || hasCode(err, ckafka.ErrProducerFenced) || hasCode(err, ckafka.ErrInvalidProducerEpoch)
+}
+
+// FenceTransactionalIDs fences every producer of the given transactional ids on the cluster props connect to,
+// as the Java admin's fenceProducers does (librdkafka has no such call): a short-lived producer of each id
+// initializes transactions, which bumps the id's epoch (an older producer can no longer send or commit, and
+// the transaction it left open is aborted), and closes again. The ids are fenced concurrently; ctx bounds
+// the whole.
+func FenceTransactionalIDs(ctx context.Context, props map[string]string, ids []string, log *slog.Logger) error {
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			p := maps.Clone(props)
+			p["transactional.id"] = id
+			p["enable.idempotence"] = "true"
+			pr, err := NewProducer(p, log, func(Delivery) {})
+			if err != nil {
+				errs[i] = fmt.Errorf("fence transactional.id %s: %w", id, err)
+				return
+			}
+			defer pr.Close()
+			if err := pr.InitTransactions(ctx); err != nil {
+				errs[i] = fmt.Errorf("fence transactional.id %s: %w", id, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
