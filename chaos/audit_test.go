@@ -20,6 +20,8 @@ type auditRow struct {
 	Reordered      int // first occurrences below the highest distinct sequence before them
 	Stale          int // records written by a producer id that had already been superseded in the partition
 	Unrequired     int // distinct sequences on B that A never acknowledged (failed deliveries): allowed
+	AbortedOnA     int // records A holds in aborted transactions of a transactional source producer
+	AbortedOnB     int // of those, copies on B: a read_committed reader of B must see none
 	Producers      []int64
 	MissingSeqs    string // ranges, for the report
 	MissingOnA     string // the offsets on A of the missing sequences, as A acknowledged them: where to look
@@ -39,6 +41,7 @@ type auditResult struct {
 	Topic                                 string
 	Rows                                  []auditRow
 	Missing, Duplicated, Reordered, Stale int
+	AbortedOnA, AbortedOnB                int // records of aborted source transactions: on A, and copied to B
 	Unparsed, Unexpected                  int // records that are not the sequenced producer's, or of a generation not audited
 	StaleWrites                           []staleGroup
 	Runs                                  []string // per partition: the producer-id runs in log order
@@ -53,8 +56,12 @@ type auditResult struct {
 func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult {
 	res := &auditResult{Topic: topic}
 	byGen := map[int]*expected{}
+	ofAborted := map[int]int{} // the generation of a transactional producer's aborted records -> its own
 	for _, e := range exps {
 		byGen[e.gen] = e
+		if e.abortedGen != 0 {
+			ofAborted[e.abortedGen] = e.gen
+		}
 	}
 	for p, rs := range recs {
 		rows := map[int]*auditRow{}
@@ -100,6 +107,10 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 				res.Unparsed++
 				continue
 			}
+			if gen, ok := ofAborted[r.gen]; ok {
+				rows[gen].AbortedOnB++
+				continue
+			}
 			row, e := rows[r.gen], byGen[r.gen]
 			if row == nil {
 				res.Unexpected++
@@ -132,6 +143,9 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 		for _, e := range exps {
 			row := rows[e.gen]
 			row.Excluded = e.excluded[p]
+			if e.abortedOnA != nil {
+				row.AbortedOnA = e.abortedOnA[p]
+			}
 			var missing []int
 			var missingAt []int64
 			for seq := range e.offsets[p] {
@@ -153,6 +167,8 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			res.Duplicated += row.Duplicated
 			res.Reordered += row.Reordered
 			res.Stale += row.Stale
+			res.AbortedOnA += row.AbortedOnA
+			res.AbortedOnB += row.AbortedOnB
 			res.Rows = append(res.Rows, *row)
 		}
 		ids := make([]int64, 0, len(stale))
@@ -233,19 +249,27 @@ func ranges[T int | int64](xs []T, limit int) string {
 func (a *auditResult) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "audit of %s on B: missing %d, duplicated %d, reordered %d, stale writes %d", a.Topic, a.Missing, a.Duplicated, a.Reordered, a.Stale)
+	txns := a.AbortedOnA+a.AbortedOnB > 0
+	if txns {
+		fmt.Fprintf(&b, ", of aborted source transactions %d (of %d on A)", a.AbortedOnB, a.AbortedOnA)
+	}
 	if a.Unparsed+a.Unexpected > 0 {
 		fmt.Fprintf(&b, ", foreign records %d, of other generations %d", a.Unparsed, a.Unexpected)
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "partition\tgen\tacked on A\texcluded\ton B\tmissing\tduplicated\treordered\tstale\tunacked on B\tproducer ids\t")
+	head, aborted := "", func(auditRow) string { return "" }
+	if txns {
+		head, aborted = "aborted on A\taborted on B\t", func(r auditRow) string { return fmt.Sprintf("%d\t%d\t", r.AbortedOnA, r.AbortedOnB) }
+	}
+	fmt.Fprintln(tw, "partition\tgen\tacked on A\texcluded\ton B\tmissing\tduplicated\treordered\tstale\tunacked on B\t"+head+"producer ids\t")
 	for _, r := range a.Rows {
 		ids := make([]string, len(r.Producers))
 		for i, id := range r.Producers {
 			ids[i] = fmt.Sprint(id)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d: %s\t\n", r.Partition, r.Gen, r.Acked, r.Excluded, r.OnB,
-			r.Missing, r.Duplicated, r.Reordered, r.Stale, r.Unrequired, len(ids), strings.Join(ids, ","))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s%d: %s\t\n", r.Partition, r.Gen, r.Acked, r.Excluded, r.OnB,
+			r.Missing, r.Duplicated, r.Reordered, r.Stale, r.Unrequired, aborted(r), len(ids), strings.Join(ids, ","))
 	}
 	tw.Flush()
 	for _, r := range a.Rows {
@@ -276,10 +300,11 @@ func (a *auditResult) String() string {
 }
 
 // expectClean fails the test for each kind of damage listed in kinds ("missing", "duplicated", "reordered",
-// "stale") that the audit found.
+// "stale", "aborted": records of aborted source transactions on B) that the audit found.
 func expectClean(t *testing.T, a *auditResult, kinds ...string) {
 	t.Helper()
-	got := map[string]int{"missing": a.Missing, "duplicated": a.Duplicated, "reordered": a.Reordered, "stale": a.Stale}
+	got := map[string]int{"missing": a.Missing, "duplicated": a.Duplicated, "reordered": a.Reordered, "stale": a.Stale,
+		"aborted": a.AbortedOnB}
 	for _, k := range kinds {
 		n, ok := got[k]
 		if !ok {
@@ -296,7 +321,8 @@ func expectClean(t *testing.T, a *auditResult, kinds ...string) {
 
 // TestAuditRules checks the audit itself on a hand-made log.
 func TestAuditRules(t *testing.T) {
-	e := &expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3, 4, 5, seqFailed}}, excluded: []int{0}}
+	e := &expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3, 4, 5, seqFailed}}, excluded: []int{0},
+		abortedGen: abortedGen(1), abortedOnA: []int{3}}
 	rec := func(seq int, pid int64, off int64) remoteRecord {
 		return remoteRecord{offset: off, gen: 1, seq: seq, parsed: true, producerID: pid}
 	}
@@ -305,6 +331,7 @@ func TestAuditRules(t *testing.T) {
 		rec(2, 11, 3), rec(4, 11, 4), // 11 supersedes 10: 2 again is a duplicate; 3 skipped so far
 		rec(3, 10, 5), // 10 comes back: stale, and 3 < 4 is a reordering
 		rec(6, 11, 6), // 6 failed on A: on B anyway, allowed
+		{offset: 7, gen: abortedGen(1), seq: 0, parsed: true, producerID: 11}, // of an aborted source transaction
 	}}
 	a := audit("t", log, e)
 	r := a.Rows[0]
@@ -322,6 +349,10 @@ func TestAuditRules(t *testing.T) {
 	check("stale", r.Stale, 1)
 	check("unrequired", r.Unrequired, 1)
 	check("producers", len(r.Producers), 2)
+	check("aborted on A", r.AbortedOnA, 3)
+	check("aborted on B", r.AbortedOnB, 1)
+	check("aborted on B (total)", a.AbortedOnB, 1)
+	check("of other generations", a.Unexpected, 0)
 	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 10 || a.StaleWrites[0].Offsets[0] != 5 {
 		t.Errorf("stale writes: %+v", a.StaleWrites)
 	}
