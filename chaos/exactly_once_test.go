@@ -137,7 +137,8 @@ func (s *scenario) requireCommittedOffsets(within time.Duration) {
 // TestExactlyOnceRollingRestart is TestRollingRestart with exactly-once support: every worker in turn is
 // stopped with SIGTERM (its tasks commit their open transaction and hand over) and started again, records
 // flowing throughout. Expected: nothing missing, duplicated or reordered on B read with read_committed. It
-// runs with -chaos.long only: the default suite keeps its exactly-once share to one case.
+// runs with -chaos.long only: in the default suite, TestExactlyOnceBrokerRestartAndMoveWithAbortedSource
+// moves tasks with one SIGTERM and one join.
 func TestExactlyOnceRollingRestart(t *testing.T) {
 	if !*longRun {
 		t.Skip("runs with -chaos.long")
@@ -166,7 +167,9 @@ func TestExactlyOnceRollingRestart(t *testing.T) {
 // -9 while records flow and started again on its data. Transactions open at the kill cannot commit: they are
 // aborted (or settled by the next pipeline's InitTransactions) and replicated again from the offsets topic.
 // Expected: nothing missing, duplicated or reordered on B read with read_committed, unlike at-least-once,
-// which re-sends. It runs with -chaos.long only.
+// which re-sends. It runs with -chaos.long only: the default suite restarts B under exactly-once in
+// TestExactlyOnceBrokerRestartAndMoveWithAbortedSource, whose source topic is written in transactions; this
+// case keeps the plain idempotent source of TestTargetBrokerRestart.
 func TestExactlyOnceTargetBrokerRestart(t *testing.T) {
 	if !*longRun {
 		t.Skip("runs with -chaos.long")
