@@ -29,11 +29,27 @@ type auditRow struct {
 	// skipped the log's start shows here, apart from a mirror that never wrote it
 }
 
-// staleGroup is the stale writes of one superseded producer id in one partition.
+// staleGroup is the stale writes of one superseded producer (id and epoch) in one partition.
 type staleGroup struct {
 	Partition  int
 	ProducerID int64
+	Epoch      int16
 	Offsets    []int64 // on B
+}
+
+// writer is who wrote a record batch: the producer id and its epoch. A transactional.id keeps its producer
+// id across owners, and each owner's InitTransactions bumps the epoch: under exactly-once, the epoch tells
+// the owners apart.
+type writer struct {
+	id    int64
+	epoch int16
+}
+
+func (w writer) String() string {
+	if w.epoch == 0 {
+		return fmt.Sprint(w.id)
+	}
+	return fmt.Sprintf("%d.%d", w.id, w.epoch)
 }
 
 // auditResult is the audit of one remote topic.
@@ -44,15 +60,16 @@ type auditResult struct {
 	AbortedOnA, AbortedOnB                int // records of aborted source transactions: on A, and copied to B
 	Unparsed, Unexpected                  int // records that are not the sequenced producer's, or of a generation not audited
 	StaleWrites                           []staleGroup
-	Runs                                  []string // per partition: the producer-id runs in log order
+	Runs                                  []string // per partition: the writer runs in log order
 	Order                                 []string // per partition: the sequences in log order, as ranges
 }
 
 // audit checks every record of the remote topic against what A acknowledged for each generation.
 //
-// Stale writes: in a partition's log, producer ids must form runs that never come back. Once a record of
-// producer P2 follows P1's, P1 has been superseded (its task moved or restarted), and any later record of P1 is
-// a write by a producer that should no longer write: a zombie's.
+// Stale writes: in a partition's log, writers (producer id and epoch) must form runs that never come back.
+// Once a record of producer P2 follows P1's, P1 has been superseded (its task moved or restarted), and any
+// later record of P1 is a write by a producer that should no longer write: a zombie's. Likewise a record of a
+// producer id with an epoch below one already seen for it (a fenced owner of the same transactional.id).
 func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult {
 	res := &auditResult{Topic: topic}
 	byGen := map[int]*expected{}
@@ -72,31 +89,34 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			counts[e.gen] = map[int]int{}
 			maxSeq[e.gen] = -1
 		}
-		var cur int64 = -1
-		retired := map[int64]bool{}
-		stale := map[int64]*staleGroup{}
+		cur := writer{id: -1}
+		retired := map[writer]bool{}
+		maxEpoch := map[int64]int16{}
+		stale := map[writer]*staleGroup{}
 		var runs []string
 		runLen := 0
 		for _, r := range rs {
-			// producer-id runs, over every record of the partition
+			// writer runs, over every record of the partition
 			isStale := false
-			if r.producerID >= 0 {
+			if w := (writer{r.producerID, r.epoch}); w.id >= 0 {
+				e, seen := maxEpoch[w.id]
 				switch {
-				case r.producerID == cur:
-				case retired[r.producerID]:
+				case w == cur:
+				case retired[w] || (seen && w.epoch < e):
 					isStale = true
 				default:
-					if cur >= 0 {
+					if cur.id >= 0 {
 						retired[cur] = true
-						runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+						runs = append(runs, fmt.Sprintf("%s×%d", cur, runLen))
 					}
-					cur, runLen = r.producerID, 0
+					cur, runLen = w, 0
+					maxEpoch[w.id] = max(e, w.epoch)
 				}
 				if isStale {
-					g := stale[r.producerID]
+					g := stale[w]
 					if g == nil {
-						g = &staleGroup{Partition: p, ProducerID: r.producerID}
-						stale[r.producerID] = g
+						g = &staleGroup{Partition: p, ProducerID: w.id, Epoch: w.epoch}
+						stale[w] = g
 					}
 					g.Offsets = append(g.Offsets, r.offset)
 				} else {
@@ -135,8 +155,8 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 				row.Unrequired++
 			}
 		}
-		if cur >= 0 {
-			runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+		if cur.id >= 0 {
+			runs = append(runs, fmt.Sprintf("%s×%d", cur, runLen))
 		}
 		res.Runs = append(res.Runs, strings.Join(runs, " → "))
 		res.Order = append(res.Order, seqOrder(rs, 16))
@@ -171,13 +191,13 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			res.AbortedOnB += row.AbortedOnB
 			res.Rows = append(res.Rows, *row)
 		}
-		ids := make([]int64, 0, len(stale))
-		for id := range stale {
-			ids = append(ids, id)
+		ws := make([]writer, 0, len(stale))
+		for w := range stale {
+			ws = append(ws, w)
 		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			res.StaleWrites = append(res.StaleWrites, *stale[id])
+		slices.SortFunc(ws, func(a, b writer) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.epoch, b.epoch)) })
+		for _, w := range ws {
+			res.StaleWrites = append(res.StaleWrites, *stale[w])
 		}
 	}
 	return res
@@ -188,7 +208,7 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 func seqOrder(rs []remoteRecord, limit int) string {
 	type run struct {
 		gen, first, last int
-		pid              int64
+		w                writer
 	}
 	var runs []run
 	for _, r := range rs {
@@ -197,18 +217,18 @@ func seqOrder(rs []remoteRecord, limit int) string {
 		}
 		if n := len(runs); n > 0 {
 			last := &runs[n-1]
-			if last.gen == r.gen && last.pid == r.producerID && r.seq == last.last+1 {
+			if last.gen == r.gen && last.w == (writer{r.producerID, r.epoch}) && r.seq == last.last+1 {
 				last.last = r.seq
 				continue
 			}
 		}
-		runs = append(runs, run{r.gen, r.seq, r.seq, r.producerID})
+		runs = append(runs, run{r.gen, r.seq, r.seq, writer{r.producerID, r.epoch}})
 	}
 	text := func(r run) string {
 		if r.first == r.last {
-			return fmt.Sprintf("g%d:%d(p%d)", r.gen, r.first, r.pid)
+			return fmt.Sprintf("g%d:%d(p%s)", r.gen, r.first, r.w)
 		}
-		return fmt.Sprintf("g%d:%d-%d(p%d)", r.gen, r.first, r.last, r.pid)
+		return fmt.Sprintf("g%d:%d-%d(p%s)", r.gen, r.first, r.last, r.w)
 	}
 	var parts []string
 	for i, r := range runs {
@@ -279,8 +299,8 @@ func (a *auditResult) String() string {
 		}
 	}
 	for _, g := range a.StaleWrites {
-		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d at offsets %s on B\n",
-			g.Partition, len(g.Offsets), g.ProducerID, ranges(g.Offsets, 8))
+		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d epoch %d at offsets %s on B\n",
+			g.Partition, len(g.Offsets), g.ProducerID, g.Epoch, ranges(g.Offsets, 8))
 	}
 	shown := map[int]bool{}
 	for _, r := range a.Rows {
@@ -289,7 +309,7 @@ func (a *auditResult) String() string {
 			fmt.Fprintf(&b, "log order of partition %d (gGEN:SEQS(pPRODUCER)): %s\n", r.Partition, a.Order[r.Partition])
 		}
 	}
-	b.WriteString("producer-id runs per partition (id×records, stale records not counted):\n")
+	b.WriteString("producer runs per partition (id×records, id.epoch×records past epoch 0; stale records not counted):\n")
 	for p, r := range a.Runs {
 		if len(r) > 300 {
 			r = r[:300] + " ..."
@@ -355,6 +375,19 @@ func TestAuditRules(t *testing.T) {
 	check("of other generations", a.Unexpected, 0)
 	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 10 || a.StaleWrites[0].Offsets[0] != 5 {
 		t.Errorf("stale writes: %+v", a.StaleWrites)
+	}
+	// Exactly-once: every owner of a task writes with the task's transactional.id, so with the same producer
+	// id; each owner's InitTransactions bumps the epoch. A record of an older epoch after a newer one is a
+	// fenced owner's.
+	txn := func(seq int, epoch int16, off int64) remoteRecord {
+		return remoteRecord{offset: off, gen: 1, seq: seq, parsed: true, producerID: 20, epoch: epoch}
+	}
+	a = audit("t", [][]remoteRecord{{txn(0, 0, 0), txn(1, 1, 2), txn(2, 0, 4), txn(3, 1, 6)}},
+		&expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3}}, excluded: []int{0}})
+	t.Log("\n" + a.String())
+	check("stale of an older epoch", a.Stale, 1)
+	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 20 || a.StaleWrites[0].Epoch != 0 || a.StaleWrites[0].Offsets[0] != 4 {
+		t.Errorf("stale writes of an older epoch: %+v", a.StaleWrites)
 	}
 	if got := ranges([]int{1, 2, 3, 5, 7, 8}, 6); got != "1-3 5 7-8" {
 		t.Errorf("ranges: %q", got)
