@@ -10,12 +10,12 @@ import (
 // at-least-once counterpart of TestExactlyOnceKillAndStall's kill -9, and asserts that the kill does
 // duplicate, so that the audit that finds none under exactly-once is known to see them. A kill duplicates
 // what the victim's tasks wrote to B since their last offset commit (every 100 ms) and what they had in
-// flight: usually a few to a few dozen records, but a kill that lands just after a commit with nothing in
-// flight leaves none: 5 of 37 single-kill runs in the suite's logs on the CI machine, and 2 of 5 kills in one
-// run of five. So while the kills so far duplicated nothing, the case kills again, at most maxExtraKills
-// more times (about 15 s each): five kills in a row without a duplicate would be one run in 7,000 at one
-// zero in six, one in 100 at the worst rate seen. Only the kill that duplicates leaves re-sent records, so
-// the checkpoint check after it still sees one re-sent range per partition at most.
+// flight. Each kill waits until every partition gets new records on B first: tasks just handed back at a
+// rejoin are RUNNING before they write, and killing them duplicated nothing (2 of 5 kills in a run killed
+// five times; 5 of 37 single-kill runs in the suite's logs before). With that wait, 10 of 10 kills in two
+// such runs duplicated (2 to 131 records). A kill that still lands just after a commit with nothing in
+// flight would duplicate nothing, so while no kill has, the case kills again, at most maxExtraKills more
+// times (about 15 s each).
 func TestKillWorker(t *testing.T) {
 	killCase(t, "killw", true, func(s *scenario) *worker {
 		leader := s.c.awaitLeader(30 * time.Second)
@@ -47,6 +47,9 @@ func killCase(t *testing.T, prefix string, wantDups bool, victimOf func(*scenari
 	dups := 0
 	kill := func(i int) {
 		st := s.c.awaitSpread(s.name, taskCount, v.deadline)
+		// The tasks handed back at the last rejoin are RUNNING before they replicate: a kill must land on
+		// tasks that write, or it tests only their start-up (and duplicates nothing).
+		s.awaitFlowing(v.deadline)
 		victim := victimOf(s)
 		t.Logf("kill %d: kill -9 %s, which runs tasks %v (%s)", i+1, victim.id, st.tasksOf(victim.id), st.states())
 		killedAt := time.Now()
