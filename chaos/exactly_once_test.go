@@ -71,6 +71,7 @@ func TestExactlyOnceKillAndStall(t *testing.T) {
 	// Fault 2: SIGSTOP of another worker past the TTL: its tasks move, and once it resumes nothing it had
 	// open may become visible.
 	st = s.c.awaitSpread(s.name, taskCount, v.deadline)
+	s.awaitFlowing(v.deadline) // tasks handed back at the rejoin write before the stall (see TestKillWorker)
 	stalled := s.otherThan(leader.id, victim.id)
 	// Longer than at-least-once's failover (TTL + ~1 s): the new owner also fences the old producer, which
 	// waits for the coordinator to abort its open transaction, and reads the offsets topic.
