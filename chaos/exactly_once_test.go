@@ -196,17 +196,17 @@ func TestExactlyOnceTargetBrokerRestart(t *testing.T) {
 	s.requireCommittedOffsets(v.deadline)
 }
 
-// sourceAbortEvery is how often the transactional source producer of TestExactlyOnceBrokerRestartAndMoveWithAbortedSource
-// aborts: every third transaction.
+// sourceAbortEvery is how often the transactional source producer of
+// TestExactlyOnceBrokerRestartAndMoveWithAbortedSource aborts: every third transaction.
 const sourceAbortEvery = 3
 
-// TestExactlyOnceBrokerRestartAndMoveWithAbortedSource replicates with exactly-once support a source topic that is itself
-// written in transactions, one in three of them aborted after A has written its records (so that every
-// partition's log on A interleaves committed records, aborted ones and markers), and injects into one
-// cluster, while records flow: kill -9 of broker B and its restart on its data, then a planned move of tasks
-// between workers: a worker leaves with SIGTERM (its tasks commit their open transaction and move to the
-// two others), then joins again and tasks are rebalanced onto it. Every task that restarts resumes from the
-// offsets topic at a position that may fall inside an aborted range or on a marker. B, read with
+// TestExactlyOnceBrokerRestartAndMoveWithAbortedSource replicates with exactly-once support a source topic
+// that is itself written in transactions, one in three of them aborted after A has written its records (so
+// that every partition's log on A interleaves committed records, aborted ones and markers), and injects into
+// one cluster, while records flow: kill -9 of broker B and its restart on its data, then a planned move of
+// tasks between workers: a worker leaves with SIGTERM (its tasks commit their open transaction and move to
+// the two others), then joins again and tasks are rebalanced onto it. Every task that restarts resumes from
+// the offsets topic at a position that may fall inside an aborted range or on a marker. B, read with
 // read_committed, is audited after each fault.
 // Expected: B holds exactly the committed source records: nothing missing, nothing duplicated, nothing
 // reordered, no stale write, and not one record of an aborted source transaction (the audit counts those
