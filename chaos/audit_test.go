@@ -20,6 +20,8 @@ type auditRow struct {
 	Reordered      int // first occurrences below the highest distinct sequence before them
 	Stale          int // records written by a producer id that had already been superseded in the partition
 	Unrequired     int // distinct sequences on B that A never acknowledged (failed deliveries): allowed
+	AbortedOnA     int // records A holds in aborted transactions of a transactional source producer
+	AbortedOnB     int // of those, copies on B: a read_committed reader of B must see none
 	Producers      []int64
 	MissingSeqs    string // ranges, for the report
 	MissingOnA     string // the offsets on A of the missing sequences, as A acknowledged them: where to look
@@ -27,11 +29,27 @@ type auditRow struct {
 	// skipped the log's start shows here, apart from a mirror that never wrote it
 }
 
-// staleGroup is the stale writes of one superseded producer id in one partition.
+// staleGroup is the stale writes of one superseded producer (id and epoch) in one partition.
 type staleGroup struct {
 	Partition  int
 	ProducerID int64
+	Epoch      int16
 	Offsets    []int64 // on B
+}
+
+// writer is who wrote a record batch: the producer id and its epoch. A transactional.id keeps its producer
+// id across owners, and each owner's InitTransactions bumps the epoch: under exactly-once, the epoch tells
+// the owners apart.
+type writer struct {
+	id    int64
+	epoch int16
+}
+
+func (w writer) String() string {
+	if w.epoch == 0 {
+		return fmt.Sprint(w.id)
+	}
+	return fmt.Sprintf("%d.%d", w.id, w.epoch)
 }
 
 // auditResult is the audit of one remote topic.
@@ -39,22 +57,28 @@ type auditResult struct {
 	Topic                                 string
 	Rows                                  []auditRow
 	Missing, Duplicated, Reordered, Stale int
+	AbortedOnA, AbortedOnB                int // records of aborted source transactions: on A, and copied to B
 	Unparsed, Unexpected                  int // records that are not the sequenced producer's, or of a generation not audited
 	StaleWrites                           []staleGroup
-	Runs                                  []string // per partition: the producer-id runs in log order
+	Runs                                  []string // per partition: the writer runs in log order
 	Order                                 []string // per partition: the sequences in log order, as ranges
 }
 
 // audit checks every record of the remote topic against what A acknowledged for each generation.
 //
-// Stale writes: in a partition's log, producer ids must form runs that never come back. Once a record of
-// producer P2 follows P1's, P1 has been superseded (its task moved or restarted), and any later record of P1 is
-// a write by a producer that should no longer write: a zombie's.
+// Stale writes: in a partition's log, writers (producer id and epoch) must form runs that never come back.
+// Once a record of producer P2 follows P1's, P1 has been superseded (its task moved or restarted), and any
+// later record of P1 is a write by a producer that should no longer write: a zombie's. Likewise a record of a
+// producer id with an epoch below one already seen for it (a fenced owner of the same transactional.id).
 func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult {
 	res := &auditResult{Topic: topic}
 	byGen := map[int]*expected{}
+	ofAborted := map[int]int{} // the generation of a transactional producer's aborted records -> its own
 	for _, e := range exps {
 		byGen[e.gen] = e
+		if e.abortedGen != 0 {
+			ofAborted[e.abortedGen] = e.gen
+		}
 	}
 	for p, rs := range recs {
 		rows := map[int]*auditRow{}
@@ -65,31 +89,34 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			counts[e.gen] = map[int]int{}
 			maxSeq[e.gen] = -1
 		}
-		var cur int64 = -1
-		retired := map[int64]bool{}
-		stale := map[int64]*staleGroup{}
+		cur := writer{id: -1}
+		retired := map[writer]bool{}
+		maxEpoch := map[int64]int16{}
+		stale := map[writer]*staleGroup{}
 		var runs []string
 		runLen := 0
 		for _, r := range rs {
-			// producer-id runs, over every record of the partition
+			// writer runs, over every record of the partition
 			isStale := false
-			if r.producerID >= 0 {
+			if w := (writer{r.producerID, r.epoch}); w.id >= 0 {
+				e, seen := maxEpoch[w.id]
 				switch {
-				case r.producerID == cur:
-				case retired[r.producerID]:
+				case w == cur:
+				case retired[w] || (seen && w.epoch < e):
 					isStale = true
 				default:
-					if cur >= 0 {
+					if cur.id >= 0 {
 						retired[cur] = true
-						runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+						runs = append(runs, fmt.Sprintf("%s×%d", cur, runLen))
 					}
-					cur, runLen = r.producerID, 0
+					cur, runLen = w, 0
+					maxEpoch[w.id] = max(e, w.epoch)
 				}
 				if isStale {
-					g := stale[r.producerID]
+					g := stale[w]
 					if g == nil {
-						g = &staleGroup{Partition: p, ProducerID: r.producerID}
-						stale[r.producerID] = g
+						g = &staleGroup{Partition: p, ProducerID: w.id, Epoch: w.epoch}
+						stale[w] = g
 					}
 					g.Offsets = append(g.Offsets, r.offset)
 				} else {
@@ -98,6 +125,10 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			}
 			if !r.parsed {
 				res.Unparsed++
+				continue
+			}
+			if gen, ok := ofAborted[r.gen]; ok {
+				rows[gen].AbortedOnB++
 				continue
 			}
 			row, e := rows[r.gen], byGen[r.gen]
@@ -124,14 +155,17 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 				row.Unrequired++
 			}
 		}
-		if cur >= 0 {
-			runs = append(runs, fmt.Sprintf("%d×%d", cur, runLen))
+		if cur.id >= 0 {
+			runs = append(runs, fmt.Sprintf("%s×%d", cur, runLen))
 		}
 		res.Runs = append(res.Runs, strings.Join(runs, " → "))
 		res.Order = append(res.Order, seqOrder(rs, 16))
 		for _, e := range exps {
 			row := rows[e.gen]
 			row.Excluded = e.excluded[p]
+			if e.abortedOnA != nil {
+				row.AbortedOnA = e.abortedOnA[p]
+			}
 			var missing []int
 			var missingAt []int64
 			for seq := range e.offsets[p] {
@@ -153,15 +187,17 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			res.Duplicated += row.Duplicated
 			res.Reordered += row.Reordered
 			res.Stale += row.Stale
+			res.AbortedOnA += row.AbortedOnA
+			res.AbortedOnB += row.AbortedOnB
 			res.Rows = append(res.Rows, *row)
 		}
-		ids := make([]int64, 0, len(stale))
-		for id := range stale {
-			ids = append(ids, id)
+		ws := make([]writer, 0, len(stale))
+		for w := range stale {
+			ws = append(ws, w)
 		}
-		slices.Sort(ids)
-		for _, id := range ids {
-			res.StaleWrites = append(res.StaleWrites, *stale[id])
+		slices.SortFunc(ws, func(a, b writer) int { return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.epoch, b.epoch)) })
+		for _, w := range ws {
+			res.StaleWrites = append(res.StaleWrites, *stale[w])
 		}
 	}
 	return res
@@ -172,7 +208,7 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 func seqOrder(rs []remoteRecord, limit int) string {
 	type run struct {
 		gen, first, last int
-		pid              int64
+		w                writer
 	}
 	var runs []run
 	for _, r := range rs {
@@ -181,18 +217,18 @@ func seqOrder(rs []remoteRecord, limit int) string {
 		}
 		if n := len(runs); n > 0 {
 			last := &runs[n-1]
-			if last.gen == r.gen && last.pid == r.producerID && r.seq == last.last+1 {
+			if last.gen == r.gen && last.w == (writer{r.producerID, r.epoch}) && r.seq == last.last+1 {
 				last.last = r.seq
 				continue
 			}
 		}
-		runs = append(runs, run{r.gen, r.seq, r.seq, r.producerID})
+		runs = append(runs, run{r.gen, r.seq, r.seq, writer{r.producerID, r.epoch}})
 	}
 	text := func(r run) string {
 		if r.first == r.last {
-			return fmt.Sprintf("g%d:%d(p%d)", r.gen, r.first, r.pid)
+			return fmt.Sprintf("g%d:%d(p%s)", r.gen, r.first, r.w)
 		}
-		return fmt.Sprintf("g%d:%d-%d(p%d)", r.gen, r.first, r.last, r.pid)
+		return fmt.Sprintf("g%d:%d-%d(p%s)", r.gen, r.first, r.last, r.w)
 	}
 	var parts []string
 	for i, r := range runs {
@@ -233,19 +269,27 @@ func ranges[T int | int64](xs []T, limit int) string {
 func (a *auditResult) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "audit of %s on B: missing %d, duplicated %d, reordered %d, stale writes %d", a.Topic, a.Missing, a.Duplicated, a.Reordered, a.Stale)
+	txns := a.AbortedOnA+a.AbortedOnB > 0
+	if txns {
+		fmt.Fprintf(&b, ", of aborted source transactions %d (of %d on A)", a.AbortedOnB, a.AbortedOnA)
+	}
 	if a.Unparsed+a.Unexpected > 0 {
 		fmt.Fprintf(&b, ", foreign records %d, of other generations %d", a.Unparsed, a.Unexpected)
 	}
 	b.WriteString("\n")
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "partition\tgen\tacked on A\texcluded\ton B\tmissing\tduplicated\treordered\tstale\tunacked on B\tproducer ids\t")
+	head, aborted := "", func(auditRow) string { return "" }
+	if txns {
+		head, aborted = "aborted on A\taborted on B\t", func(r auditRow) string { return fmt.Sprintf("%d\t%d\t", r.AbortedOnA, r.AbortedOnB) }
+	}
+	fmt.Fprintln(tw, "partition\tgen\tacked on A\texcluded\ton B\tmissing\tduplicated\treordered\tstale\tunacked on B\t"+head+"producer ids\t")
 	for _, r := range a.Rows {
 		ids := make([]string, len(r.Producers))
 		for i, id := range r.Producers {
 			ids[i] = fmt.Sprint(id)
 		}
-		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d: %s\t\n", r.Partition, r.Gen, r.Acked, r.Excluded, r.OnB,
-			r.Missing, r.Duplicated, r.Reordered, r.Stale, r.Unrequired, len(ids), strings.Join(ids, ","))
+		fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s%d: %s\t\n", r.Partition, r.Gen, r.Acked, r.Excluded, r.OnB,
+			r.Missing, r.Duplicated, r.Reordered, r.Stale, r.Unrequired, aborted(r), len(ids), strings.Join(ids, ","))
 	}
 	tw.Flush()
 	for _, r := range a.Rows {
@@ -255,8 +299,8 @@ func (a *auditResult) String() string {
 		}
 	}
 	for _, g := range a.StaleWrites {
-		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d at offsets %s on B\n",
-			g.Partition, len(g.Offsets), g.ProducerID, ranges(g.Offsets, 8))
+		fmt.Fprintf(&b, "stale writes in partition %d: %d records of superseded producer id %d epoch %d at offsets %s on B\n",
+			g.Partition, len(g.Offsets), g.ProducerID, g.Epoch, ranges(g.Offsets, 8))
 	}
 	shown := map[int]bool{}
 	for _, r := range a.Rows {
@@ -265,7 +309,7 @@ func (a *auditResult) String() string {
 			fmt.Fprintf(&b, "log order of partition %d (gGEN:SEQS(pPRODUCER)): %s\n", r.Partition, a.Order[r.Partition])
 		}
 	}
-	b.WriteString("producer-id runs per partition (id×records, stale records not counted):\n")
+	b.WriteString("producer runs per partition (id×records, id.epoch×records past epoch 0; stale records not counted):\n")
 	for p, r := range a.Runs {
 		if len(r) > 300 {
 			r = r[:300] + " ..."
@@ -276,10 +320,11 @@ func (a *auditResult) String() string {
 }
 
 // expectClean fails the test for each kind of damage listed in kinds ("missing", "duplicated", "reordered",
-// "stale") that the audit found.
+// "stale", "aborted": records of aborted source transactions on B) that the audit found.
 func expectClean(t *testing.T, a *auditResult, kinds ...string) {
 	t.Helper()
-	got := map[string]int{"missing": a.Missing, "duplicated": a.Duplicated, "reordered": a.Reordered, "stale": a.Stale}
+	got := map[string]int{"missing": a.Missing, "duplicated": a.Duplicated, "reordered": a.Reordered, "stale": a.Stale,
+		"aborted": a.AbortedOnB}
 	for _, k := range kinds {
 		n, ok := got[k]
 		if !ok {
@@ -296,7 +341,8 @@ func expectClean(t *testing.T, a *auditResult, kinds ...string) {
 
 // TestAuditRules checks the audit itself on a hand-made log.
 func TestAuditRules(t *testing.T) {
-	e := &expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3, 4, 5, seqFailed}}, excluded: []int{0}}
+	e := &expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3, 4, 5, seqFailed}}, excluded: []int{0},
+		abortedGen: abortedGen(1), abortedOnA: []int{3}}
 	rec := func(seq int, pid int64, off int64) remoteRecord {
 		return remoteRecord{offset: off, gen: 1, seq: seq, parsed: true, producerID: pid}
 	}
@@ -305,6 +351,7 @@ func TestAuditRules(t *testing.T) {
 		rec(2, 11, 3), rec(4, 11, 4), // 11 supersedes 10: 2 again is a duplicate; 3 skipped so far
 		rec(3, 10, 5), // 10 comes back: stale, and 3 < 4 is a reordering
 		rec(6, 11, 6), // 6 failed on A: on B anyway, allowed
+		{offset: 7, gen: abortedGen(1), seq: 0, parsed: true, producerID: 11}, // of an aborted source transaction
 	}}
 	a := audit("t", log, e)
 	r := a.Rows[0]
@@ -322,8 +369,25 @@ func TestAuditRules(t *testing.T) {
 	check("stale", r.Stale, 1)
 	check("unrequired", r.Unrequired, 1)
 	check("producers", len(r.Producers), 2)
+	check("aborted on A", r.AbortedOnA, 3)
+	check("aborted on B", r.AbortedOnB, 1)
+	check("aborted on B (total)", a.AbortedOnB, 1)
+	check("of other generations", a.Unexpected, 0)
 	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 10 || a.StaleWrites[0].Offsets[0] != 5 {
 		t.Errorf("stale writes: %+v", a.StaleWrites)
+	}
+	// Exactly-once: every owner of a task writes with the task's transactional.id, so with the same producer
+	// id; each owner's InitTransactions bumps the epoch. A record of an older epoch after a newer one is a
+	// fenced owner's.
+	txn := func(seq int, epoch int16, off int64) remoteRecord {
+		return remoteRecord{offset: off, gen: 1, seq: seq, parsed: true, producerID: 20, epoch: epoch}
+	}
+	a = audit("t", [][]remoteRecord{{txn(0, 0, 0), txn(1, 1, 2), txn(2, 0, 4), txn(3, 1, 6)}},
+		&expected{topic: "t", gen: 1, offsets: [][]int64{{0, 1, 2, 3}}, excluded: []int{0}})
+	t.Log("\n" + a.String())
+	check("stale of an older epoch", a.Stale, 1)
+	if len(a.StaleWrites) != 1 || a.StaleWrites[0].ProducerID != 20 || a.StaleWrites[0].Epoch != 0 || a.StaleWrites[0].Offsets[0] != 4 {
+		t.Errorf("stale writes of an older epoch: %+v", a.StaleWrites)
 	}
 	if got := ranges([]int{1, 2, 3, 5, 7, 8}, 6); got != "1-3 5 7-8" {
 		t.Errorf("ranges: %q", got)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"testing"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -16,7 +17,9 @@ import (
 // duplicates on B: for each partition, a group committed at the first record B holds twice (the first record
 // re-sent after a kill), one committed just after it, and one at the end. A MirrorCheckpointConnector
 // translates them; a consumer resuming on B at each translated offset must read exactly the records of A from
-// the committed offset on: none missing, none twice, in order.
+// the committed offset on: none missing, none twice, in order. Records that B itself holds twice further on
+// (the re-sent range of a later kill) are read twice from any position: only those read twice beyond the best
+// position B allows (bestResume) count against the translation.
 func (s *scenario) requireExactResumes(within time.Duration) {
 	t := s.t
 	t.Helper()
@@ -101,6 +104,12 @@ func (s *scenario) requireExactResumes(within time.Duration) {
 				}
 			}
 			missing, dups, reordered := compareResume(want, got)
+			var ideal []string
+			for _, r := range dst[p][bestResume(want, dst[p]):] {
+				ideal = append(ideal, string(r.Value))
+			}
+			_, onB, _ := compareResume(want, ideal)
+			dups = max(dups-onB, 0)
 			if missing+dups+reordered > 0 {
 				wrong++
 				t.Errorf("group %s partition %d: committed %d on A, resumes at %d on B: %d missing, %d read twice, %d reordered",
@@ -150,6 +159,28 @@ func (s *scenario) awaitExactTranslation(ck, group string, committed func(p int)
 	return nil
 }
 
+// bestResume returns the index in dst of the latest position from which a reader still reads every value of
+// want: where a consumer committed at want's first record resumes exactly, when B holds re-sent ranges.
+func bestResume(want []string, dst []kafkatest.Record) int {
+	need := make(map[string]bool, len(want))
+	for _, v := range want {
+		need[v] = true
+	}
+	left := len(need)
+	for i := len(dst) - 1; i >= 0 && left > 0; i-- {
+		if v := string(dst[i].Value); need[v] {
+			need[v] = false
+			if left--; left == 0 {
+				return i
+			}
+		}
+	}
+	if left == 0 {
+		return len(dst) // nothing to read
+	}
+	return 0 // B lacks some of them: a reader from the start misses them too
+}
+
 // compareResume counts what a resumed consumer reads wrong against what it should read.
 func compareResume(want, got []string) (missing, dups, reordered int) {
 	pos := make(map[string]int, len(want))
@@ -177,4 +208,29 @@ func compareResume(want, got []string) (missing, dups, reordered int) {
 		}
 	}
 	return missing, dups, reordered
+}
+
+// TestBestResume checks bestResume on a hand-made log with two re-sent ranges.
+func TestBestResume(t *testing.T) {
+	var dst []kafkatest.Record
+	for _, v := range []string{"a", "b", "c", "b", "c", "d", "e", "d", "e", "f"} {
+		dst = append(dst, kafkatest.Record{Value: []byte(v)})
+	}
+	want := []string{"b", "c", "d", "e", "f"} // committed at the first re-sent record
+	if got := bestResume(want, dst); got != 3 {
+		t.Errorf("bestResume: %d, want 3 (the second copy of b)", got)
+	}
+	var from3 []string
+	for _, r := range dst[3:] {
+		from3 = append(from3, string(r.Value))
+	}
+	if missing, dups, reordered := compareResume(want, from3); missing != 0 || dups != 2 || reordered != 0 {
+		t.Errorf("from the best position: missing %d, read twice %d, reordered %d; want 0, 2 (d and e, re-sent further on), 0", missing, dups, reordered)
+	}
+	if got := bestResume(nil, dst); got != len(dst) {
+		t.Errorf("bestResume of nothing: %d, want %d", got, len(dst))
+	}
+	if got := bestResume([]string{"x"}, dst); got != 0 {
+		t.Errorf("bestResume of a value B lacks: %d, want 0", got)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -37,7 +38,8 @@ type seqProducer struct {
 	firstErr error
 	rr       int // next partition, round robin
 	deleted  []offsetRange
-	lostByA  [][]int // partition -> sequences A acknowledged, then no longer had (see goneFromA)
+	lostByA  [][]int     // partition -> sequences A acknowledged, then no longer had (see goneFromA)
+	txn      *txnWriting // transactional mode (newTxnSeqProducer); nil for the idempotent producer
 
 	stopRun chan struct{}
 	runDone chan struct{}
@@ -46,23 +48,66 @@ type seqProducer struct {
 type seqOpaque struct {
 	partition int32
 	seq       int
+	aborted   bool // written in a transaction that is then aborted
 }
+
+// txnWriting is the state of a transactional seqProducer (guarded by its mu).
+type txnWriting struct {
+	abortEvery int       // every abortEvery-th transaction is aborted
+	aborted    [][]int64 // partition -> aborted sequence -> offset on A (seqPending, seqFailed)
+	commits    int
+	aborts     int
+}
+
+// abortedGen is the generation in the values of the records a transactional seqProducer of generation gen
+// writes in the transactions it aborts: their sequences are their own ("gen=1001 seq=000000" is the first
+// aborted record of a partition of generation 1), so that the committed records keep consecutive sequences
+// and no aborted record can pass for a committed one.
+func abortedGen(gen int) int { return 1000 + gen }
 
 // newSeqProducer creates the producer: idempotent and acks=all, so a record is acknowledged once, in order,
 // and only when it is durable on A. message.timeout.ms is longer than any outage the cases inject: when A is
 // down the producer keeps retrying until A acknowledges, instead of failing records.
 func newSeqProducer(t *testing.T, topic string, partitions, gen, valueSize int) *seqProducer {
 	t.Helper()
+	return newSeqProducerWith(t, topic, partitions, gen, valueSize, nil)
+}
+
+// newTxnSeqProducer is newSeqProducer writing in transactions (transactional.id chaos-<topic>): Run opens one
+// per 100 ms of records, and aborts every abortEvery-th of them after A has written its records, so that
+// each partition's log interleaves committed records and aborted ones. The aborted records carry
+// abortedGen(gen) and sequences of their own; only the committed ones are required on B. Burst is not
+// available in this mode.
+func newTxnSeqProducer(t *testing.T, topic string, partitions, gen, valueSize, abortEvery int) *seqProducer {
+	t.Helper()
+	tw := &txnWriting{abortEvery: abortEvery, aborted: make([][]int64, partitions)}
+	sp := newSeqProducerWith(t, topic, partitions, gen, valueSize, map[string]string{"transactional.id": "chaos-" + topic,
+		// librdkafka bounds a record's delivery by the transaction timeout (60 s by default); the cases that use
+		// this producer do not stop A.
+		"message.timeout.ms": "60000"})
+	sp.txn = tw
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := sp.p.InitTransactions(ctx); err != nil {
+		t.Fatalf("transactional producer of %s: %v", topic, err)
+	}
+	return sp
+}
+
+func newSeqProducerWith(t *testing.T, topic string, partitions, gen, valueSize int, extra map[string]string) *seqProducer {
+	t.Helper()
 	sp := &seqProducer{t: t, topic: topic, gen: gen, partitions: partitions, offsets: make([][]int64, partitions),
 		lostByA: make([][]int, partitions)}
 	if n := valueSize - len(sp.value(0)); n > 0 {
 		sp.pad = strings.Repeat("x", n)
 	}
-	p, err := kafka.NewProducer(map[string]string{
+	props := map[string]string{
 		"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "enable.idempotence": "true", "acks": "all",
 		"linger.ms": "5", "message.timeout.ms": "600000", "queue.buffering.max.messages": "0",
 		"queue.buffering.max.kbytes": "262144",
-	}, slog.New(slog.DiscardHandler), sp.delivered)
+	}
+	maps.Copy(props, extra)
+	p, err := kafka.NewProducer(props, slog.New(slog.DiscardHandler), sp.delivered)
 	if err != nil {
 		t.Fatalf("create the sequenced producer: %v", err)
 	}
@@ -74,8 +119,10 @@ func newSeqProducer(t *testing.T, topic string, partitions, gen, valueSize int) 
 	return sp
 }
 
-func (sp *seqProducer) value(seq int) string {
-	return fmt.Sprintf("gen=%d seq=%06d %s", sp.gen, seq, sp.pad)
+func (sp *seqProducer) value(seq int) string { return sp.valueOf(sp.gen, seq) }
+
+func (sp *seqProducer) valueOf(gen, seq int) string {
+	return fmt.Sprintf("gen=%d seq=%06d %s", gen, seq, sp.pad)
 }
 
 func (sp *seqProducer) delivered(d kafka.Delivery) {
@@ -83,31 +130,40 @@ func (sp *seqProducer) delivered(d kafka.Delivery) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	sp.pending--
+	offsets := sp.offsets
+	if o.aborted {
+		offsets = sp.txn.aborted
+	}
 	if d.Err != nil {
-		sp.offsets[o.partition][o.seq] = seqFailed
+		offsets[o.partition][o.seq] = seqFailed
 		sp.failed++
 		if sp.firstErr == nil {
 			sp.firstErr = d.Err
 		}
 		return
 	}
-	sp.offsets[o.partition][o.seq] = d.Offset
+	offsets[o.partition][o.seq] = d.Offset
 }
 
 // produceOne queues the next record of the next partition (round robin); false if librdkafka's queue is full.
-func (sp *seqProducer) produceOne() (bool, error) {
+// aborted (transactional mode) writes a record of abortedGen, for a transaction that will be aborted.
+func (sp *seqProducer) produceOne(aborted bool) (bool, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	p := int32(sp.rr)
-	seq := len(sp.offsets[p])
-	err := sp.p.Produce(sp.topic, p, nil, []byte(sp.value(seq)), nil, time.Now(), seqOpaque{p, seq})
+	offsets, gen := sp.offsets, sp.gen
+	if aborted {
+		offsets, gen = sp.txn.aborted, abortedGen(sp.gen)
+	}
+	seq := len(offsets[p])
+	err := sp.p.Produce(sp.topic, p, nil, []byte(sp.valueOf(gen, seq)), nil, time.Now(), seqOpaque{p, seq, aborted})
 	if err == kafka.ErrQueueFull {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
 	}
-	sp.offsets[p] = append(sp.offsets[p], seqPending)
+	offsets[p] = append(offsets[p], seqPending)
 	sp.pending++
 	sp.rr = (sp.rr + 1) % sp.partitions
 	return true, nil
@@ -117,8 +173,11 @@ func (sp *seqProducer) produceOne() (bool, error) {
 // every record produced so far is acknowledged.
 func (sp *seqProducer) Burst(n int) {
 	sp.t.Helper()
+	if sp.txn != nil {
+		sp.t.Fatalf("Burst of the transactional producer of %s", sp.topic)
+	}
 	for i := 0; i < n; {
-		ok, err := sp.produceOne()
+		ok, err := sp.produceOne(false)
 		if err != nil {
 			sp.t.Fatalf("produce to %s: %v", sp.topic, err)
 		}
@@ -134,6 +193,10 @@ func (sp *seqProducer) Burst(n int) {
 // Run starts producing at a steady rate (records per second over all partitions) until Stop.
 func (sp *seqProducer) Run(rate int) {
 	sp.stopRun, sp.runDone = make(chan struct{}), make(chan struct{})
+	if sp.txn != nil {
+		go sp.runTransactions(rate)
+		return
+	}
 	go func() {
 		defer close(sp.runDone)
 		start := time.Now()
@@ -148,7 +211,7 @@ func (sp *seqProducer) Run(rate int) {
 			}
 			due := int(time.Since(start).Seconds() * float64(rate))
 			for produced < due {
-				ok, err := sp.produceOne()
+				ok, err := sp.produceOne(false)
 				if err != nil {
 					sp.mu.Lock()
 					if sp.firstErr == nil {
@@ -164,6 +227,81 @@ func (sp *seqProducer) Run(rate int) {
 			}
 		}
 	}()
+}
+
+// runTransactions is Run of the transactional mode: every 100 ms, one transaction of the records due in that
+// time, committed, or aborted if it is the abortEvery-th. A record of a transaction still open counts as
+// acknowledged once A has it (the transaction ends within the slice); a transaction that fails to commit or
+// abort fails the case, whose premise it is. Stop lets the open transaction end first.
+func (sp *seqProducer) runTransactions(rate int) {
+	defer close(sp.runDone)
+	const slice = 100 * time.Millisecond
+	per := max(sp.partitions, rate*int(slice/time.Millisecond)/1000)
+	tick := time.NewTicker(slice)
+	defer tick.Stop()
+	for n := 1; ; n++ {
+		select {
+		case <-sp.stopRun:
+			return
+		case <-tick.C:
+		}
+		if err := sp.transaction(per, n%sp.txn.abortEvery == 0); err != nil {
+			sp.t.Errorf("transactional producer of %s: %v", sp.topic, err)
+			return
+		}
+	}
+}
+
+// transaction writes n records (round robin) in one transaction, and commits it or aborts it.
+func (sp *seqProducer) transaction(n int, abort bool) error {
+	if err := sp.p.BeginTransaction(); err != nil {
+		return err
+	}
+	for i := 0; i < n; {
+		ok, err := sp.produceOne(abort)
+		if err != nil {
+			return err
+		}
+		if ok {
+			i++
+		} else {
+			time.Sleep(time.Millisecond) // queue full: librdkafka frees room as A acknowledges
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if !abort {
+		if err := sp.p.CommitTransaction(ctx); err != nil {
+			return err
+		}
+		sp.mu.Lock()
+		sp.txn.commits++
+		sp.mu.Unlock()
+		return nil
+	}
+	// Flushed first, so that the records are in A's log when the abort marker follows them: an abort of
+	// records still queued purges them unsent, and nothing would be left for the mirror to skip.
+	if left := sp.p.Flush(ctx); left > 0 {
+		return fmt.Errorf("%d records of a transaction to abort not acknowledged within a minute", left)
+	}
+	if err := sp.p.AbortTransaction(ctx); err != nil {
+		return err
+	}
+	sp.mu.Lock()
+	sp.txn.aborts++
+	sp.mu.Unlock()
+	return nil
+}
+
+// transactions returns how many transactions the transactional producer committed and aborted (0, 0 for the
+// idempotent one).
+func (sp *seqProducer) transactions() (commits, aborts int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.txn == nil {
+		return 0, 0
+	}
+	return sp.txn.commits, sp.txn.aborts
 }
 
 func (sp *seqProducer) stopRunning() {
@@ -254,6 +392,17 @@ func (sp *seqProducer) expected() *expected {
 			e.excludeSeq(p, seq)
 		}
 	}
+	if sp.txn != nil {
+		e.abortedGen = abortedGen(sp.gen)
+		e.abortedOnA = make([]int, sp.partitions)
+		for p, offsets := range sp.txn.aborted {
+			for _, o := range offsets {
+				if o >= 0 {
+					e.abortedOnA[p]++
+				}
+			}
+		}
+	}
 	return e
 }
 
@@ -265,6 +414,11 @@ type expected struct {
 	gen      int
 	offsets  [][]int64
 	excluded []int
+
+	// A transactional producer's aborted records (newTxnSeqProducer): the generation in their values, and
+	// per partition how many A holds in aborted transactions. None of them may be on B.
+	abortedGen int
+	abortedOnA []int
 }
 
 func (e *expected) required(p, seq int) bool { return e.offsets[p][seq] >= 0 }

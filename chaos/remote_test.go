@@ -78,11 +78,12 @@ func tailTopicWith(t *testing.T, cluster, topic string, partitions int, committe
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.FetchMaxWait(100 * time.Millisecond),
 		kgo.RetryTimeout(time.Hour), // the cluster may be down for a while: keep trying
+		// Transaction markers are kept so that the reader knows how far it has read: in a topic written in
+		// transactions the last offset below the end is a commit or abort marker, which holds no record.
+		kgo.KeepControlRecords(),
 	}
 	if committed {
-		// Transaction markers are kept so that the reader knows how far it has read: the last offset below the
-		// end is often a commit marker, which holds no record.
-		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.KeepControlRecords())
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -221,7 +222,7 @@ func (rt *remoteTailer) awaitPast(gen int, mark []int, within time.Duration) ([]
 	next := make([]int, rt.partitions)
 	for {
 		rt.mu.Lock()
-		pending := 0
+		var pending []int
 		for p := range rt.partitions {
 			for ; at[p].IsZero() && next[p] < len(rt.records[p]); next[p]++ {
 				r := rt.records[p][next[p]]
@@ -230,15 +231,15 @@ func (rt *remoteTailer) awaitPast(gen int, mark []int, within time.Duration) ([]
 				}
 			}
 			if at[p].IsZero() {
-				pending++
+				pending = append(pending, p)
 			}
 		}
 		rt.mu.Unlock()
-		if pending == 0 {
+		if len(pending) == 0 {
 			return at, nil
 		}
 		if time.Now().After(deadline) {
-			return at, fmt.Errorf("%d of %d partitions of %s got no record produced after the mark within %s", pending, rt.partitions, rt.topic, within)
+			return at, fmt.Errorf("%d of %d partitions of %s (%v) got no record produced after the mark within %s", len(pending), rt.partitions, rt.topic, pending, within)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

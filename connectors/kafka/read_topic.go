@@ -47,8 +47,8 @@ func ReadTopicPartitions(ctx context.Context, props map[string]string, topic str
 func readTopic(ctx context.Context, props map[string]string, topic string, only []int32, log *slog.Logger, fn func(Record) error) (TopicRead, error) {
 	var read TopicRead
 	props = maps.Clone(props)
-	// The end of a partition is told by an EOF event: its last offset may hold no record (a transaction
-	// marker), so waiting for the record at end-1 is not enough.
+	// The end of a partition is told by an EOF event or a record at or past the end: its last offset may hold
+	// no record (a transaction marker), so waiting for the record at end-1 is not enough.
 	props["enable.partition.eof"] = "true"
 	props["enable.auto.commit"] = "false"
 	props["enable.auto.offset.store"] = "false"
@@ -106,8 +106,16 @@ func readTopic(ctx context.Context, props map[string]string, topic string, only 
 			}
 			end, ok := ends[p]
 			off := int64(ev.TopicPartition.Offset)
-			if !ok || off >= end {
-				continue // done already, or appended after the start
+			if !ok {
+				continue // done already
+			}
+			if off >= end {
+				// Appended after the start, and proof that every offset below the end has been read (the last
+				// of them may hold no record: a transaction marker). A read_committed consumer needs it: while
+				// other producers keep committing transactions to the partition, it never fetches at the last
+				// stable offset, and librdkafka reports no EOF.
+				delete(ends, p)
+				continue
 			}
 			reached[p] = off + 1
 			read.Records++
