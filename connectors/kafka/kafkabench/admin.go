@@ -161,7 +161,9 @@ func (a *Admin) EndOffsets(ctx context.Context, topics map[string]int) (map[TP]i
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(ckafka.IsolationLevelReadUncommitted))
+	// read_committed: the last stable offset, which is the end of a partition without open transactions and,
+	// for a system replicating in transactions, only what downstream read_committed consumers can see.
+	res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(ckafka.IsolationLevelReadCommitted))
 	if err != nil {
 		return nil, fmt.Errorf("list offsets: %w", err)
 	}

@@ -15,11 +15,14 @@ type LatencyReader struct {
 	c *ckafka.Consumer
 }
 
-// NewLatencyReader assigns every partition in parts from the beginning (the topic must be empty or new).
+// NewLatencyReader assigns every partition in parts from the beginning (the topic must be empty or new). It
+// reads read_committed, as a downstream consumer of exactly-once replication does: a record counts as
+// arrived when it is visible to such a consumer, i.e. when its transaction committed (without transactions
+// the same moment as read_uncommitted).
 func NewLatencyReader(bootstrap string, parts []TP) (*LatencyReader, error) {
 	c, err := ckafka.NewConsumer(&ckafka.ConfigMap{
 		"bootstrap.servers": bootstrap, "group.id": "kmirror-bench-latency", "enable.auto.commit": false,
-		"enable.auto.offset.store": false, "auto.offset.reset": "earliest", "isolation.level": "read_uncommitted",
+		"enable.auto.offset.store": false, "auto.offset.reset": "earliest", "isolation.level": "read_committed",
 		"fetch.wait.max.ms": 100, "fetch.error.backoff.ms": 10, "fetch.queue.backoff.ms": 10, "log_level": 3,
 		"topic.metadata.refresh.interval.ms": 1000,
 	})
