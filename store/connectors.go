@@ -140,7 +140,7 @@ func (s *Store) PutConnector(ctx context.Context, name string, config map[string
 // change returns an error nothing is written and that error is returned as is.
 func (s *Store) UpdateConnector(ctx context.Context, name string, change func(c *Connector) error) (Connector, error) {
 	var c Connector
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err := s.inTxRetried(ctx, func(tx pgx.Tx) error {
 		var err error
 		c, err = s.updateConnector(ctx, tx, name, change)
 		return err
@@ -201,7 +201,7 @@ func (s *Store) SetTargetState(ctx context.Context, name string, state TargetSta
 // DeleteConnector removes the connector with its task configs, assignments, statuses, topic tracking and config
 // history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist.
 func (s *Store) DeleteConnector(ctx context.Context, name string) error {
-	return s.inTx(ctx, func(tx pgx.Tx) error {
+	return s.inTxRetried(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, "DELETE FROM connectors WHERE name = $1", name)
 		if err != nil {
 			return fmt.Errorf("delete connector %q: %w", name, err)

@@ -137,6 +137,32 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.pool, fn)
 }
 
+// txAttempts bounds inTxRetried: a deadlock needs two transactions locking in opposite orders at the same
+// moment, so a third in a row means something else is wrong.
+const txAttempts = 3
+
+// inTxRetried is inTx for a transaction that PostgreSQL may end to break a deadlock (deadlock_detected) or a
+// serialization conflict, where the answer is to run it again from the start, as PostgreSQL's documentation
+// advises. A connector's DELETE locks its row and then, by cascade, its assignments, while the runtime's
+// transactions hold an assignment and then update the connector row: each order is natural where it is, and
+// the DELETE lost such a race in CI (a 500 for a valid request). fn must keep no state outside tx that a
+// failed attempt could leave behind.
+func (s *Store) inTxRetried(ctx context.Context, fn func(tx pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.inTx(ctx, fn)
+		if err == nil || attempt == txAttempts || !isRetriableTxConflict(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// isRetriableTxConflict tells whether err ended a transaction for a deadlock (40P01) or a serialization
+// failure (40001).
+func isRetriableTxConflict(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "40P01" || pgErr.Code == "40001")
+}
+
 // notify announces a change to every kmirror process; inside a transaction it is delivered on commit.
 func notify(ctx context.Context, tx pgx.Tx, what string) error {
 	if _, err := tx.Exec(ctx, "SELECT pg_notify($1, $2)", Channel, what); err != nil {
