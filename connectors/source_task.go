@@ -793,6 +793,9 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 				return fmt.Errorf("replicate %s topic %s partition %d offset %d (%d value bytes) to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
 					r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, size, r.targetAlias, *p.remote, err)
 			}
+			if f := producer.Fatal(); f != nil && kafka.IsFatal(err) {
+				err = f // "Local: Fatal error" says nothing; the producer's fatal error says why (a fence, say)
+			}
 			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 				r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
 			if kafka.IsRetriable(err) || kafka.IsFatal(err) {
@@ -838,9 +841,13 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		upstream := p.fail()
 		var err error
 		if d.Err != nil {
+			cause := d.Err
+			if pr := r.producer.Load(); pr != nil && kafka.IsFatal(cause) && pr.Fatal() != nil {
+				cause = pr.Fatal() // why the producer is unusable; a new pipeline's producer replaces it
+			}
 			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, d.Err)
-			if kafka.IsRetriable(d.Err) || kafka.IsPurged(d.Err) {
+				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, cause)
+			if kafka.IsRetriable(cause) || kafka.IsPurged(cause) || kafka.IsFatal(cause) {
 				err = &pipelineError{err: err}
 			}
 		} else {

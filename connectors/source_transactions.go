@@ -548,8 +548,8 @@ func (x *sourceTxns) awaitReports(ctx context.Context) error {
 	return nil
 }
 
-// fenced decides what a fenced (or otherwise fatal) transactional producer means for the run; other errors
-// are returned as they are. Without a valid lease the run lost its unit and ends fenced. With one, the fence
+// fenced decides what a fenced transactional producer means for the run; other errors are returned as they
+// are. Without a valid lease the run lost its unit and ends fenced. With one, the fence
 // is most likely a former owner that resumed after a stall: an abort or InitTransactions of its old producer
 // reaching the coordinator while this owner's transaction is open fences this owner too (the coordinator
 // bumps the epoch of an ongoing transaction without comparing the request's). A new pipeline fences it in
@@ -557,7 +557,9 @@ func (x *sourceTxns) awaitReports(ctx context.Context) error {
 // in fenceWindow; a producer that keeps being fenced shares the transactional.id with another live writer
 // (another kmirror cluster replicating the same connector to this target), and the task fails naming it.
 func (x *sourceTxns) fenced(r *sourceRun, err error) error {
-	if err == nil || !(kafka.IsFenced(err) || kafka.IsFatal(err)) {
+	// Only a fence: other fatal errors (a transaction timeout the broker refuses, say) keep their own
+	// handling and message.
+	if err == nil || !kafka.IsFenced(err) {
 		return err
 	}
 	if !r.env.Lease().Valid() {

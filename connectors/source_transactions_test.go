@@ -135,9 +135,12 @@ func TestSourceTxnsFencedWhileOwning(t *testing.T) {
 	other := errors.New("something else")
 	require.Same(t, other, x.fenced(r, other))
 	require.NoError(t, x.fenced(r, nil))
+	// A fatal error that is no fence (INVALID_TRANSACTION_TIMEOUT, say) keeps its own message and handling.
+	fatal := fmt.Errorf("init: %w", kafkatest.FatalProduceError())
+	require.Same(t, fatal, x.fenced(r, fatal))
 
 	for i := range maxFences {
-		err := x.fenced(r, fmt.Errorf("produce: %w", kafkatest.FatalProduceError()))
+		err := x.fenced(r, fmt.Errorf("produce: %w", kafkatest.FencedError()))
 		var pe *pipelineError
 		require.ErrorAs(t, err, &pe, "fence %d", i+1)
 		require.ErrorContains(t, err, "kmirror-mm2-2")
