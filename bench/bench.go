@@ -194,6 +194,8 @@ func (b *bench) run(ctx context.Context) error {
 			err = b.scenarioSmall(ctx)
 		case "partitions":
 			err = b.scenarioPartitions(ctx)
+		case "scale":
+			err = b.scenarioScale(ctx)
 		case "newtopic":
 			err = b.scenarioNewTopic(ctx)
 		case "checkpoints":
@@ -282,6 +284,9 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	if err := b.createTopics(ctx, b.adminA, topics); err != nil {
 		return err
 	}
+	if err := b.waitLeaders(ctx, topics); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	logf("source data: loading %d records of %d bytes into %d topic(s), %d partitions", records, b.cfg.size, len(topics), len(partitionsOf(topics)))
 	err = kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Records: records,
@@ -291,6 +296,25 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	}
 	logf("source data: loaded in %.1f s", time.Since(t0).Seconds())
 	return nil
+}
+
+// waitLeaders waits until every partition of topics, just created on A, has a leader that answers ListOffsets:
+// a broker creating thousands of partitions takes seconds over it, and the loader's records to partitions it
+// does not lead yet fail with UNKNOWN_TOPIC_OR_PARTITION.
+func (b *bench) waitLeaders(ctx context.Context, topics map[string]int) error {
+	want := len(partitionsOf(topics))
+	for range 240 {
+		ends, err := b.adminA.EndOffsets(ctx, topics)
+		if err == nil && len(ends) == want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("partitions of the new source topics still have no leader after 2 minutes")
 }
 
 func (b *bench) createTopics(ctx context.Context, admin *kafkabench.Admin, topics map[string]int) error {
