@@ -284,7 +284,7 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	if err := b.createTopics(ctx, b.adminA, topics); err != nil {
 		return err
 	}
-	if err := b.waitLeaders(ctx, topics); err != nil {
+	if err := b.waitLeaders(ctx, b.adminA, topics); err != nil {
 		return err
 	}
 	t0 := time.Now()
@@ -298,13 +298,13 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	return nil
 }
 
-// waitLeaders waits until every partition of topics, just created on A, has a leader that answers ListOffsets:
+// waitLeaders waits until every partition of topics, just created through admin, has a leader that answers ListOffsets:
 // a broker creating thousands of partitions takes seconds over it, and the loader's records to partitions it
 // does not lead yet fail with UNKNOWN_TOPIC_OR_PARTITION.
-func (b *bench) waitLeaders(ctx context.Context, topics map[string]int) error {
+func (b *bench) waitLeaders(ctx context.Context, admin *kafkabench.Admin, topics map[string]int) error {
 	want := len(partitionsOf(topics))
-	for range 240 {
-		ends, err := b.adminA.EndOffsets(ctx, topics)
+	for range 480 {
+		ends, err := admin.EndOffsets(ctx, topics)
 		if err == nil && len(ends) == want {
 			return nil
 		}
@@ -314,7 +314,7 @@ func (b *bench) waitLeaders(ctx context.Context, topics map[string]int) error {
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("partitions of the new source topics still have no leader after 2 minutes")
+	return fmt.Errorf("partitions of the new topics still have no leader after 4 minutes")
 }
 
 func (b *bench) createTopics(ctx context.Context, admin *kafkabench.Admin, topics map[string]int) error {

@@ -90,6 +90,7 @@ type config struct {
 	manyRecords     int
 	scaleTopics     int
 	scalePartitions int
+	scalePrecreate  bool
 	refresh         int
 	maxRun          time.Duration
 	quietWait       time.Duration
@@ -173,6 +174,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&c.manyRecords, "many-records", 10, "records per partition of the partitions scenario (few, so that memory shows the partitions rather than buffered data)")
 	fs.IntVar(&c.scaleTopics, "scale-topics", 1000, "topics of the scale scenario (issue 15: 10,000 partitions over 1,000 topics)")
 	fs.IntVar(&c.scalePartitions, "scale-partitions", 10, "partitions per topic of the scale scenario (records per partition: -many-records)")
+	fs.BoolVar(&c.scalePrecreate, "scale-precreate", false, "scale scenario: create the remote topics on B before the system starts, so that the time is the replicator's without the broker's creation of the partitions")
 	fs.IntVar(&c.refresh, "refresh", 1, "refresh.topics.interval.seconds for kmirror and MM2")
 	fs.DurationVar(&c.quietWait, "quiet-wait", time.Minute, "before each run, wait up to this long for other processes to use < 10% of the machine (0: don't)")
 	fs.DurationVar(&c.maxRun, "max-run", 5*time.Minute, "give up waiting for one run to finish after this long")
