@@ -415,6 +415,7 @@ type watcher struct {
 	inst     *instance
 	expected map[kafkabench.TP]int64 // remote partition -> source end offset
 	remote   map[string]int          // remote topic -> partitions
+	ends     map[kafkabench.TP]int64 // once every remote partition exists: the end offsets seen so far
 	total    int64
 
 	samples            []sample
@@ -462,6 +463,17 @@ func (w *watcher) brokerCPU() float64 {
 }
 
 // poll takes one sample; it reports whether every partition is replicated.
+// unfinished returns the remote partitions whose end offset has not reached the source's yet.
+func (w *watcher) unfinished() []kafkabench.TP {
+	var out []kafkabench.TP
+	for tp, want := range w.expected {
+		if w.ends[tp] < want {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
 func (w *watcher) poll(ctx context.Context) (bool, error) {
 	if !alive(w.inst.pid) {
 		return false, fmt.Errorf("the process (pid %d) exited", w.inst.pid)
@@ -469,13 +481,30 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	var ends map[kafkabench.TP]int64
 	var err error
 	for try := 0; ; try++ {
-		if ends, err = w.b.adminB.EndOffsets(ctx, w.remote); err == nil {
+		if w.ends == nil {
+			ends, err = w.b.adminB.EndOffsets(ctx, w.remote)
+		} else {
+			ends, err = w.b.adminB.PartitionEnds(ctx, w.unfinished())
+		}
+		if err == nil {
 			break
 		}
 		if try == 10 || ctx.Err() != nil {
 			return false, err
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	if w.ends == nil && len(ends) >= len(w.expected) {
+		// Every remote partition exists: from now on only the unfinished ones are asked about, without
+		// metadata. With 10,000 partitions, a full metadata request and ListOffsets every 250 ms were a load
+		// on the target broker of their own.
+		w.ends = map[kafkabench.TP]int64{}
+	}
+	if w.ends != nil {
+		for tp, end := range ends {
+			w.ends[tp] = max(w.ends[tp], end)
+		}
+		ends = w.ends
 	}
 	var replicated int64
 	done := true
