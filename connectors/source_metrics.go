@@ -104,10 +104,16 @@ const (
 // clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
 // figures (capacity advice), every clientStatsEvery(partitions), and what removes its series once the client has
 // closed (no statistics arrive after Close).
-func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, partitions int, figures func(json string)) ([]kafka.Option, func()) {
+//
+// Each document is parsed once, for both: a document that does not parse changes neither.
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, partitions int, figures func(*metrics.ClientDoc)) ([]kafka.Option, func()) {
 	every := clientStatsEvery(partitions)
 	if t.metrics == nil {
-		return []kafka.Option{kafka.WithStats(every, figures)}, func() {}
+		return []kafka.Option{kafka.WithStats(every, func(json string) {
+			if d, err := metrics.ParseClientStats(json); err == nil {
+				figures(d)
+			}
+		})}, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -116,8 +122,12 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
 	opts := []kafka.Option{kafka.WithStats(every, func(json string) {
-		reg.ClientStats(l, json)
-		figures(json)
+		d, err := metrics.ParseClientStats(json)
+		if err != nil {
+			return
+		}
+		reg.ClientDoc(l, d)
+		figures(d)
 	})}
 	if role == clientconfig.ReplicationProducer {
 		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
