@@ -254,9 +254,20 @@ func (b *bench) manyPartitions(ctx context.Context, scenario, pattern, code stri
 		return err
 	}
 	prefix, _, _ := strings.Cut(pattern, "%")
-	for _, s := range b.systems() {
+	for i, s := range b.systems() {
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if scenario == "scale" && i > 0 {
+			// A broker keeps one file open per partition, deleted ones included for file.delete.delay.ms (60 s),
+			// and the harness's brokers may open 20,000: two runs of 10,000 remote partitions on B within a
+			// minute crashed it ("Too many open files").
+			logf("scale: waiting 70 s for B to close the previous run's deleted partitions")
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(70 * time.Second):
+			}
 		}
 		base := b.fillRun(ctx, s, scenario, fmt.Sprintf("%d partitions (baseline)", perTopic), code+"b", few, []string{"few-.*"}, false)
 		variant := fmt.Sprintf("%d partitions over %d topics", nMany, topics)
