@@ -194,6 +194,8 @@ func (b *bench) run(ctx context.Context) error {
 			err = b.scenarioSmall(ctx)
 		case "partitions":
 			err = b.scenarioPartitions(ctx)
+		case "scale":
+			err = b.scenarioScale(ctx)
 		case "newtopic":
 			err = b.scenarioNewTopic(ctx)
 		case "checkpoints":
@@ -282,6 +284,9 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	if err := b.createTopics(ctx, b.adminA, topics); err != nil {
 		return err
 	}
+	if err := b.waitLeaders(ctx, b.adminA, topics); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	logf("source data: loading %d records of %d bytes into %d topic(s), %d partitions", records, b.cfg.size, len(topics), len(partitionsOf(topics)))
 	err = kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Records: records,
@@ -291,6 +296,25 @@ func (b *bench) ensureLoaded(ctx context.Context, topics map[string]int, records
 	}
 	logf("source data: loaded in %.1f s", time.Since(t0).Seconds())
 	return nil
+}
+
+// waitLeaders waits until every partition of topics, just created through admin, has a leader that answers ListOffsets:
+// a broker creating thousands of partitions takes seconds over it, and the loader's records to partitions it
+// does not lead yet fail with UNKNOWN_TOPIC_OR_PARTITION.
+func (b *bench) waitLeaders(ctx context.Context, admin *kafkabench.Admin, topics map[string]int) error {
+	want := len(partitionsOf(topics))
+	for range 480 {
+		ends, err := admin.EndOffsets(ctx, topics)
+		if err == nil && len(ends) == want {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("partitions of the new topics still have no leader after 4 minutes")
 }
 
 func (b *bench) createTopics(ctx context.Context, admin *kafkabench.Admin, topics map[string]int) error {
@@ -391,6 +415,7 @@ type watcher struct {
 	inst     *instance
 	expected map[kafkabench.TP]int64 // remote partition -> source end offset
 	remote   map[string]int          // remote topic -> partitions
+	ends     map[kafkabench.TP]int64 // once every remote partition exists: the end offsets seen so far
 	total    int64
 
 	samples            []sample
@@ -438,6 +463,17 @@ func (w *watcher) brokerCPU() float64 {
 }
 
 // poll takes one sample; it reports whether every partition is replicated.
+// unfinished returns the remote partitions whose end offset has not reached the source's yet.
+func (w *watcher) unfinished() []kafkabench.TP {
+	var out []kafkabench.TP
+	for tp, want := range w.expected {
+		if w.ends[tp] < want {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
 func (w *watcher) poll(ctx context.Context) (bool, error) {
 	if !alive(w.inst.pid) {
 		return false, fmt.Errorf("the process (pid %d) exited", w.inst.pid)
@@ -445,13 +481,30 @@ func (w *watcher) poll(ctx context.Context) (bool, error) {
 	var ends map[kafkabench.TP]int64
 	var err error
 	for try := 0; ; try++ {
-		if ends, err = w.b.adminB.EndOffsets(ctx, w.remote); err == nil {
+		if w.ends == nil {
+			ends, err = w.b.adminB.EndOffsets(ctx, w.remote)
+		} else {
+			ends, err = w.b.adminB.PartitionEnds(ctx, w.unfinished())
+		}
+		if err == nil {
 			break
 		}
 		if try == 10 || ctx.Err() != nil {
 			return false, err
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	if w.ends == nil && len(ends) >= len(w.expected) {
+		// Every remote partition exists: from now on only the unfinished ones are asked about, without
+		// metadata. With 10,000 partitions, a full metadata request and ListOffsets every 250 ms were a load
+		// on the target broker of their own.
+		w.ends = map[kafkabench.TP]int64{}
+	}
+	if w.ends != nil {
+		for tp, end := range ends {
+			w.ends[tp] = max(w.ends[tp], end)
+		}
+		ends = w.ends
 	}
 	var replicated int64
 	done := true

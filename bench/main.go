@@ -74,30 +74,33 @@ type config struct {
 	candidateBin, candidateExtra string
 	candidateEnv                 string
 
-	scenarios      []string
-	systems        []string
-	tasksList      []int
-	tasks          int
-	repeat         int
-	warmup         int
-	smallLinger    int
-	smallBatch     int
-	smallRecords   int64
-	latencyRate    int
-	latencyFor     time.Duration
-	manyTopics     int
-	manyPartitions int
-	manyRecords    int
-	refresh        int
-	maxRun         time.Duration
-	quietWait      time.Duration
-	pprof          bool
-	profileFor     time.Duration
-	stats          bool
-	ck             checkpointFlags
-	wan            wanFlags
-	codecs         []string
-	codecTasks     int
+	scenarios       []string
+	systems         []string
+	tasksList       []int
+	tasks           int
+	repeat          int
+	warmup          int
+	smallLinger     int
+	smallBatch      int
+	smallRecords    int64
+	latencyRate     int
+	latencyFor      time.Duration
+	manyTopics      int
+	manyPartitions  int
+	manyRecords     int
+	scaleTopics     int
+	scalePartitions int
+	scalePrecreate  bool
+	refresh         int
+	maxRun          time.Duration
+	quietWait       time.Duration
+	pprof           bool
+	profileFor      time.Duration
+	stats           bool
+	ck              checkpointFlags
+	wan             wanFlags
+	codecs          []string
+	codecTasks      int
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -155,7 +158,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.pipeProducer, "pipe-producer", "", "extra librdkafka/confluent-kafka-go properties of the pipe's producers, for experiments, k=v,k=v (e.g. go.events.channel.size=10000)")
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
-	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, checkpoints (kmirror only), wan (a broker behind a delayed link in a network namespace; root), compression (lz4 and zstd)")
+	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, scale (10,000 partitions over 1,000 topics; not in the default list), checkpoints (kmirror only), wan (a broker behind a delayed link in a network namespace; root), compression (lz4 and zstd)")
 	sys := fs.String("systems", "cpipe,pipe,kmirror,mm2", "systems to run: cpipe (the C pipe, the floor), pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
@@ -169,6 +172,9 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&c.manyTopics, "many-topics", 100, "topics of the partitions scenario")
 	fs.IntVar(&c.manyPartitions, "many-partitions", 10, "partitions per topic of the partitions scenario")
 	fs.IntVar(&c.manyRecords, "many-records", 10, "records per partition of the partitions scenario (few, so that memory shows the partitions rather than buffered data)")
+	fs.IntVar(&c.scaleTopics, "scale-topics", 1000, "topics of the scale scenario (issue 15: 10,000 partitions over 1,000 topics)")
+	fs.IntVar(&c.scalePartitions, "scale-partitions", 10, "partitions per topic of the scale scenario (records per partition: -many-records)")
+	fs.BoolVar(&c.scalePrecreate, "scale-precreate", false, "scale scenario: create the remote topics on B before the system starts, so that the time is the replicator's without the broker's creation of the partitions")
 	fs.IntVar(&c.refresh, "refresh", 1, "refresh.topics.interval.seconds for kmirror and MM2")
 	fs.DurationVar(&c.quietWait, "quiet-wait", time.Minute, "before each run, wait up to this long for other processes to use < 10% of the machine (0: don't)")
 	fs.DurationVar(&c.maxRun, "max-run", 5*time.Minute, "give up waiting for one run to finish after this long")
@@ -198,7 +204,7 @@ func parseConfig(args []string) (*config, error) {
 	c.scenarios = splitList(*scen)
 	c.systems = splitList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "newtopic", "checkpoints", "wan", "compression"}, s) {
+		if !slices.Contains([]string{"tasks", "small", "partitions", "scale", "newtopic", "checkpoints", "wan", "compression"}, s) {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}

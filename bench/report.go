@@ -80,6 +80,7 @@ func (b *bench) settings() map[string]any {
 		"producer": b.prodSettings(b.cfg.linger, b.cfg.batchSize), "small_batches": map[string]int{"linger.ms": b.cfg.smallLinger, "batch.size": b.cfg.smallBatch},
 		"latency_rate": b.cfg.latencyRate, "latency_seconds": b.cfg.latencyFor.Seconds(), "refresh.topics.interval.seconds": b.cfg.refresh,
 		"scenario_tasks_max": b.cfg.tasks, "many_topics": b.cfg.manyTopics, "many_partitions_per_topic": b.cfg.manyPartitions,
+		"scale_topics": b.cfg.scaleTopics, "scale_partitions_per_topic": b.cfg.scalePartitions,
 		"many_records_per_partition": b.cfg.manyRecords, "consumer": b.cfg.consumerJava(),
 	}
 	if b.a != "" {
@@ -247,14 +248,22 @@ func (b *bench) markdown(rep *report) string {
 
 	b.wanMarkdown(w)
 
-	if pv := b.variants("partitions"); len(pv) > 0 {
-		w("### Many partitions (tasks.max=%d, %d records per partition)\n\n", b.cfg.tasks, b.cfg.manyRecords)
+	for _, sc := range []string{"partitions", "scale"} {
+		pv := b.variants(sc)
+		if len(pv) == 0 {
+			continue
+		}
+		title := "Many partitions"
+		if sc == "scale" {
+			title = "Scale"
+		}
+		w("### %s (tasks.max=%d, %d records per partition)\n\n", title, b.cfg.tasks, b.cfg.manyRecords)
 		w("| scenario | system | creation → first record on B s | creation → every partition replicated s | peak RSS MB | RSS per 1,000 partitions MB | CPU s (creation → done) |\n")
 		w("|---|---|---:|---:|---:|---:|---:|\n")
 		for _, v := range pv {
-			bp := b.baseline("partitions", v)
+			bp := b.baseline(sc, v)
 			for _, sys := range systemOrder {
-				r := b.find("partitions", v, sys)
+				r := b.find(sc, v, sys)
 				if r == nil {
 					continue
 				}
@@ -367,6 +376,7 @@ func (b *bench) goals() []string {
 			}
 		}
 	}
+	out = append(out, b.scaleGoals()...)
 	out = append(out, b.wanGoals()...)
 	return append(out, b.checkpointGoals()...)
 }
@@ -562,4 +572,19 @@ func (b *bench) summarize() []*result {
 		sums = append(sums, &s)
 	}
 	return append(sums, rows...)
+}
+
+// scaleGoals checks kmirror's scale run against issue 15's targets: every partition replicated within 30 s of
+// the connector's creation, at most 40 MB of RSS per 1,000 partitions.
+func (b *bench) scaleGoals() []string {
+	var out []string
+	for _, v := range b.variants("scale") {
+		k := b.find("scale", v, "kmirror")
+		if k == nil || k.RSSPer1000 == 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("scale, %s: kmirror replicates every partition within 30 s of creation: %.1f s — %s; RSS per 1,000 partitions ≤ 40 MB: %.0f MB — %s",
+			v, k.TotalS, metOrNot(k.Done && k.TotalS <= 30), k.RSSPer1000, metOrNot(k.RSSPer1000 <= 40)))
+	}
+	return out
 }

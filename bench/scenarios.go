@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
@@ -226,40 +228,73 @@ func (b *bench) finish(r *result) {
 // scenarioPartitions: 1,000 partitions over 100 topics; first a 10-partition baseline run of each system, so
 // that the memory of 1,000 partitions is the difference.
 func (b *bench) scenarioPartitions(ctx context.Context) error {
+	return b.manyPartitions(ctx, "partitions", "many-%03d", "p", b.cfg.manyTopics, b.cfg.manyPartitions)
+}
+
+// scenarioScale: issue 15's scale goal, 10,000 partitions over 1,000 topics replicating within 30 s of the
+// connector's creation, at most 40 MB of RSS per 1,000 partitions. The same measurement as the partitions
+// scenario, on topics of its own.
+func (b *bench) scenarioScale(ctx context.Context) error {
+	return b.manyPartitions(ctx, "scale", "scale-%04d", "s", b.cfg.scaleTopics, b.cfg.scalePartitions)
+}
+
+// manyPartitions replicates topics×perTopic partitions (names from the format pattern) with each system, after a
+// baseline run of one topic of perTopic partitions, so that the memory of the partitions is the difference.
+func (b *bench) manyPartitions(ctx context.Context, scenario, pattern, code string, topics, perTopic int) error {
 	many := map[string]int{}
-	for i := range b.cfg.manyTopics {
-		many[fmt.Sprintf("many-%03d", i)] = b.cfg.manyPartitions
+	for i := range topics {
+		many[fmt.Sprintf(pattern, i)] = perTopic
 	}
-	few := map[string]int{"few-000": b.cfg.manyPartitions}
-	nMany := b.cfg.manyTopics * b.cfg.manyPartitions
+	few := map[string]int{"few-000": perTopic}
+	nMany := topics * perTopic
 	if err := b.ensureLoaded(ctx, many, int64(nMany*b.cfg.manyRecords)); err != nil {
 		return err
 	}
-	if err := b.ensureLoaded(ctx, few, int64(b.cfg.manyPartitions*b.cfg.manyRecords)); err != nil {
+	if err := b.ensureLoaded(ctx, few, int64(perTopic*b.cfg.manyRecords)); err != nil {
 		return err
 	}
-	for _, s := range b.systems() {
+	prefix, _, _ := strings.Cut(pattern, "%")
+	for i, s := range b.systems() {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		base := b.fillRun(ctx, s, fmt.Sprintf("%d partitions (baseline)", b.cfg.manyPartitions), "pb", few, []string{"few-.*"})
-		r := b.fillRun(ctx, s, fmt.Sprintf("%d partitions over %d topics", nMany, b.cfg.manyTopics), "pm", many, []string{"many-.*"})
+		if scenario == "scale" && i > 0 {
+			// A broker keeps one file open per partition, deleted ones included for file.delete.delay.ms (60 s),
+			// and the harness's brokers may open 20,000: two runs of 10,000 remote partitions on B within a
+			// minute crashed it ("Too many open files").
+			logf("scale: waiting 70 s for B to close the previous run's deleted partitions")
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(70 * time.Second):
+			}
+		}
+		base := b.fillRun(ctx, s, scenario, fmt.Sprintf("%d partitions (baseline)", perTopic), code+"b", few, []string{"few-.*"}, false)
+		variant := fmt.Sprintf("%d partitions over %d topics", nMany, topics)
+		precreate := scenario == "scale" && b.cfg.scalePrecreate
+		if precreate {
+			variant += ", remote topics created beforehand"
+		}
+		r := b.fillRun(ctx, s, scenario, variant, code+"m", many, []string{regexp.QuoteMeta(prefix) + ".*"}, precreate)
 		if base.Error == "" && r.Error == "" {
 			r.BaselineRSS = base.PeakRSSMB
-			r.RSSPer1000 = (r.PeakRSSMB - base.PeakRSSMB) * 1000 / float64(nMany-b.cfg.manyPartitions)
+			r.RSSPer1000 = (r.PeakRSSMB - base.PeakRSSMB) * 1000 / float64(nMany-perTopic)
 		}
 	}
 	return nil
 }
 
-// fillRun replicates topics and measures the time until every partition is replicated.
-func (b *bench) fillRun(ctx context.Context, s system, variant, code string, topics map[string]int, filter []string) *result {
+// fillRun replicates topics and measures the time until every partition is replicated. With precreate the
+// remote topics are created on B (and have leaders) before the system starts: the time is then the
+// replicator's own, without the target broker's creation of thousands of partitions (which took it 40-120 s for
+// 10,000 on this machine).
+func (b *bench) fillRun(ctx context.Context, s system, scenario, variant, code string, topics map[string]int, filter []string, precreate bool) *result {
 	alias := b.alias(s, code)
 	n := 0
 	for _, p := range topics {
 		n += p
 	}
-	r := &result{Scenario: "partitions", Variant: variant, System: s.name(), Alias: alias, TasksMax: b.cfg.tasks,
+	r := &result{Scenario: scenario, Variant: variant, System: s.name(), Alias: alias, TasksMax: b.cfg.tasks,
 		Partitions: n, Linger: b.cfg.linger, BatchSize: b.cfg.batchSize}
 	defer func() { b.finish(r) }()
 	defer b.cleanup(context.WithoutCancel(ctx), alias)
@@ -269,22 +304,59 @@ func (b *bench) fillRun(ctx context.Context, s system, variant, code string, top
 		return r
 	}
 	f := flow{alias: alias, filter: filter, topics: topics, tasks: b.cfg.tasks, prod: b.prodSettings(b.cfg.linger, b.cfg.batchSize), refresh: b.cfg.refresh}
+	if precreate {
+		remote := make(map[string]int, len(topics))
+		for t, n := range topics {
+			remote[f.remote(t)] = n
+		}
+		t0 := time.Now()
+		if err := b.createTopics(ctx, b.adminB, remote); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		if err := b.waitLeaders(ctx, b.adminB, remote); err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		logf("%s / %s: created %d remote topics on B in %.1f s", scenario, variant, len(remote), time.Since(t0).Seconds())
+	}
 	b.waitQuiet(ctx)
-	logf("partitions / %s / %s: starting (alias %s)", variant, s.name(), alias)
+	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
 	inst, err := s.start(ctx, b, f, alias)
 	if err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	w := b.newWatcher(inst, f, ends)
+	profDone := b.maybeHeapProfile(w, inst, alias)
 	err = w.waitDone(ctx, 250*time.Millisecond, b.cfg.maxRun)
 	w.fill(r, b.cfg.size)
 	b.saveSamples(alias, w.samples)
 	if err != nil {
 		r.Error = err.Error()
 	}
-	b.stopInstance(inst, r, alias, closedChan())
+	b.stopInstance(inst, r, alias, profDone)
 	return r
+}
+
+// maybeHeapProfile saves a heap profile of a kmirror run (with -pprof) while it replicates, half a second
+// after the first records arrived: the end-of-run profile shows only what is left once everything is idle.
+func (b *bench) maybeHeapProfile(w *watcher, inst *instance, alias string) chan struct{} {
+	done := make(chan struct{})
+	if inst.pprofAddr == "" {
+		close(done)
+		return done
+	}
+	w.onFirst = func() {
+		go func() {
+			defer close(done)
+			time.Sleep(500 * time.Millisecond)
+			if err := b.saveProfile(inst.pprofAddr, "/debug/pprof/heap", filepath.Join(b.out, "profiles", alias+".busy.heap.pprof")); err != nil {
+				logf("heap profile: %v", err)
+			}
+		}()
+	}
+	return done
 }
 
 func closedChan() chan struct{} {

@@ -79,6 +79,22 @@ func (t *sourceTask) partitionMetrics(sourceAlias, targetAlias string, p *source
 // exported as they stand, and librdkafka builds the document under its locks, so not more often.
 const clientStatsInterval = 5 * time.Second
 
+// The statistics document has an entry per partition (2-7 KB each, in every broker's and every topic's part),
+// and the task parses it twice (metrics, capacity advice): at 1,250 partitions per client the documents were 2-9
+// MB, and parsing them every 5 s took most of a core for 16 clients. A task with many partitions therefore asks
+// less often, clientStatsPerPartition per partition, so that the bytes parsed per second stay bounded; at most
+// clientStatsMaxInterval, so that the metrics still move.
+const (
+	clientStatsPerPartition = 20 * time.Millisecond
+	clientStatsMaxInterval  = time.Minute
+)
+
+// clientStatsEvery is the statistics interval of a replication client serving partitions partitions: 5 s up to
+// 250 partitions, 25 s at 1,250, a minute from 3,000.
+func clientStatsEvery(partitions int) time.Duration {
+	return min(max(clientStatsInterval, time.Duration(partitions)*clientStatsPerPartition), clientStatsMaxInterval)
+}
+
 // Client roles as the metrics name them (MM2's client.id suffixes).
 const (
 	roleReplicationConsumer = "replication-consumer"
@@ -86,11 +102,18 @@ const (
 )
 
 // clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
-// figures (capacity advice), and what removes its series once the client has closed (no statistics arrive
-// after Close).
-func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, figures func(json string)) ([]kafka.Option, func()) {
+// figures (capacity advice), every clientStatsEvery(partitions), and what removes its series once the client has
+// closed (no statistics arrive after Close).
+//
+// Each document is parsed once, for both: a document that does not parse changes neither.
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, partitions int, figures func(*metrics.ClientDoc)) ([]kafka.Option, func()) {
+	every := clientStatsEvery(partitions)
 	if t.metrics == nil {
-		return []kafka.Option{kafka.WithStats(clientStatsInterval, figures)}, func() {}
+		return []kafka.Option{kafka.WithStats(every, func(json string) {
+			if d, err := metrics.ParseClientStats(json); err == nil {
+				figures(d)
+			}
+		})}, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -98,9 +121,13 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) {
-		reg.ClientStats(l, json)
-		figures(json)
+	opts := []kafka.Option{kafka.WithStats(every, func(json string) {
+		d, err := metrics.ParseClientStats(json)
+		if err != nil {
+			return
+		}
+		reg.ClientDoc(l, d)
+		figures(d)
 	})}
 	if role == clientconfig.ReplicationProducer {
 		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency

@@ -50,6 +50,10 @@ type sourcePartition struct {
 	committed int64 // last source offset committed to PostgreSQL
 	tracked   bool  // the remote topic has been recorded as an active topic
 	stats     partitionStats
+	// The offset map's pruning (pruneRanges): whether the partition has stored ranges at all, whether it stored
+	// new ones since it was last pruned, and the log start offset it was last pruned at.
+	hasRanges, rangesChanged bool
+	prunedLogStart           int64
 
 	metrics partitionMetrics // the partition's series, for the run's life (zero without metrics)
 
@@ -215,6 +219,18 @@ func (p *sourcePartition) rangesStored(s offsetmap.Snapshot) {
 	p.mu.Lock()
 	p.ranges.Persisted(s)
 	p.mu.Unlock()
+	p.hasRanges, p.rangesChanged = true, true
+}
+
+// needsPrune tells whether pruning the partition's stored ranges at logStart could delete anything: only if it
+// has stored ranges, and stored more or saw its log start move since it was last pruned.
+func (p *sourcePartition) needsPrune(logStart int64) bool {
+	return p.hasRanges && (p.rangesChanged || logStart != p.prunedLogStart)
+}
+
+// pruned records a successful pruning at logStart.
+func (p *sourcePartition) pruned(logStart int64) {
+	p.rangesChanged, p.prunedLogStart = false, logStart
 }
 
 // restartAt starts the partition over, at the beginning of the source topic that replaced the one it

@@ -95,11 +95,8 @@ type clientFigures struct {
 	last atomic.Pointer[tasks.ClientFigures]
 }
 
-func (f *clientFigures) record(statsJSON string) {
-	s, err := metrics.SummarizeClient(statsJSON)
-	if err != nil {
-		return // the previous summary stands
-	}
+func (f *clientFigures) record(d *metrics.ClientDoc) {
+	s := metrics.SummarizeDoc(d)
 	f.last.Store(&tasks.ClientFigures{
 		BatchAvgBytes: s.BatchAvgBytes, BatchAvgRecords: s.BatchAvgRecords, Batches: s.Batches, RTTAvgMs: s.RTTAvgMs,
 		ThrottleAvgMs: s.ThrottleAvgMs, InFlightRequests: s.InFlightRequests, InFlightMax: s.InFlightMax,

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"cmp"
-	"encoding/json"
 	"slices"
 	"strconv"
 
@@ -83,10 +82,16 @@ type rdPartition struct {
 // series show the last one until RemoveClient. A document that does not parse is ignored (the previous one
 // stays).
 func (r *Registry) ClientStats(c ClientLabels, statsJSON string) {
-	var st rdStats
-	if err := json.Unmarshal([]byte(statsJSON), &st); err != nil {
+	d, err := ParseClientStats(statsJSON)
+	if err != nil {
 		return
 	}
+	r.ClientDoc(c, d)
+}
+
+// ClientDoc is ClientStats for a document already parsed; it does not change d.
+func (r *Registry) ClientDoc(c ClientLabels, d *ClientDoc) {
+	st := d.st // the maps stay d's: the snapshot gets its own below
 	snap := &clientSnapshot{consumer: st.Type == "consumer", clientID: jmxSanitize(validLabel(c.ClientID)),
 		native: []string{validLabel(c.Connector), strconv.Itoa(c.Task), validLabel(c.Role), validLabel(c.ClientID)}}
 	if snap.consumer {
@@ -111,11 +116,13 @@ func (r *Registry) ClientStats(c ClientLabels, statsJSON string) {
 		}
 	}
 	st.Topics = nil
+	brokers := make(map[string]rdBroker, len(st.Brokers))
 	for name, b := range st.Brokers {
-		if b.Source == "internal" || b.Source == "logical" {
-			delete(st.Brokers, name)
+		if b.Source != "internal" && b.Source != "logical" {
+			brokers[name] = b
 		}
 	}
+	st.Brokers = brokers
 	snap.stats = st
 	r.clMu.Lock()
 	defer r.clMu.Unlock()

@@ -26,3 +26,25 @@ func TestSummarizeClient(t *testing.T) {
 	_, err = SummarizeClient("{not json")
 	require.Error(t, err)
 }
+
+// TestClientDocServesBoth: one parsed document feeds the registry and the summary, in either order, with the
+// same results as parsing it for each.
+func TestClientDocServesBoth(t *testing.T) {
+	t.Parallel()
+	want, err := SummarizeClient(producerStats)
+	require.NoError(t, err)
+	d, err := ParseClientStats(producerStats)
+	require.NoError(t, err)
+	r := New()
+	r.ClientDoc(ClientLabels{Connector: "c", Role: "replication-producer", ClientID: "p"}, d)
+	require.Equal(t, want, SummarizeDoc(d), "the registry left the document as it was")
+	require.Len(t, d.st.Brokers, len(mustParse(t, producerStats).st.Brokers))
+	_, err = ParseClientStats("{not json")
+	require.Error(t, err)
+}
+
+func mustParse(t *testing.T, doc string) *ClientDoc {
+	d, err := ParseClientStats(doc)
+	require.NoError(t, err)
+	return d
+}

@@ -194,12 +194,45 @@ type NewTopic struct {
 	Config            map[string]string
 }
 
+// createTopicsMaxPartitions bounds the partitions of one CreateTopics request. A KRaft controller refuses a
+// request that needs more than 10,000 metadata records at once ("Unable to perform excessively large batch
+// operation", Kafka's MAX_RECORDS_PER_USER_OP): one per partition, one per topic and one per config entry.
+// 1,000 topics of 10 partitions in one request failed every topic of it.
+const createTopicsMaxPartitions = 4000
+
 // CreateTopics creates topics and returns the per-topic errors (nil for success). The returned error is for the
-// request as a whole.
+// request as a whole. Many topics are created in several requests of at most createTopicsMaxPartitions
+// partitions each; each request has the admin's timeout.
 func (a *Admin) CreateTopics(ctx context.Context, topics []NewTopic) (map[string]error, error) {
 	if len(topics) == 0 {
 		return nil, nil
 	}
+	out := make(map[string]error, len(topics))
+	for _, chunk := range createTopicsChunks(topics, createTopicsMaxPartitions) {
+		if err := a.createTopics(ctx, chunk, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// createTopicsChunks splits topics, in order, into runs of at most maxPartitions partitions (a topic larger than
+// that is a run of its own).
+func createTopicsChunks(topics []NewTopic, maxPartitions int) [][]NewTopic {
+	var chunks [][]NewTopic
+	start, n := 0, 0
+	for i, t := range topics {
+		p := max(t.Partitions, 1) + len(t.Config) // -1 (the broker default) counts as one
+		if i > start && n+p > maxPartitions {
+			chunks = append(chunks, topics[start:i])
+			start, n = i, 0
+		}
+		n += p
+	}
+	return append(chunks, topics[start:])
+}
+
+func (a *Admin) createTopics(ctx context.Context, topics []NewTopic, out map[string]error) error {
 	specs := make([]ckafka.TopicSpecification, 0, len(topics))
 	for _, t := range topics {
 		specs = append(specs, ckafka.TopicSpecification{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: t.ReplicationFactor, Config: t.Config})
@@ -208,9 +241,8 @@ func (a *Admin) CreateTopics(ctx context.Context, topics []NewTopic) (map[string
 	defer cancel()
 	res, err := a.a.CreateTopics(ctx, specs, ckafka.SetAdminOperationTimeout(a.Timeout))
 	if err != nil {
-		return nil, fmt.Errorf("create topics: %w", a.cause(ctx, err))
+		return fmt.Errorf("create topics: %w", a.cause(ctx, err))
 	}
-	out := make(map[string]error, len(res))
 	for _, r := range res {
 		if r.Error.Code() != ckafka.ErrNoError {
 			out[r.Topic] = r.Error
@@ -218,7 +250,7 @@ func (a *Admin) CreateTopics(ctx context.Context, topics []NewTopic) (map[string
 			out[r.Topic] = nil
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // CreatePartitions grows topic to total partitions.

@@ -24,9 +24,9 @@ type Start struct {
 // Consumer is an assign-only consumer: no group membership, no offset commits to the cluster. MM2's
 // replication consumer works this way, and so do kmirror's readers of internal topics.
 type Consumer struct {
-	c       *ckafka.Consumer
-	closed  chan struct{}
-	onStats func(json string) // WithStats; called by Poll
+	c      *ckafka.Consumer
+	closed chan struct{}
+	stats  *statsMailbox // WithStats; fed by Poll
 }
 
 // NewConsumer creates a consumer from librdkafka properties (which must carry a group.id, even though it is
@@ -40,7 +40,7 @@ func NewConsumer(props map[string]string, log *slog.Logger, opts ...Option) (*Co
 	}
 	closed := make(chan struct{})
 	go forwardLogs(logs, closed, log)
-	return &Consumer{c: c, closed: closed, onStats: o.onStats}, nil
+	return &Consumer{c: c, closed: closed, stats: newStatsMailbox(o.onStats)}, nil
 }
 
 // Assign replaces the assignment with starts.
@@ -171,7 +171,7 @@ func IsOffsetOutOfRange(err error) bool {
 
 // Poll waits up to timeout for the next record. It returns (Record{}, false, nil) when nothing arrived, a
 // *PartitionError for per-partition problems, and other errors for client-wide ones (check IsRetriable).
-// Statistics (WithStats) go to their handler, and Poll then returns as if nothing arrived.
+// Statistics (WithStats) go to their handler's mailbox, and Poll then returns as if nothing arrived.
 func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 	ev := c.c.Poll(int(timeout.Milliseconds()))
 	switch e := ev.(type) {
@@ -187,9 +187,7 @@ func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 	case ckafka.Error:
 		return Record{}, false, e
 	case *ckafka.Stats:
-		if c.onStats != nil {
-			c.onStats(e.String())
-		}
+		c.stats.put(e.String())
 	}
 	return Record{}, false, nil
 }
@@ -197,6 +195,7 @@ func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 // Close leaves nothing behind: assign-only consumers have no group to leave.
 func (c *Consumer) Close() error {
 	err := c.c.Close()
+	c.stats.close()
 	close(c.closed)
 	if err != nil {
 		return fmt.Errorf("close consumer: %w", err)

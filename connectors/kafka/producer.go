@@ -39,6 +39,7 @@ type Producer struct {
 	p      *ckafka.Producer
 	done   chan struct{} // closed when the delivery goroutine has finished
 	closed chan struct{} // closed by Close, stops log forwarding
+	stats  *statsMailbox // WithStats; fed by the delivery goroutine
 	log    *slog.Logger
 	fatal  atomic.Pointer[error]
 	auth   atomic.Pointer[error]
@@ -61,7 +62,7 @@ func NewProducer(props map[string]string, log *slog.Logger, onDelivery func(Deli
 	if err != nil {
 		return nil, fmt.Errorf("create producer: %w", withoutValues(err))
 	}
-	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log}
+	pr := &Producer{p: p, done: make(chan struct{}), closed: make(chan struct{}), log: log, stats: newStatsMailbox(o.onStats)}
 	go forwardLogs(logs, pr.closed, log)
 	go pr.events(onDelivery, o)
 	return pr, nil
@@ -100,9 +101,7 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 			}
 			onDelivery(d)
 		case *ckafka.Stats:
-			if o.onStats != nil {
-				o.onStats(e.String())
-			}
+			p.stats.put(e.String())
 		case ckafka.Error:
 			if e.IsFatal() {
 				err := error(e)
@@ -199,5 +198,6 @@ func (p *Producer) Outstanding() int { return p.p.Len() }
 func (p *Producer) Close() {
 	p.p.Close()
 	<-p.done
+	p.stats.close()
 	close(p.closed)
 }
