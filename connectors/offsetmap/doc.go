@@ -15,7 +15,10 @@
 //     range then supersedes every stored range it overlaps or that lies after it ([Range.Rewind]).
 //
 // A range also carries SourceNext: the source position the task had read through when the range last grew, so
-// that a group committed past a trailing transaction marker still translates exactly.
+// that a group committed past a trailing transaction marker still translates exactly; and GapBefore: how many
+// source offsets before its first record the task had read from (the pipeline's start position, confirmed by
+// the source task's first-record check), so that a group positioned before the partition's first replicated
+// record (an aborted transaction and its marker at the start of the log) translates exactly too.
 //
 // Ranges are persisted with the task's offset commits, in one transaction, so a persisted range never covers a
 // record whose offset is not committed; a restarted task continues its last range when the first record it
@@ -32,6 +35,13 @@
 // inside a range, in a gap between two ranges, at the end of the last range, or within its SourceNext. Past
 // that, records the group has read may not be replicated yet: the answer is the end of what was replicated
 // (never ahead of the true position, so the group re-reads rather than skips) and marked approximate. Before
-// the first range there is no answer here; the caller falls back to MM2's offset syncs (§6.2 of the MM2
-// reference), which are never ahead either.
+// the first range it is exact within the range's GapBefore (the answer is its first target offset); before
+// that there is no answer here, and the caller falls back to MM2's offset syncs (§6.2 of the MM2 reference),
+// which are never ahead either (and give no answer at all for a group before the first sync).
+//
+// With exactly-once replication (read_committed on the source, transactions on the target) both sides have
+// gaps: aborted records and markers on the source are source gaps like any other, and every target
+// transaction's commit marker takes a target offset, so each transaction starts a new range. A group at the
+// source's log end translates to the offset after the last replicated record, which is then the target's
+// trailing commit marker: a consumer resuming there reads nothing twice, as with Java MM2's "+1" rule.
 package offsetmap

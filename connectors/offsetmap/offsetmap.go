@@ -11,6 +11,11 @@ type Range struct {
 	TargetStart            int64
 	// SourceNext is the source position read through: no source record lies in (SourceEnd, SourceNext).
 	SourceNext int64
+	// GapBefore is how many source offsets right before SourceStart are known to hold no record: the task read
+	// the partition from SourceStart-GapBefore and the first record it got was at SourceStart (a partition that
+	// starts with an aborted transaction, or with compacted records). A group positioned there translates
+	// exactly even when no range precedes this one. 0 claims nothing.
+	GapBefore int64
 	// Rewind marks a range that began with a step backwards in the source or the target offsets: it supersedes
 	// every other stored range of the partition that it overlaps, that follows it in the source, or that ends at
 	// or after its target start. Not stored.
@@ -30,6 +35,7 @@ type Tracker struct {
 	dirty   bool       // cur changed since it was last persisted
 	seq     uint64
 	readTo  int64 // a source position read through, waiting for everything before it to be acknowledged
+	from    int64 // the source position the consumer read from, for the next range to start (-1: none)
 	pending int   // records forwarded and not yet acknowledged (or dropped)
 	over    bool  // the next range supersedes everything stored (StartOver)
 }
@@ -49,7 +55,7 @@ type Snapshot struct {
 // NewTracker returns a tracker that continues last (the partition's last stored range) if the first record
 // acknowledged is contiguous with it.
 func NewTracker(last *Range) *Tracker {
-	t := &Tracker{}
+	t := &Tracker{from: -1}
 	if last != nil {
 		t.cur, t.has = *last, true
 		t.cur.Rewind = false
@@ -66,15 +72,25 @@ func (t *Tracker) StartOver() { t.over = true }
 // Forwarded counts a record handed to the producer.
 func (t *Tracker) Forwarded() { t.pending++ }
 
-// Dropped counts a forwarded record that will never be acknowledged (refused or failed).
-func (t *Tracker) Dropped() { t.pending = max(t.pending-1, 0) }
+// Dropped counts a forwarded record that will never be acknowledged (refused or failed, or written without a
+// target offset). The source position given to ReadFrom no longer tells anything: a record of the source lies
+// between it and the next acknowledged one.
+func (t *Tracker) Dropped() { t.pending, t.from = max(t.pending-1, 0), -1 }
 
 // Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
-func (t *Tracker) Reset() { t.pending, t.readTo = 0, 0 }
+func (t *Tracker) Reset() { t.pending, t.readTo, t.from = 0, 0, -1 }
+
+// ReadFrom records that the consumer read the partition from source position from, and that the record about
+// to be forwarded, at or after from, is the first it returned: no source record lies in between (an aborted
+// transaction or markers at the start of the partition). If that record starts a new range, the range keeps the
+// gap (GapBefore), so that a group positioned in it translates exactly even when no range precedes it.
+func (t *Tracker) ReadFrom(from int64) { t.from = from }
 
 // Acked records that the record at source offset u was written at target offset d.
 func (t *Tracker) Acked(u, d int64) {
 	t.pending = max(t.pending-1, 0)
+	from := t.from
+	t.from = -1
 	if t.has && u == t.cur.SourceEnd+1 && d == t.cur.TargetEnd()+1 {
 		t.cur.SourceEnd = u
 		t.cur.SourceNext = max(t.cur.SourceNext, u+1)
@@ -90,6 +106,9 @@ func (t *Tracker) Acked(u, d int64) {
 		}
 		t.seq++
 		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind}, t.seq, true
+		if from >= 0 && from < u {
+			t.cur.GapBefore = u - from
+		}
 	}
 	t.dirty = true
 	t.applyReadTo()

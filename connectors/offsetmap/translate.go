@@ -11,9 +11,14 @@ type Answer struct {
 
 // Translate maps a group's committed source offset c (the next record it reads) to the target, from prev, the
 // last range starting at or before c, and next, the first range starting after it (nil when there is none).
-// ok is false when the map cannot answer: there is no range at or before c.
+// ok is false when the map cannot answer: there is no range at or before c, and c is not in the gap next
+// knows to precede it (GapBefore).
 func Translate(prev, next *Range, c int64) (a Answer, ok bool) {
 	if prev == nil || prev.SourceStart > c {
+		if next != nil && c < next.SourceStart && c >= next.SourceStart-next.GapBefore {
+			// Before the first range, where the task read from: no source record lies in between.
+			return Answer{Offset: next.TargetStart, Exact: true}, true
+		}
 		return Answer{}, false
 	}
 	switch {
