@@ -8,7 +8,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
 
@@ -547,5 +549,44 @@ func TestOffsetRingReusesItsBuffer(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("push and pop allocated %v times per record", allocs)
+	}
+}
+
+// The offset map keeps the gap between where a pipeline read a partition from and its first record, when the
+// first-record check confirmed it (the record is at the start, or the partition was read again from there), in
+// either mode: an acknowledgement, or a staged record whose transaction committed.
+func TestPartitionKeepsTheGapBeforeItsFirstRecord(t *testing.T) {
+	cases := []struct {
+		name      string
+		startAt   int64
+		first     int64
+		firstPast int64
+		eos       bool
+		want      int64
+	}{
+		{"read again from the start: an aborted transaction before", 0, 4, 4, false, 4},
+		{"read again, in a transaction", 0, 4, 4, true, 4},
+		{"at the start", 4, 4, -1, true, 0},
+		{"past the start, not read again (a failed seek back)", 0, 4, -1, false, 0},
+		{"a logical start", kafka.OffsetBeginning, 4, 4, false, 0},
+	}
+	for _, tc := range cases {
+		p := newSourcePartition(testTP, "A.orders", -1, "")
+		p.reset()
+		p.startAt, p.firstPast = tc.startAt, tc.firstPast
+		p.forwarded(tc.first, 0, 1, 1)
+		p.forwarded(tc.first+1, 0, 1, 1)
+		if tc.eos {
+			p.stage(0)
+			p.stage(1)
+			p.committedTxn(time.Now(), nil)
+		} else {
+			p.ack(0)
+			p.ack(1)
+		}
+		_, _, snap := p.progressWithRanges()
+		if len(snap.Ranges) != 1 || snap.Ranges[0].SourceStart != tc.first || snap.Ranges[0].GapBefore != tc.want {
+			t.Errorf("%s: ranges %+v, want one from %d with a gap of %d before", tc.name, snap.Ranges, tc.first, tc.want)
+		}
 	}
 }
