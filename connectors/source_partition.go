@@ -157,8 +157,9 @@ func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord,
 
 // ackUnmapped counts the oldest forwarded record as written without a target offset (an implicit
 // acknowledgement), if a delivery of the current producer was confirmed for the partition before; it returns
-// false, changing nothing, otherwise. The offset map and the offset syncs leave the record out: a group offset
-// there translates by the range before, which is never ahead of it.
+// false, changing nothing, otherwise. The offset map and the offset syncs leave the record out: the next range
+// says records before it are unmapped, so a group offset there translates by the range before, which is never
+// ahead of it.
 func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -170,6 +171,7 @@ func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
 	p.acked = rec.offset
 	p.lastTS = rec.ts
 	p.ranges.Dropped()
+	p.ranges.Unmapped()
 	return rec, true
 }
 

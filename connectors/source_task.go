@@ -255,7 +255,7 @@ func (r *sourceRun) loadRanges(ctx context.Context) error {
 			continue
 		}
 		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext,
-			GapBefore: l.GapBefore})
+			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore})
 	}
 	return nil
 }
@@ -1089,7 +1089,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 			k := r.rangeKey(p)
 			for _, rg := range snap.Ranges {
 				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
-					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, Rewind: rg.Rewind})
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Rewind: rg.Rewind})
 			}
 			snaps, mapped = append(snaps, snap), append(mapped, p)
 		}

@@ -69,6 +69,17 @@ func TestOffsetRangesStoreSupersedeAndPrune(t *testing.T) {
 	require.Len(t, last, 1)
 	require.Equal(t, int64(12), last[k].SourceStart)
 	require.Equal(t, int64(2), last[k].GapBefore)
+	require.False(t, last[k].UnmappedBefore)
+
+	// A range after records the map does not know says so, and the store keeps it.
+	unmapped := rg(45, 50, 60)
+	unmapped.UnmappedBefore = true
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{unmapped}))
+	require.True(t, around(42).Next.UnmappedBefore)
+	require.False(t, around(42).Prev.UnmappedBefore)
+	last, err = s.LastOffsetRanges(ctx, []store.RangeKey{k})
+	require.NoError(t, err)
+	require.True(t, last[k].UnmappedBefore)
 
 	// An offset rewind to 5 supersedes what follows and cuts the range it falls in.
 	rewind := rg(5, 6, 31)

@@ -16,6 +16,11 @@ type Range struct {
 	// starts with an aborted transaction, or with compacted records). A group positioned there translates
 	// exactly even when no range precedes this one. 0 claims nothing.
 	GapBefore int64
+	// UnmappedBefore says source records between the previous range and this one's gap were replicated at target
+	// offsets the map does not know (records acknowledged without an offset, or committed in transactions whose
+	// ranges were not persisted before a crash): a group positioned there translates from the previous range,
+	// approximately (never ahead), not from this one, which would skip them.
+	UnmappedBefore bool
 	// Rewind marks a range that began with a step backwards in the source or the target offsets: it supersedes
 	// every other stored range of the partition that it overlaps, that follows it in the source, or that ends at
 	// or after its target start. Not stored.
@@ -28,16 +33,19 @@ func (r Range) TargetEnd() int64 { return r.TargetStart + (r.SourceEnd - r.Sourc
 // Tracker extends one partition's ranges as the target acknowledges records in source order. It is not safe
 // for concurrent use: the source task calls it under the partition's lock.
 type Tracker struct {
-	cur     Range
-	curSeq  uint64 // identifies cur: a new range gets a new number
-	has     bool
-	closed  []seqRange // ranges completed since they were last persisted, oldest first
-	dirty   bool       // cur changed since it was last persisted
-	seq     uint64
-	readTo  int64 // a source position read through, waiting for everything before it to be acknowledged
-	from    int64 // the source position the consumer read from, for the next range to start (-1: none)
-	pending int   // records forwarded and not yet acknowledged (or dropped)
-	over    bool  // the next range supersedes everything stored (StartOver)
+	cur    Range
+	curSeq uint64 // identifies cur: a new range gets a new number
+	has    bool
+	closed []seqRange // ranges completed since they were last persisted, oldest first
+	dirty  bool       // cur changed since it was last persisted
+	seq    uint64
+	readTo int64 // a source position read through, waiting for everything before it to be acknowledged
+	from   int64 // the source position the consumer read from, for the next range to start (-1: none)
+	// unmapped: records after the current range were replicated without the map knowing where; the next range
+	// says so (UnmappedBefore).
+	unmapped bool
+	pending  int  // records forwarded and not yet acknowledged (or dropped)
+	over     bool // the next range supersedes everything stored (StartOver)
 }
 
 type seqRange struct {
@@ -80,6 +88,11 @@ func (t *Tracker) Dropped() { t.pending, t.from = max(t.pending-1, 0), -1 }
 // Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
 func (t *Tracker) Reset() { t.pending, t.readTo, t.from = 0, 0, -1 }
 
+// Unmapped records that source records after the current range were replicated at target offsets the map
+// does not know: an acknowledgement without an offset, or a resume past the current range (the offsets of a
+// committed transaction whose ranges were not persisted). The next range starts with UnmappedBefore.
+func (t *Tracker) Unmapped() { t.unmapped = true }
+
 // ReadFrom records that the consumer read the partition from source position from, and that the record about
 // to be forwarded, at or after from, is the first it returned: no source record lies in between (an aborted
 // transaction or markers at the start of the partition). If that record starts a new range, the range keeps the
@@ -109,6 +122,7 @@ func (t *Tracker) Acked(u, d int64) {
 		if from >= 0 && from < u {
 			t.cur.GapBefore = u - from
 		}
+		t.cur.UnmappedBefore, t.unmapped = t.unmapped, false
 	}
 	t.dirty = true
 	t.applyReadTo()

@@ -199,3 +199,35 @@ func TestReadFromKeepsTheGapBeforeANewRangeOnly(t *testing.T) {
 		t.Fatalf("Reset must forget the read start: %+v", got)
 	}
 }
+
+// Records replicated where the map does not know (a resume past the stored map, an acknowledgement without an
+// offset): a group among them translates from the range before, approximately and never ahead of where they
+// are; past them, exactly again.
+func TestUnmappedRecordsTranslateFromTheRangeBefore(t *testing.T) {
+	tr := NewTracker(nil)
+	replicate(t, tr, 0, 0, 1, 2, 3)
+	tr.Unmapped() // source 4..9 were committed at target 4..11 (with markers) and their range was lost
+	tr.ReadFrom(10)
+	got := replicate(t, tr, 12, 11, 12) // 10 is a marker
+	if len(got) != 2 {
+		t.Fatalf("ranges %+v", got)
+	}
+	prev, next := got[0], got[1]
+	if prev.UnmappedBefore || !next.UnmappedBefore || next.GapBefore != 1 {
+		t.Fatalf("only the range after the unmapped records says so: %+v", got)
+	}
+	for c := int64(4); c <= 9; c++ {
+		if a, ok := Translate(&prev, &next, c); !ok || a.Exact || a.Offset != 4 {
+			t.Errorf("position %d among unmapped records: %+v %v, want 4, approximate", c, a, ok)
+		}
+	}
+	for _, c := range []int64{10, 11} {
+		if a, ok := Translate(&prev, &next, c); !ok || !a.Exact || a.Offset != 12 {
+			t.Errorf("position %d past the unmapped records: %+v %v, want 12, exact", c, a, ok)
+		}
+	}
+	// Later ranges claim nothing.
+	if more := replicate(t, tr, 20, 15); more[len(more)-1].SourceStart != 15 || more[len(more)-1].UnmappedBefore {
+		t.Fatalf("a later range must not inherit the flag: %+v", more)
+	}
+}

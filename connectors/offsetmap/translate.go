@@ -24,6 +24,10 @@ func Translate(prev, next *Range, c int64) (a Answer, ok bool) {
 	switch {
 	case c <= prev.SourceEnd:
 		return Answer{Offset: prev.TargetStart + (c - prev.SourceStart), Exact: true}, true
+	case next != nil && next.UnmappedBefore && c < next.SourceStart-next.GapBefore:
+		// Records before next were replicated where the map does not know: resuming after prev re-reads some
+		// of them rather than skip any.
+		return Answer{Offset: prev.TargetEnd() + 1}, true
 	case next != nil:
 		// c is in a gap of the source (or at its edge): the first record at or after c is next's first.
 		return Answer{Offset: next.TargetStart, Exact: true}, true
