@@ -2,12 +2,14 @@ package connectors
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 func checkpointTestConfig(t *testing.T, extra map[string]string) connectorConfig {
@@ -57,5 +59,22 @@ func TestCheckpointRenamesTopicsAsMM2(t *testing.T) {
 		"B.orders": "orders",     // a topic that came from the target: failback
 	} {
 		require.Equal(t, want, r.renameTopic(topic), "renameTopic(%q)", topic)
+	}
+}
+
+// A position before the first range, in the gap the range knows to precede it (a partition that starts with
+// an aborted transaction), translates exactly from the range after it, the only one there is.
+func TestCheckpointTranslatesTheGapBeforeTheFirstRange(t *testing.T) {
+	updated := time.Now().Add(-time.Minute)
+	next := &tasks.OffsetRange{SourceStart: 4, SourceEnd: 7, TargetStart: 0, SourceNext: 8, GapBefore: 4, UpdatedAt: updated}
+	for c := int64(0); c < 4; c++ {
+		row := tasks.GroupOffset{UpstreamOffset: c}
+		(&checkpointRun{}).translate(&row, tasks.RangesAround{Next: next})
+		if row.DownstreamOffset == nil || *row.DownstreamOffset != 0 || !row.Exact || row.Basis != basisMap {
+			t.Fatalf("position %d: %+v", c, row)
+		}
+		if row.ReplicatedAt == nil || !row.ReplicatedAt.Equal(updated) {
+			t.Fatalf("position %d: replicated at %v, want the range's %v", c, row.ReplicatedAt, updated)
+		}
 	}
 }

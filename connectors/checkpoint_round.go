@@ -133,7 +133,11 @@ func (r *checkpointRun) translate(row *tasks.GroupOffset, around tasks.RangesAro
 	if a, ok := offsetmap.Translate(prev, next, row.UpstreamOffset); ok {
 		d := a.Offset
 		row.DownstreamOffset, row.Exact, row.Basis = &d, a.Exact, basisMap
-		at := around.Prev.UpdatedAt
+		src := around.Prev
+		if src == nil {
+			src = around.Next // the position lies in the gap the first range knows to precede it
+		}
+		at := src.UpdatedAt
 		row.ReplicatedAt = &at
 		return
 	}
@@ -146,7 +150,8 @@ func rangeOf(r *tasks.OffsetRange) *offsetmap.Range {
 	if r == nil {
 		return nil
 	}
-	return &offsetmap.Range{SourceStart: r.SourceStart, SourceEnd: r.SourceEnd, TargetStart: r.TargetStart, SourceNext: r.SourceNext}
+	return &offsetmap.Range{SourceStart: r.SourceStart, SourceEnd: r.SourceEnd, TargetStart: r.TargetStart, SourceNext: r.SourceNext,
+		GapBefore: r.GapBefore, UnmappedBefore: r.UnmappedBefore}
 }
 
 // renameTopic names a source topic as it is on the target (MirrorCheckpointTask.renameTopicPartition): a topic

@@ -28,6 +28,12 @@ package connectors
 //     kept.
 //   - The source consumer reads read_committed (unless the user explicitly set read_uncommitted), so records of
 //     aborted or open source transactions are never copied.
+//   - The offset map (connectors/offsetmap) covers only committed, replicated records: the delivery report of a
+//     record stages it, and the map grows over it when its transaction commits. Aborted source records and
+//     source markers are source gaps, the target's own commit markers target gaps, so a group on the source
+//     translates exactly wherever it is committed: inside an aborted range, on a marker, after one, at the log
+//     start (the gap before the first replicated record is kept) and at the log end
+//     (server/exactly_once_translate_test.go checks every position of such a log).
 //
 // # The state machine of a pipeline (owned by the poll loop)
 //

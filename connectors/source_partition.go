@@ -41,6 +41,7 @@ type sourcePartition struct {
 	// Owned by the poll loop.
 	txnLast int64 // exactly-once: the last source offset forwarded in the open transaction; -1 none
 	next    int64 // the next source offset the consumer should return; -1 until known
+	fresh   bool  // nothing forwarded yet in this pipeline
 	startAt int64 // where the pipeline assigned the partition: an offset, or kafka.OffsetBeginning/OffsetEnd
 	// firstPast is the first record's offset when it lay past startAt and the pipeline read the partition again
 	// from startAt (-1: not read again).
@@ -94,8 +95,18 @@ func (p *sourcePartition) withOffsetSyncs(offsetLagMax int64) {
 
 // forwarded records that the record at offset, with source timestamp ts (Unix ms, or noTimestamp), size
 // bytes in all and valueBytes of value, is on its way to the target.
+//
+// The first record of a pipeline is the first one the consumer returned from startAt, checked by firstRecord
+// (read again from startAt when it lay past it): no source record lies in between, which the offset map keeps.
+// A start the check could not confirm (a failed seek back, a logical start) claims nothing.
 func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 	p.mu.Lock()
+	if p.fresh {
+		p.fresh = false
+		if p.startAt >= 0 && (offset == p.startAt || offset > p.startAt && p.firstPast >= 0) {
+			p.ranges.ReadFrom(p.startAt)
+		}
+	}
 	p.inflight.push(inflightRecord{offset: offset, ts: ts, size: size})
 	p.bytes += uint64(valueBytes)
 	p.ranges.Forwarded()
@@ -150,8 +161,9 @@ func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord,
 
 // ackUnmapped counts the oldest forwarded record as written without a target offset (an implicit
 // acknowledgement), if a delivery of the current producer was confirmed for the partition before; it returns
-// false, changing nothing, otherwise. The offset map and the offset syncs leave the record out: a group offset
-// there translates by the range before, which is never ahead of it.
+// false, changing nothing, otherwise. The offset map and the offset syncs leave the record out: the next range
+// says records before it are unmapped, so a group offset there translates by the range before, which is never
+// ahead of it.
 func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -163,6 +175,7 @@ func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
 	p.acked = rec.offset
 	p.lastTS = rec.ts
 	p.ranges.Dropped()
+	p.ranges.Unmapped()
 	return rec, true
 }
 
@@ -266,6 +279,7 @@ func (p *sourcePartition) reset() int64 {
 	defer p.mu.Unlock()
 	p.inflight = ring[inflightRecord]{}
 	p.next = -1
+	p.fresh = true
 	p.firstPast = -1
 	p.confirmed = false
 	p.readNext = -1

@@ -8,8 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/offsetmap"
 )
 
 // Property tests of a source partition's bookkeeping (sourcePartition and its offsetRing), without Kafka:
@@ -547,5 +550,78 @@ func TestOffsetRingReusesItsBuffer(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("push and pop allocated %v times per record", allocs)
+	}
+}
+
+// The offset map keeps the gap between where a pipeline read a partition from and its first record, when the
+// first-record check confirmed it (the record is at the start, or the partition was read again from there), in
+// either mode: an acknowledgement, or a staged record whose transaction committed.
+func TestPartitionKeepsTheGapBeforeItsFirstRecord(t *testing.T) {
+	cases := []struct {
+		name      string
+		startAt   int64
+		first     int64
+		firstPast int64
+		eos       bool
+		want      int64
+	}{
+		{"read again from the start: an aborted transaction before", 0, 4, 4, false, 4},
+		{"read again, in a transaction", 0, 4, 4, true, 4},
+		{"at the start", 4, 4, -1, true, 0},
+		{"past the start, not read again (a failed seek back)", 0, 4, -1, false, 0},
+		{"a logical start", kafka.OffsetBeginning, 4, 4, false, 0},
+	}
+	for _, tc := range cases {
+		p := newSourcePartition(testTP, "A.orders", -1, "")
+		p.reset()
+		p.startAt, p.firstPast = tc.startAt, tc.firstPast
+		p.forwarded(tc.first, 0, 1, 1)
+		p.forwarded(tc.first+1, 0, 1, 1)
+		if tc.eos {
+			p.stage(0)
+			p.stage(1)
+			p.committedTxn(time.Now(), nil)
+		} else {
+			p.ack(0)
+			p.ack(1)
+		}
+		_, _, snap := p.progressWithRanges()
+		if len(snap.Ranges) != 1 || snap.Ranges[0].SourceStart != tc.first || snap.Ranges[0].GapBefore != tc.want {
+			t.Errorf("%s: ranges %+v, want one from %d with a gap of %d before", tc.name, snap.Ranges, tc.first, tc.want)
+		}
+	}
+}
+
+// After a crash in exactly-once mode the offsets topic may be ahead of PostgreSQL's copy, which holds the offset
+// map: the records in between are on the target where the map does not know. The first range after the resume
+// says so, so that a group among them is not translated past them.
+func TestPartitionResumedAheadOfTheMapMarksTheRecordsUnmapped(t *testing.T) {
+	p := newSourcePartition(testTP, "A.orders", 9, "")
+	p.continueRanges(offsetmap.Range{SourceStart: 0, SourceEnd: 9, TargetStart: 0, SourceNext: 10})
+	p.resumeFrom(19) // source 10..19 committed on the target, their ranges lost with the crash
+	p.reset()
+	p.startAt = 20
+	p.forwarded(20, 0, 1, 1)
+	p.stage(30)
+	p.committedTxn(time.Now(), nil)
+	_, _, snap := p.progressWithRanges()
+	if len(snap.Ranges) != 1 || snap.Ranges[0].SourceStart != 20 || !snap.Ranges[0].UnmappedBefore {
+		t.Fatalf("ranges %+v: want one from 20 that says records before it are unmapped", snap.Ranges)
+	}
+	if a, ok := offsetmap.Translate(&offsetmap.Range{SourceStart: 0, SourceEnd: 9, TargetStart: 0, SourceNext: 10}, &snap.Ranges[0], 15); !ok || a.Exact || a.Offset != 10 {
+		t.Fatalf("a group among the unmapped records: %+v %v, want 10 (approximate, never ahead)", a, ok)
+	}
+
+	// Resumed at the map's end: nothing is unmapped.
+	p = newSourcePartition(testTP, "A.orders", 9, "")
+	p.continueRanges(offsetmap.Range{SourceStart: 0, SourceEnd: 9, TargetStart: 0, SourceNext: 10})
+	p.resumeFrom(9)
+	p.reset()
+	p.startAt = 10
+	p.forwarded(12, 0, 1, 1) // 10 and 11 are markers
+	p.ack(12)
+	_, _, snap = p.progressWithRanges()
+	if last := snap.Ranges[len(snap.Ranges)-1]; last.UnmappedBefore {
+		t.Fatalf("ranges %+v: nothing is unmapped", snap.Ranges)
 	}
 }

@@ -63,10 +63,17 @@ func (p *sourcePartition) abortedTxn() {
 // transaction stored in the target's offsets topic, the truth of exactly-once mode. PostgreSQL's copy may lag
 // behind it (it is written after the commit); it is never ahead, except for progress made without
 // transactions before exactly-once support was enabled, which is kept.
+//
+// PostgreSQL's copy holds the offset map with the offsets, so when it lags, the map does not know where the
+// records in between were written on the target: the next range says so (offsetmap.Tracker.Unmapped), and a
+// group positioned among them translates approximately from the range before instead of skipping them.
 func (p *sourcePartition) resumeFrom(committed int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if committed > p.acked {
 		p.acked = committed
+		if last, ok := p.ranges.Last(); !ok || committed > last.SourceEnd {
+			p.ranges.Unmapped()
+		}
 	}
 }

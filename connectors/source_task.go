@@ -257,7 +257,8 @@ func (r *sourceRun) loadRanges(ctx context.Context) error {
 		if !ok || (p.sourceID != "" && l.SourceID != "" && l.SourceID != p.sourceID) {
 			continue
 		}
-		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext})
+		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext,
+			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore})
 	}
 	return nil
 }
@@ -1104,7 +1105,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 			k := r.rangeKey(p)
 			for _, rg := range snap.Ranges {
 				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
-					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, Rewind: rg.Rewind})
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Rewind: rg.Rewind})
 			}
 			snaps, mapped = append(snaps, snap), append(mapped, p)
 		}

@@ -22,6 +22,11 @@ type OffsetRange struct {
 	SourceID                            string // the source topic's id the offsets belong to ("" unknown)
 	SourceStart, SourceEnd, TargetStart int64
 	SourceNext                          int64
+	// GapBefore is how many source offsets right before SourceStart are known to hold no record (0: unknown).
+	GapBefore int64
+	// UnmappedBefore says records before the range's gap, after the previous range, were replicated at target
+	// offsets the map does not know.
+	UnmappedBefore bool
 	// Rewind makes the range supersede every other stored range of its partition that it overlaps, that
 	// follows it in the source, that ends at or after its target start, or that belongs to another source id.
 	Rewind bool
@@ -64,7 +69,8 @@ func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []Offset
 	n := len(ranges)
 	sa, ta, topics, ids := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	parts := make([]int32, n)
-	starts, ends, tstarts, nexts := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	unmapped := make([]bool, n)
+	starts, ends, tstarts, nexts, gaps := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, r := range ranges {
 		if r.Rewind {
 			// Rare (an offset moved back, a re-created topic): supersede before storing.
@@ -85,15 +91,16 @@ func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []Offset
 		}
 		sa[i], ta[i], topics[i], parts[i], ids[i] = r.SourceAlias, r.TargetAlias, r.Topic, r.Partition, r.SourceID
 		starts[i], ends[i], tstarts[i], nexts[i] = r.SourceStart, r.SourceEnd, r.TargetStart, max(r.SourceNext, r.SourceEnd+1)
+		gaps[i], unmapped[i] = min(max(r.GapBefore, 0), r.SourceStart), r.UnmappedBefore
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO offset_ranges (source_alias, target_alias, topic, partition, source_start, source_end, target_start, source_next, source_id, connector_name, updated_at)
-		SELECT sa, ta, t, p, s, e, ts, nx, i, $1, now()
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[]) AS u(sa, ta, t, p, s, e, ts, nx, i)
+		INSERT INTO offset_ranges (source_alias, target_alias, topic, partition, source_start, source_end, target_start, source_next, source_id, gap_before, unmapped_before, connector_name, updated_at)
+		SELECT sa, ta, t, p, s, e, ts, nx, i, g, um, $1, now()
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::boolean[]) AS u(sa, ta, t, p, s, e, ts, nx, i, g, um)
 		ON CONFLICT (source_alias, target_alias, topic, partition, source_start) DO UPDATE
 		SET source_end = EXCLUDED.source_end, target_start = EXCLUDED.target_start, source_next = EXCLUDED.source_next,
-		    source_id = EXCLUDED.source_id, connector_name = EXCLUDED.connector_name, updated_at = now()`,
-		connector, sa, ta, topics, parts, starts, ends, tstarts, nexts, ids)
+		    source_id = EXCLUDED.source_id, gap_before = EXCLUDED.gap_before, unmapped_before = EXCLUDED.unmapped_before, connector_name = EXCLUDED.connector_name, updated_at = now()`,
+		connector, sa, ta, topics, parts, starts, ends, tstarts, nexts, ids, gaps, unmapped)
 	if err != nil {
 		return fmt.Errorf("store offset ranges: %w", err)
 	}
@@ -108,7 +115,7 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	}
 	sa, ta, topics, parts := splitKeys(keys)
 	rows, err := s.pool.Query(ctx, `
-		SELECT r.source_alias, r.target_alias, r.topic, r.partition, r.source_id, r.source_start, r.source_end, r.target_start, r.source_next, r.updated_at
+		SELECT r.source_alias, r.target_alias, r.topic, r.partition, r.source_id, r.source_start, r.source_end, r.target_start, r.source_next, r.gap_before, r.unmapped_before, r.updated_at
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS q(sa, ta, t, p)
 		CROSS JOIN LATERAL (SELECT * FROM offset_ranges r
 			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p
@@ -118,7 +125,7 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	}
 	ranges, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (OffsetRange, error) {
 		var r OffsetRange
-		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.UpdatedAt)
+		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.GapBefore, &r.UnmappedBefore, &r.UpdatedAt)
 		return r, err
 	})
 	if err != nil {
@@ -162,8 +169,8 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 	}
 	sa, ta, topics, parts := splitKeys(keys)
 	rows, err := s.pool.Query(ctx, `
-		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.updated_at,
-		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.updated_at
+		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.updated_at,
+		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.updated_at
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, c, i)
 		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
 			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start <= q.c
@@ -178,17 +185,18 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 	for rows.Next() {
 		var i int64
 		var pid, nid *string
-		var ps, pe, pt, pn, ns, ne, nt, nn *int64
+		var ps, pe, pt, pn, pg, ns, ne, nt, nn, ng *int64
 		var pu, nu *time.Time
-		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pu, &nid, &ns, &ne, &nt, &nn, &nu); err != nil {
+		var pm, nm *bool
+		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pg, &pm, &pu, &nid, &ns, &ne, &nt, &nn, &ng, &nm, &nu); err != nil {
 			return nil, fmt.Errorf("read offset ranges: %w", err)
 		}
 		k := keys[i-1]
 		if ps != nil {
-			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, UpdatedAt: *pu}
+			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, UpdatedAt: *pu}
 		}
 		if ns != nil {
-			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, UpdatedAt: *nu}
+			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, UpdatedAt: *nu}
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -55,13 +55,31 @@ func TestOffsetRangesStoreSupersedeAndPrune(t *testing.T) {
 	require.Equal(t, int64(12), a.Next.SourceStart)
 	require.Nil(t, around(25).Next)
 
-	// The current range grows in place.
-	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{rg(12, 40, 10)}))
+	require.Zero(t, a.Next.GapBefore, "a range claims no gap before it unless told")
+
+	// The current range grows in place, and keeps the gap it knows to precede it.
+	grown := rg(12, 40, 10)
+	grown.GapBefore = 2
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{grown}))
 	require.Equal(t, int64(40), around(25).Prev.SourceEnd)
+	require.Equal(t, int64(2), around(11).Next.GapBefore)
+	require.Equal(t, int64(2), around(25).Prev.GapBefore)
 	last, err := s.LastOffsetRanges(ctx, []store.RangeKey{k, {SourceAlias: "A", TargetAlias: "B", Topic: "other"}})
 	require.NoError(t, err)
 	require.Len(t, last, 1)
 	require.Equal(t, int64(12), last[k].SourceStart)
+	require.Equal(t, int64(2), last[k].GapBefore)
+	require.False(t, last[k].UnmappedBefore)
+
+	// A range after records the map does not know says so, and the store keeps it.
+	unmapped := rg(45, 50, 60)
+	unmapped.UnmappedBefore = true
+	require.NoError(t, s.CommitProgress(ctx, run, nil, []store.OffsetRange{unmapped}))
+	require.True(t, around(42).Next.UnmappedBefore)
+	require.False(t, around(42).Prev.UnmappedBefore)
+	last, err = s.LastOffsetRanges(ctx, []store.RangeKey{k})
+	require.NoError(t, err)
+	require.True(t, last[k].UnmappedBefore)
 
 	// An offset rewind to 5 supersedes what follows and cuts the range it falls in.
 	rewind := rg(5, 6, 31)

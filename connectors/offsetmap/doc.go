@@ -15,7 +15,13 @@
 //     range then supersedes every stored range it overlaps or that lies after it ([Range.Rewind]).
 //
 // A range also carries SourceNext: the source position the task had read through when the range last grew, so
-// that a group committed past a trailing transaction marker still translates exactly.
+// that a group committed past a trailing transaction marker still translates exactly; and GapBefore: how many
+// source offsets before its first record the task had read from (the pipeline's start position, confirmed by
+// the source task's first-record check), so that a group positioned before the partition's first replicated
+// record (an aborted transaction and its marker at the start of the log) translates exactly too. A range marked
+// UnmappedBefore follows records the map does not know the target offsets of (acknowledged without an offset,
+// or, in exactly-once mode, committed in transactions whose ranges PostgreSQL had not stored before a crash):
+// the gap before it is not a source gap.
 //
 // Ranges are persisted with the task's offset commits, in one transaction, so a persisted range never covers a
 // record whose offset is not committed; a restarted task continues its last range when the first record it
@@ -29,9 +35,17 @@
 // A group committed at source offset c (the next record it will read) must resume on the target at the offset
 // of the first replicated record whose source offset is ≥ c: from there it reads every later record once.
 // [Translate] answers from the range at or before c and the first range after it; it is exact whenever c lies
-// inside a range, in a gap between two ranges, at the end of the last range, or within its SourceNext. Past
+// inside a range, in a gap between two ranges (unless records there are unmapped: then the answer is the offset
+// after the range before, approximate and never ahead), at the end of the last range, or within its SourceNext. Past
 // that, records the group has read may not be replicated yet: the answer is the end of what was replicated
 // (never ahead of the true position, so the group re-reads rather than skips) and marked approximate. Before
-// the first range there is no answer here; the caller falls back to MM2's offset syncs (§6.2 of the MM2
-// reference), which are never ahead either.
+// the first range it is exact within the range's GapBefore (the answer is its first target offset); before
+// that there is no answer here, and the caller falls back to MM2's offset syncs (§6.2 of the MM2 reference),
+// which are never ahead either (and give no answer at all for a group before the first sync).
+//
+// With exactly-once replication (read_committed on the source, transactions on the target) both sides have
+// gaps: aborted records and markers on the source are source gaps like any other, and every target
+// transaction's commit marker takes a target offset, so each transaction starts a new range. A group at the
+// source's log end translates to the offset after the last replicated record, which is then the target's
+// trailing commit marker: a consumer resuming there reads nothing twice, as with Java MM2's "+1" rule.
 package offsetmap

@@ -11,6 +11,16 @@ type Range struct {
 	TargetStart            int64
 	// SourceNext is the source position read through: no source record lies in (SourceEnd, SourceNext).
 	SourceNext int64
+	// GapBefore is how many source offsets right before SourceStart are known to hold no record: the task read
+	// the partition from SourceStart-GapBefore and the first record it got was at SourceStart (a partition that
+	// starts with an aborted transaction, or with compacted records). A group positioned there translates
+	// exactly even when no range precedes this one. 0 claims nothing.
+	GapBefore int64
+	// UnmappedBefore says source records between the previous range and this one's gap were replicated at target
+	// offsets the map does not know (records acknowledged without an offset, or committed in transactions whose
+	// ranges were not persisted before a crash): a group positioned there translates from the previous range,
+	// approximately (never ahead), not from this one, which would skip them.
+	UnmappedBefore bool
 	// Rewind marks a range that began with a step backwards in the source or the target offsets: it supersedes
 	// every other stored range of the partition that it overlaps, that follows it in the source, or that ends at
 	// or after its target start. Not stored.
@@ -23,15 +33,19 @@ func (r Range) TargetEnd() int64 { return r.TargetStart + (r.SourceEnd - r.Sourc
 // Tracker extends one partition's ranges as the target acknowledges records in source order. It is not safe
 // for concurrent use: the source task calls it under the partition's lock.
 type Tracker struct {
-	cur     Range
-	curSeq  uint64 // identifies cur: a new range gets a new number
-	has     bool
-	closed  []seqRange // ranges completed since they were last persisted, oldest first
-	dirty   bool       // cur changed since it was last persisted
-	seq     uint64
-	readTo  int64 // a source position read through, waiting for everything before it to be acknowledged
-	pending int   // records forwarded and not yet acknowledged (or dropped)
-	over    bool  // the next range supersedes everything stored (StartOver)
+	cur    Range
+	curSeq uint64 // identifies cur: a new range gets a new number
+	has    bool
+	closed []seqRange // ranges completed since they were last persisted, oldest first
+	dirty  bool       // cur changed since it was last persisted
+	seq    uint64
+	readTo int64 // a source position read through, waiting for everything before it to be acknowledged
+	from   int64 // the source position the consumer read from, for the next range to start (-1: none)
+	// unmapped: records after the current range were replicated without the map knowing where; the next range
+	// says so (UnmappedBefore).
+	unmapped bool
+	pending  int  // records forwarded and not yet acknowledged (or dropped)
+	over     bool // the next range supersedes everything stored (StartOver)
 }
 
 type seqRange struct {
@@ -49,7 +63,7 @@ type Snapshot struct {
 // NewTracker returns a tracker that continues last (the partition's last stored range) if the first record
 // acknowledged is contiguous with it.
 func NewTracker(last *Range) *Tracker {
-	t := &Tracker{}
+	t := &Tracker{from: -1}
 	if last != nil {
 		t.cur, t.has = *last, true
 		t.cur.Rewind = false
@@ -66,15 +80,30 @@ func (t *Tracker) StartOver() { t.over = true }
 // Forwarded counts a record handed to the producer.
 func (t *Tracker) Forwarded() { t.pending++ }
 
-// Dropped counts a forwarded record that will never be acknowledged (refused or failed).
-func (t *Tracker) Dropped() { t.pending = max(t.pending-1, 0) }
+// Dropped counts a forwarded record that will never be acknowledged (refused or failed, or written without a
+// target offset). The source position given to ReadFrom no longer tells anything: a record of the source lies
+// between it and the next acknowledged one.
+func (t *Tracker) Dropped() { t.pending, t.from = max(t.pending-1, 0), -1 }
 
 // Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
-func (t *Tracker) Reset() { t.pending, t.readTo = 0, 0 }
+func (t *Tracker) Reset() { t.pending, t.readTo, t.from = 0, 0, -1 }
+
+// Unmapped records that source records after the current range were replicated at target offsets the map
+// does not know: an acknowledgement without an offset, or a resume past the current range (the offsets of a
+// committed transaction whose ranges were not persisted). The next range starts with UnmappedBefore.
+func (t *Tracker) Unmapped() { t.unmapped = true }
+
+// ReadFrom records that the consumer read the partition from source position from, and that the record about
+// to be forwarded, at or after from, is the first it returned: no source record lies in between (an aborted
+// transaction or markers at the start of the partition). If that record starts a new range, the range keeps the
+// gap (GapBefore), so that a group positioned in it translates exactly even when no range precedes it.
+func (t *Tracker) ReadFrom(from int64) { t.from = from }
 
 // Acked records that the record at source offset u was written at target offset d.
 func (t *Tracker) Acked(u, d int64) {
 	t.pending = max(t.pending-1, 0)
+	from := t.from
+	t.from = -1
 	if t.has && u == t.cur.SourceEnd+1 && d == t.cur.TargetEnd()+1 {
 		t.cur.SourceEnd = u
 		t.cur.SourceNext = max(t.cur.SourceNext, u+1)
@@ -90,6 +119,10 @@ func (t *Tracker) Acked(u, d int64) {
 		}
 		t.seq++
 		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind}, t.seq, true
+		if from >= 0 && from < u {
+			t.cur.GapBefore = u - from
+		}
+		t.cur.UnmappedBefore, t.unmapped = t.unmapped, false
 	}
 	t.dirty = true
 	t.applyReadTo()

@@ -98,6 +98,8 @@ func TestReadThroughWaitsForAcknowledgements(t *testing.T) {
 func TestTranslate(t *testing.T) {
 	a := Range{SourceStart: 10, SourceEnd: 19, TargetStart: 100, SourceNext: 20}
 	b := Range{SourceStart: 25, SourceEnd: 29, TargetStart: 110, SourceNext: 32}
+	first := a
+	first.GapBefore = 8 // read from 2: offsets 2..9 hold no record (an aborted transaction and its marker)
 	cases := []struct {
 		name       string
 		prev, next *Range
@@ -106,6 +108,9 @@ func TestTranslate(t *testing.T) {
 		ok         bool
 	}{
 		{"before every range", nil, &a, 5, Answer{}, false},
+		{"in the known gap before the first range", nil, &first, 3, Answer{100, true}, true},
+		{"at the start of the known gap", nil, &first, 2, Answer{100, true}, true},
+		{"before the known gap", nil, &first, 1, Answer{}, false},
 		{"first record", &a, &b, 10, Answer{100, true}, true},
 		{"inside", &a, &b, 15, Answer{105, true}, true},
 		{"end of a range", &a, &b, 20, Answer{110, true}, true},
@@ -133,10 +138,14 @@ func TestTranslationIsExactOnRandomLogs(t *testing.T) {
 			sources = append(sources, off)
 			off += 1 + int64(rng.IntN(3)/2*rng.IntN(4))
 		}
+		// The task read the partition from its start, before the first record: the offsets in between hold
+		// aborted records and markers.
+		from := int64(rng.IntN(int(sources[0]) + 1))
 		tr := NewTracker(nil)
+		tr.ReadFrom(from)
 		ranges := replicate(t, tr, 7, sources...)
 		logEnd := sources[len(sources)-1] + 1
-		for c := sources[0]; c <= logEnd; c++ {
+		for c := from; c <= logEnd; c++ {
 			var prev, next *Range
 			for i := range ranges {
 				if ranges[i].SourceStart <= c {
@@ -157,5 +166,68 @@ func TestTranslationIsExactOnRandomLogs(t *testing.T) {
 				t.Fatalf("iteration %d: log %v, position %d: got %+v %v, want %d exact", iter, sources, c, got, ok, want)
 			}
 		}
+	}
+}
+
+func TestReadFromKeepsTheGapBeforeANewRangeOnly(t *testing.T) {
+	tr := NewTracker(nil)
+	tr.ReadFrom(0)
+	got := replicate(t, tr, 0, 4, 5) // offsets 0..3: an aborted transaction and its marker
+	if len(got) != 1 || got[0].GapBefore != 4 {
+		t.Fatalf("the first range must keep the gap it was read from: %+v", got)
+	}
+	// A pipeline that restarts and continues the range claims nothing new.
+	last := got[0]
+	tr = NewTracker(&last)
+	tr.ReadFrom(6)
+	if got := replicate(t, tr, 2, 6); len(got) != 1 || got[0].GapBefore != 4 || got[0].SourceEnd != 6 {
+		t.Fatalf("a continued range keeps its own gap: %+v", got)
+	}
+	// A record dropped between the read start and the first acknowledgement voids the claim.
+	tr = NewTracker(nil)
+	tr.ReadFrom(0)
+	tr.Forwarded()
+	tr.Dropped()
+	if got := replicate(t, tr, 0, 3); len(got) != 1 || got[0].GapBefore != 0 {
+		t.Fatalf("a dropped record must void the gap: %+v", got)
+	}
+	// The claim is for the first acknowledged record only; Reset forgets it.
+	tr = NewTracker(nil)
+	tr.ReadFrom(0)
+	tr.Reset()
+	if got := replicate(t, tr, 0, 3); len(got) != 1 || got[0].GapBefore != 0 {
+		t.Fatalf("Reset must forget the read start: %+v", got)
+	}
+}
+
+// Records replicated where the map does not know (a resume past the stored map, an acknowledgement without an
+// offset): a group among them translates from the range before, approximately and never ahead of where they
+// are; past them, exactly again.
+func TestUnmappedRecordsTranslateFromTheRangeBefore(t *testing.T) {
+	tr := NewTracker(nil)
+	replicate(t, tr, 0, 0, 1, 2, 3)
+	tr.Unmapped() // source 4..9 were committed at target 4..11 (with markers) and their range was lost
+	tr.ReadFrom(10)
+	got := replicate(t, tr, 12, 11, 12) // 10 is a marker
+	if len(got) != 2 {
+		t.Fatalf("ranges %+v", got)
+	}
+	prev, next := got[0], got[1]
+	if prev.UnmappedBefore || !next.UnmappedBefore || next.GapBefore != 1 {
+		t.Fatalf("only the range after the unmapped records says so: %+v", got)
+	}
+	for c := int64(4); c <= 9; c++ {
+		if a, ok := Translate(&prev, &next, c); !ok || a.Exact || a.Offset != 4 {
+			t.Errorf("position %d among unmapped records: %+v %v, want 4, approximate", c, a, ok)
+		}
+	}
+	for _, c := range []int64{10, 11} {
+		if a, ok := Translate(&prev, &next, c); !ok || !a.Exact || a.Offset != 12 {
+			t.Errorf("position %d past the unmapped records: %+v %v, want 12, exact", c, a, ok)
+		}
+	}
+	// Later ranges claim nothing.
+	if more := replicate(t, tr, 20, 15); more[len(more)-1].SourceStart != 15 || more[len(more)-1].UnmappedBefore {
+		t.Fatalf("a later range must not inherit the flag: %+v", more)
 	}
 }
