@@ -69,6 +69,12 @@ func (t *Tracker) Forwarded() { t.pending++ }
 // Dropped counts a forwarded record that will never be acknowledged (refused or failed).
 func (t *Tracker) Dropped() { t.pending = max(t.pending-1, 0) }
 
+// ForwardedN counts n records handed to the producer (Forwarded n times).
+func (t *Tracker) ForwardedN(n int) { t.pending += max(n, 0) }
+
+// DroppedN counts n forwarded records that will never be acknowledged (Dropped n times).
+func (t *Tracker) DroppedN(n int) { t.pending = max(t.pending-max(n, 0), 0) }
+
 // Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
 func (t *Tracker) Reset() { t.pending, t.readTo = 0, 0 }
 
@@ -92,6 +98,24 @@ func (t *Tracker) Acked(u, d int64) {
 		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind}, t.seq, true
 	}
 	t.dirty = true
+	t.applyReadTo()
+}
+
+// AckedRun records that the n records at source offsets u..u+n-1 were written at target offsets d..d+n-1:
+// Acked for each of them in order, in one step.
+func (t *Tracker) AckedRun(u, d int64, n int) {
+	if n <= 0 {
+		return
+	}
+	t.Acked(u, d)
+	if n == 1 {
+		return
+	}
+	// The rest continues the range Acked has just extended or begun.
+	last := u + int64(n) - 1
+	t.pending = max(t.pending-(n-1), 0)
+	t.cur.SourceEnd = last
+	t.cur.SourceNext = max(t.cur.SourceNext, last+1)
 	t.applyReadTo()
 }
 
