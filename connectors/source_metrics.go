@@ -31,6 +31,21 @@ func (pm partitionMetrics) acked(ts int64, size int, at time.Time) {
 	}
 }
 
+// fetchedBatch reports records forwarded together, valueBytes of value in all, the last with source
+// timestamp ts (Unix ms, or noTimestamp), at now: the C data path's per-batch form of fetched.
+func (pm partitionMetrics) fetchedBatch(valueBytes int64, ts int64, now time.Time) {
+	if pm.m != nil {
+		pm.m.Fetched(int(valueBytes), recordTime(ts), now)
+	}
+}
+
+// ackedBatch reports n records acknowledged together, size bytes in all, the last with source timestamp ts.
+func (pm partitionMetrics) ackedBatch(n int64, ts int64, size int64, at time.Time) {
+	if pm.m != nil {
+		pm.m.AckedRecords(int(n), recordTime(ts), at, int(size))
+	}
+}
+
 func (pm partitionMetrics) setPositions(replicated, end int64, headTS, now time.Time) {
 	if pm.m != nil {
 		pm.m.SetPositions(replicated, end, headTS, now)
@@ -89,8 +104,19 @@ const (
 // figures (capacity advice), and what removes its series once the client has closed (no statistics arrive
 // after Close).
 func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, figures func(json string)) ([]kafka.Option, func()) {
+	sink, remove := t.statsSink(role, props, figures)
+	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, sink)}
+	if t.metrics != nil && role == clientconfig.ReplicationProducer {
+		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
+	}
+	return opts, remove
+}
+
+// statsSink returns what takes a replication client's librdkafka statistics (to the metrics and to figures),
+// and what removes its series once the client has closed.
+func (t *sourceTask) statsSink(role clientconfig.Role, props map[string]string, figures func(json string)) (func(json string), func()) {
 	if t.metrics == nil {
-		return []kafka.Option{kafka.WithStats(clientStatsInterval, figures)}, func() {}
+		return figures, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -98,14 +124,10 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	opts := []kafka.Option{kafka.WithStats(clientStatsInterval, func(json string) {
+	return func(json string) {
 		reg.ClientStats(l, json)
 		figures(json)
-	})}
-	if role == clientconfig.ReplicationProducer {
-		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
-	}
-	return opts, func() { reg.RemoveClient(l) }
+	}, func() { reg.RemoveClient(l) }
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and

@@ -18,8 +18,11 @@ type sourcePartition struct {
 	tp     mirror.TopicPartition
 	remote *string // the remote topic name, shared by every forwarded record
 
-	mu        sync.Mutex
-	inflight  ring[inflightRecord]
+	mu       sync.Mutex
+	inflight ring[inflightRecord]
+	// batched counts records in flight on the C data path (source_cpath.go), which keeps no ring: its
+	// reports come per run of records.
+	batched   int
 	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
 	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
 	acked     int64                  // last source offset the target acknowledged; -1 before the first
@@ -104,7 +107,7 @@ func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.inflight.len() == 0 || p.acks != p.acksSeen || p.progressAt.IsZero() {
+	if p.inflight.len()+p.batched == 0 || p.acks != p.acksSeen || p.progressAt.IsZero() {
 		p.acksSeen, p.progressAt = p.acks, now
 		return 0
 	}
@@ -115,7 +118,7 @@ func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 func (p *sourcePartition) inflightLen() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.inflight.len()
+	return p.inflight.len() + p.batched
 }
 
 // unforward takes back the newest forwarded offset when the producer refused the record.
@@ -249,6 +252,7 @@ func (p *sourcePartition) reset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight = ring[inflightRecord]{}
+	p.batched = 0
 	p.next = -1
 	p.firstPast = -1
 	p.confirmed = false

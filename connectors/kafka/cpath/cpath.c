@@ -537,6 +537,11 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         return cp_out_of(p);
 }
 
+void cp_serve(cp_pipe *p, int timeout_ms) {
+        rd_kafka_poll(p->p, timeout_ms);
+        rd_kafka_poll(p->c, 0);
+}
+
 int cp_flush(cp_pipe *p, int timeout_ms) {
         rd_kafka_flush(p->p, timeout_ms);
         return rd_kafka_outq_len(p->p);

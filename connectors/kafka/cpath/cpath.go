@@ -138,6 +138,12 @@ func (p *Pipeline) Step(timeout time.Duration, max int) *Batch {
 	return p.Take()
 }
 
+// Serve serves delivery reports and the clients' callbacks for up to timeout, consuming nothing; they are in
+// the next Take.
+func (p *Pipeline) Serve(timeout time.Duration) {
+	C.cp_serve(p.c, C.int(timeout.Milliseconds()))
+}
+
 // Flush waits until every produced record has been reported, or ctx ends; it returns how many were left.
 // The reports it served are in the next Take.
 func (p *Pipeline) Flush(ctx context.Context) int {

@@ -77,6 +77,8 @@ int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);
 /* cp_step serves delivery reports and, unless paced, consumes one batch (up to max records, waiting up to
  * timeout_ms) and produces it. */
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max);
+/* cp_serve serves delivery reports and callbacks for up to timeout_ms, consuming nothing. */
+void cp_serve(cp_pipe *p, int timeout_ms);
 /* cp_flush waits up to timeout_ms for outstanding deliveries; returns how many are left. */
 int cp_flush(cp_pipe *p, int timeout_ms);
 cp_out *cp_out_of(cp_pipe *p);
