@@ -166,6 +166,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	pl, err := cpath.New(cpath.Config{
 		Consumer: cpathProps(r.consumerProps), Producer: cpathProps(r.producerProps), Parts: parts,
 		PaceBytes: int64(cpathPace * float64(batch)),
+		Log:       r.log,
 		OnStats: func(producer bool, json string) {
 			if producer {
 				producerStats(json)
@@ -277,6 +278,9 @@ func cpathAdminProps(props map[string]string) map[string]string {
 // applies each step's batch. It hands records over only while the run's lease is valid.
 func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *cpathReader, syncs *offsetSyncer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
 	lease := r.env.Lease()
+	// A step waiting for room in a full producer queue gives up when the run stops, as forward does.
+	stopInterrupt := context.AfterFunc(ctx, pl.Interrupt)
+	defer stopInterrupt()
 	var lastPositions time.Time
 	for ctx.Err() == nil {
 		if f := r.failure.Load(); f != nil {

@@ -7,6 +7,8 @@ package cpath
 import "C"
 
 import (
+	"context"
+	"log/slog"
 	"unsafe"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -113,6 +115,11 @@ func (p *Pipeline) Take() *Batch {
 				Err: kafka.CodeError(int(e.code), C.GoString(&e.msg[0]), e.fatal == 1)})
 		}
 	}
+	if o.nlogs > 0 && p.log != nil {
+		for _, l := range unsafe.Slice(o.logs, int(o.nlogs)) {
+			p.logLine(int(l.level), l.producer != 0, C.GoString(&l.fac[0]), C.GoString(&l.msg[0]))
+		}
+	}
 	stats := o.stats != 0
 	C.cp_out_reset(p.c)
 	if stats && p.onStats != nil {
@@ -125,4 +132,22 @@ func (p *Pipeline) Take() *Batch {
 		}
 	}
 	return b
+}
+
+// logLine forwards one librdkafka log line (syslog level) to the pipeline's logger.
+func (p *Pipeline) logLine(level int, producer bool, fac, msg string) {
+	l := slog.LevelDebug
+	switch {
+	case level <= 3:
+		l = slog.LevelError
+	case level == 4:
+		l = slog.LevelWarn
+	case level <= 6:
+		l = slog.LevelInfo
+	}
+	client := "consumer"
+	if producer {
+		client = "producer"
+	}
+	p.log.Log(context.Background(), l, msg, "client", client, "tag", fac)
 }

@@ -181,6 +181,22 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) 
         set_msg(e, reason);
 }
 
+/* on_log keeps a log line for Go (log.queue: librdkafka calls it from rd_kafka_poll, on the pipeline's
+ * thread). A burst beyond CP_LOGS_MAX lines between two calls is dropped. */
+#define CP_LOGS_MAX 256
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
+        cp_pipe *p = rd_kafka_opaque(rk);
+        cp_out *o = &p->out;
+        if (o->nlogs >= CP_LOGS_MAX)
+                return;
+        o->logs = grow(o->logs, &o->caplogs, o->nlogs + 1, sizeof(cp_log));
+        cp_log *l = &o->logs[o->nlogs++];
+        l->level = level;
+        l->producer = rk == p->p;
+        snprintf(l->fac, sizeof(l->fac), "%s", fac ? fac : "");
+        snprintf(l->msg, sizeof(l->msg), "%s", buf ? buf : "");
+}
+
 static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
         cp_pipe *p = opaque;
         int which = rk == p->p;
@@ -203,14 +219,22 @@ static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *e
                         return NULL;
                 }
         }
+        if (rd_kafka_conf_set(conf, "log.queue", "true", errstr, (size_t)errstr_size) != RDK_CONF_OK) {
+                rd_kafka_conf_destroy(conf);
+                return NULL;
+        }
+        rd_kafka_conf_set_log_cb(conf, on_log);
         rd_kafka_conf_set_opaque(conf, p);
         rd_kafka_conf_set_error_cb(conf, on_error);
         rd_kafka_conf_set_stats_cb(conf, on_stats);
         if (type == RDK_PRODUCER)
                 rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
         rd_kafka_t *rk = rd_kafka_new(type, conf, errstr, (size_t)errstr_size);
-        if (!rk)
+        if (!rk) {
                 rd_kafka_conf_destroy(conf);
+                return NULL;
+        }
+        rd_kafka_set_log_queue(rk, NULL); /* log lines are served by rd_kafka_poll */
         return rk;
 }
 
@@ -302,6 +326,7 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->out.acks);
         free(p->out.fails);
         free(p->out.cerrs);
+        free(p->out.logs);
         free(p->stats[0]);
         free(p->stats[1]);
         free(p);
@@ -331,7 +356,7 @@ cp_out *cp_out_of(cp_pipe *p) {
 
 void cp_out_reset(cp_pipe *p) {
         p->gen++;
-        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = 0;
+        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nlogs = 0;
         p->out.consumed = 0;
         p->out.paced = 0;
         p->out.stats = 0;

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"sync"
 	"time"
@@ -44,6 +45,8 @@ type Config struct {
 	// OnStats receives librdkafka statistics (statistics.interval.ms) of the consumer or the producer; it is
 	// called from Step, Flush and Take.
 	OnStats func(producer bool, json string)
+	// Log receives librdkafka's log lines (nil: dropped), as package kafka forwards its clients'.
+	Log *slog.Logger
 }
 
 // Pipeline is one consumer on the source feeding one producer on the target, records moving in C. Step,
@@ -54,6 +57,7 @@ type Pipeline struct {
 	c       *C.cp_pipe
 	parts   []Part
 	onStats func(bool, string)
+	log     *slog.Logger
 	b       Batch // reused by Take
 }
 
@@ -101,9 +105,9 @@ func New(cfg Config) (*Pipeline, error) {
 	c := C.cp_pipe_new(props(cfg.Consumer), props(cfg.Producer), C.int(n), topics, parts, remotes, C.int64_t(cfg.PaceBytes),
 		&errstr[0], C.int(len(errstr)))
 	if c == nil {
-		return nil, fmt.Errorf("create the C data path: %s", C.GoString(&errstr[0]))
+		return nil, fmt.Errorf("create the C data path: %s", kafka.RedactValues(C.GoString(&errstr[0])))
 	}
-	return &Pipeline{c: c, parts: append([]Part(nil), cfg.Parts...), onStats: cfg.OnStats}, nil
+	return &Pipeline{c: c, parts: append([]Part(nil), cfg.Parts...), onStats: cfg.OnStats, log: cfg.Log}, nil
 }
 
 // Parts returns the pipeline's partitions; indexes into it are the Part fields of a Batch.

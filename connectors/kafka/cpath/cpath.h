@@ -49,6 +49,14 @@ typedef struct {
         char msg[256];
 } cp_err;
 
+/* A librdkafka log line (syslog level). */
+typedef struct {
+        int32_t level;
+        int32_t producer;
+        char fac[32];
+        char msg[480];
+} cp_log;
+
 typedef struct {
         cp_fwd *fwd;
         int nfwd, capfwd;
@@ -58,6 +66,8 @@ typedef struct {
         int nfails, capfails;
         cp_err *cerrs;
         int ncerrs, capcerrs;
+        cp_log *logs;
+        int nlogs, caplogs;
         int64_t consumed;       /* records (and errors) the consumer returned */
         int64_t inflight_bytes; /* produced and not yet reported, after the call */
         int32_t paced;          /* the call waited for deliveries instead of consuming */

@@ -54,13 +54,13 @@
 //
 // # Threads
 //
-// librdkafka calls the delivery, error and statistics callbacks from rd_kafka_poll, which only Step, Flush
+// librdkafka calls the delivery, error, statistics and log callbacks from rd_kafka_poll, which only Step, Flush
 // and Close call: everything in cp_pipe is touched by the one goroutine driving the pipeline. Watermarks,
 // CachedWatermarks and Interrupt may be called from others (librdkafka's calls are thread-safe; Close waits
 // for them). Batches are copied into Go memory; no C pointer outlives a call.
 //
 // # What stays out
 //
-// Transactions (exactly-once mode) stay on the Go path. librdkafka's own logs go to stderr (librdkafka's
-// default logger) rather than into slog.
+// Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
+// served by the same polls, then handed to Config.Log at the levels package kafka uses.
 package cpath

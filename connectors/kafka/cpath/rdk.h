@@ -104,6 +104,9 @@ void *rd_kafka_opaque(const rd_kafka_t *rk);
 int rd_kafka_poll(rd_kafka_t *rk, int timeout_ms);
 rd_kafka_resp_err_t rd_kafka_fatal_error(rd_kafka_t *rk, char *errstr, size_t errstr_size);
 
+rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkqu);
+const char *rd_kafka_name(const rd_kafka_t *rk);
+
 rd_kafka_topic_conf_t *rd_kafka_topic_conf_new(void);
 void rd_kafka_topic_conf_set_opaque(rd_kafka_topic_conf_t *conf, void *rkt_opaque);
 rd_kafka_topic_t *rd_kafka_topic_new(rd_kafka_t *rk, const char *topic, rd_kafka_topic_conf_t *conf);
