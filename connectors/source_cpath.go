@@ -325,14 +325,16 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 
 		start := time.Now()
 		b := pl.Step(cpathWait, cpathBatch)
-		switch waited := time.Since(start); {
-		case b.Paced:
-			r.clock.targetWait(waited)
-		case b.Consumed == 0:
-			r.clock.sourceWait(waited)
+		// The step's time waiting for the target (pacing, a full producer queue) is timed in C; a step that
+		// consumed nothing waited for the source the rest of the time.
+		r.clock.targetWait(b.TargetWait)
+		if b.Consumed == 0 {
+			r.clock.sourceWait(time.Since(start) - b.TargetWait)
 		}
 		forwarded := len(b.Forwarded) > 0
-		idle := b.Consumed == 0 && !b.Paced
+		// Idle: the consumer had nothing, and every record it returned is with the producer, so the consumer's
+		// position is what has been read through (readPositions' condition on the Go path).
+		idle := b.Consumed == 0 && !b.Paced && b.Pending == 0 && b.TargetWait == 0
 		if err := r.applyBatch(ctx, pl, reader, b, syncs); err != nil {
 			return err, nil, false
 		}
@@ -382,7 +384,7 @@ func (r *sourceRun) applyBatch(ctx context.Context, pl *cpath.Pipeline, reader *
 			continue
 		}
 		p.next = f.Next
-		p.forwardedBatch(f.Records, f.ValueBytes)
+		p.forwardedBatch(f.First, f.Records, f.ValueBytes)
 		if p.metrics.on() {
 			if now.IsZero() {
 				now = time.Now()
@@ -442,8 +444,11 @@ func (r *sourceRun) applyReports(pl *cpath.Pipeline, b *cpath.Batch, syncs *offs
 }
 
 // forwardedBatch records n records of valueBytes value bytes in all handed to the producer by the C path.
-func (p *sourcePartition) forwardedBatch(n int, valueBytes int64) {
+func (p *sourcePartition) forwardedBatch(first int64, n int, valueBytes int64) {
 	p.mu.Lock()
+	if p.batched == 0 {
+		p.batchedHead = first
+	}
 	p.batched += n
 	p.bytes += uint64(valueBytes)
 	p.ranges.ForwardedN(n)
@@ -461,6 +466,7 @@ func (p *sourcePartition) ackedRun(first, target, n, ts int64, syncs *offsetSync
 	p.acked = first + n - 1
 	p.lastTS = ts
 	p.delivered = true
+	p.batchedHead = first + n // the next forwarded record is at or after it
 	p.ranges.AckedRun(first, target, int(n))
 	if p.syncs != nil {
 		p.syncs.RecordRun(first, target, n, func(s mirror.OffsetSync) { send = append(send, s) })
@@ -481,6 +487,7 @@ func (p *sourcePartition) ackedUnmappedRun(last, n, ts int64) {
 	p.acks += uint64(n)
 	p.acked = last
 	p.lastTS = ts
+	p.batchedHead = last + 1
 	p.ranges.DroppedN(int(n))
 	p.mu.Unlock()
 }

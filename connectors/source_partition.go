@@ -22,17 +22,19 @@ type sourcePartition struct {
 	inflight ring[inflightRecord]
 	// batched counts records in flight on the C data path (source_cpath.go), which keeps no ring: its
 	// reports come per run of records.
-	batched   int
-	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
-	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
-	acked     int64                  // last source offset the target acknowledged; -1 before the first
-	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
-	confirmed bool                   // a delivery of the current pipeline's producer came with a target offset
-	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
-	acks      uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
-	bytes     uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
-	lastTS    int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
-	readNext  int64                  // the consumer's position when it last had nothing to return; -1 unknown
+	batched int
+	// batchedHead is, while batched > 0, the oldest such record's source offset or an offset at most that.
+	batchedHead int64
+	syncs       *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
+	ranges      *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
+	acked       int64                  // last source offset the target acknowledged; -1 before the first
+	delivered   bool                   // the target acknowledged at least one record in this run (for topic tracking)
+	confirmed   bool                   // a delivery of the current pipeline's producer came with a target offset
+	broken      bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
+	acks        uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
+	bytes       uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
+	lastTS      int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
+	readNext    int64                  // the consumer's position when it last had nothing to return; -1 unknown
 	// Owned by the stall check (stalledFor): when it last saw the partition idle or acknowledging.
 	acksSeen   uint64
 	progressAt time.Time

@@ -141,6 +141,8 @@ func (p *sourcePartition) position() partitionPosition {
 		acks: p.acks, bytes: p.bytes, broken: p.broken}
 	if rec, ok := p.inflight.peek(); ok {
 		pp.head, pp.headTS = rec.offset, rec.ts
+	} else if p.batched > 0 {
+		pp.head = p.batchedHead // the C data path keeps no ring; its source timestamp is not known
 	}
 	return pp
 }

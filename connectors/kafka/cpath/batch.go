@@ -9,6 +9,7 @@ import "C"
 import (
 	"context"
 	"log/slog"
+	"time"
 	"unsafe"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -24,6 +25,11 @@ type Batch struct {
 	Consumed       int   // records (and errors) the consumer returned
 	InFlightBytes  int64 // key and value bytes produced and not yet reported
 	Paced          bool  // the step waited for deliveries instead of consuming
+	// TargetWait is the time spent waiting for the target: held back by pacing, or a full producer queue.
+	TargetWait time.Duration
+	// Pending is how many consumed records wait for room in the producer's queue; the next Step goes on with
+	// them. The consumer's position is past them.
+	Pending int
 }
 
 // Forwarded is what one partition handed to the producer in one step.
@@ -87,6 +93,8 @@ func (p *Pipeline) Take() *Batch {
 	b := &p.b
 	b.Forwarded, b.Acked, b.Failures, b.ConsumerErrors = b.Forwarded[:0], b.Acked[:0], b.Failures[:0], b.ConsumerErrors[:0]
 	b.Consumed, b.InFlightBytes, b.Paced = int(o.consumed), int64(o.inflight_bytes), o.paced != 0
+	b.TargetWait = time.Duration(o.target_wait_ns)
+	b.Pending = int(o.pending)
 	if o.nfwd > 0 {
 		for _, f := range unsafe.Slice(o.fwd, int(o.nfwd)) {
 			b.Forwarded = append(b.Forwarded, Forwarded{Part: int(f.part), Records: int(f.records), First: int64(f.first),

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cpath.h"
 #include "rdk.h"
@@ -45,6 +46,7 @@ struct cp_pipe {
         int64_t gen;     /* output generation: bumped by cp_out_reset */
         int64_t batches; /* consumer batches so far */
         int failed;      /* a delivery failed or a record was refused: stop producing */
+        int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
         atomic_int interrupted;
         cp_out out;
         char fatal[512];
@@ -64,6 +66,19 @@ static void *grow(void *buf, int *cap, int need, size_t elem) {
                 abort(); /* out of memory: nothing sensible to do on the record path */
         *cap = n;
         return nb;
+}
+
+static int64_t now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* wait_target polls the producer for up to ms, counting the time as waiting for the target. */
+static void wait_target(cp_pipe *p, int ms) {
+        int64_t t0 = now_ns();
+        rd_kafka_poll(p->p, ms);
+        p->out.target_wait_ns += now_ns() - t0;
 }
 
 static cp_err *add_err(cp_err **arr, int *n, int *cap) {
@@ -302,6 +317,8 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
 void cp_pipe_destroy(cp_pipe *p) {
         if (!p)
                 return;
+        for (; p->pos < p->n; p->pos++)
+                rd_kafka_message_destroy(p->msgs[p->pos]);
         if (p->q)
                 rd_kafka_queue_destroy(p->q);
         if (p->c) {
@@ -351,6 +368,7 @@ int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size) {
 
 cp_out *cp_out_of(cp_pipe *p) {
         p->out.inflight_bytes = p->inflight;
+        p->out.pending = p->n - p->pos;
         return &p->out;
 }
 
@@ -359,6 +377,7 @@ void cp_out_reset(cp_pipe *p) {
         p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nlogs = 0;
         p->out.consumed = 0;
         p->out.paced = 0;
+        p->out.target_wait_ns = 0;
         p->out.stats = 0;
 }
 
@@ -407,8 +426,12 @@ int cp_seek(cp_pipe *p, int idx, int64_t offset, char *errstr, int errstr_size) 
         if (idx < 0 || idx >= p->nparts)
                 return -1;
         int code = seek_part(p, idx, offset, errstr, errstr_size);
-        if (!code)
-                p->parts[idx].next = offset; /* librdkafka drops what it had fetched before the seek */
+        if (!code) {
+                /* librdkafka drops what it had fetched before the seek; records of the batch still waiting for
+                 * the producer are stale too. */
+                p->parts[idx].next = offset;
+                p->parts[idx].skip_gen = p->batches;
+        }
         return code;
 }
 
@@ -434,43 +457,35 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
         return 1;
 }
 
-/* produce queues one record; 0 on success, 1 when the pipeline stops producing, -1 on a refused record
- * (reported in fails). */
+/* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
+ * keeps the record for the next step), -1 on a refused record (reported in fails). */
 static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
         struct cp_part *pt = &p->parts[idx];
         int64_t ts = msg_ts(m);
         rd_kafka_headers_t *src = NULL, *hdrs = NULL;
         if (rd_kafka_message_headers(m, &src) == RDK_ERR_NO_ERROR && src)
                 hdrs = rd_kafka_headers_copy(src); /* producev takes over what it is given */
-        for (;;) {
-                rd_kafka_resp_err_t err =
-                    rd_kafka_producev(p->p, RDK_V_RKT, pt->t->rkt, RDK_V_PARTITION, pt->partition, RDK_V_MSGFLAGS, RDK_MSG_F_COPY,
-                                      RDK_V_VALUE, m->payload, m->len, RDK_V_KEY, m->key, m->key_len, RDK_V_TIMESTAMP,
-                                      (int64_t)(ts == CP_NO_TS ? 0 : ts), RDK_V_HEADERS, hdrs, RDK_V_OPAQUE,
-                                      (void *)(intptr_t)m->offset, RDK_V_END);
-                if (err == RDK_ERR_NO_ERROR) {
-                        p->inflight += (int64_t)(m->len + m->key_len);
-                        return 0;
-                }
-                if (err != RDK_ERR__QUEUE_FULL) {
-                        if (hdrs)
-                                rd_kafka_headers_destroy(hdrs);
-                        p->failed = 1;
-                        cp_err *e = add_err(&p->out.fails, &p->out.nfails, &p->out.capfails);
-                        e->part = idx;
-                        e->code = err;
-                        e->offset = m->offset;
-                        e->fatal = -1; /* refused by the producer, not a delivery report */
-                        set_msg(e, rd_kafka_err2str(err));
-                        return -1;
-                }
-                rd_kafka_poll(p->p, 10);
-                if (p->failed || atomic_load(&p->interrupted)) {
-                        if (hdrs)
-                                rd_kafka_headers_destroy(hdrs);
-                        return 1;
-                }
+        rd_kafka_resp_err_t err =
+            rd_kafka_producev(p->p, RDK_V_RKT, pt->t->rkt, RDK_V_PARTITION, pt->partition, RDK_V_MSGFLAGS, RDK_MSG_F_COPY,
+                              RDK_V_VALUE, m->payload, m->len, RDK_V_KEY, m->key, m->key_len, RDK_V_TIMESTAMP,
+                              (int64_t)(ts == CP_NO_TS ? 0 : ts), RDK_V_HEADERS, hdrs, RDK_V_OPAQUE, (void *)(intptr_t)m->offset,
+                              RDK_V_END);
+        if (err == RDK_ERR_NO_ERROR) {
+                p->inflight += (int64_t)(m->len + m->key_len);
+                return 0;
         }
+        if (hdrs)
+                rd_kafka_headers_destroy(hdrs);
+        if (err == RDK_ERR__QUEUE_FULL)
+                return 1;
+        p->failed = 1;
+        cp_err *e = add_err(&p->out.fails, &p->out.nfails, &p->out.capfails);
+        e->part = idx;
+        e->code = err;
+        e->offset = m->offset;
+        e->fatal = -1; /* refused by the producer, not a delivery report */
+        set_msg(e, rd_kafka_err2str(err));
+        return -1;
 }
 
 static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
@@ -486,77 +501,93 @@ static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
         return NULL;
 }
 
+/* handle hands the consumed message m over (or reports it); 1 when the producer's queue is full and m must
+ * wait for the next step. */
+static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
+        int idx = part_of(t, m->partition);
+        if (idx >= 0 && p->parts[idx].skip_gen == p->batches)
+                return 0; /* consumed before the partition was sought: stale */
+        if (m->err) {
+                if (m->err != RDK_ERR__PARTITION_EOF) {
+                        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+                        e->part = idx;
+                        e->code = m->err;
+                        e->offset = m->offset;
+                        if (m->payload && m->len) /* the error string, for error messages */
+                                snprintf(e->msg, sizeof(e->msg), "%.*s", (int)(m->len < 255 ? m->len : 255), (const char *)m->payload);
+                        else
+                                set_msg(e, rd_kafka_err2str(m->err));
+                }
+                return 0;
+        }
+        if (idx < 0 || p->failed || p->parts[idx].broken)
+                return 0;
+        struct cp_part *pt = &p->parts[idx];
+        if (pt->next < 0 && first_record(p, idx, m->offset))
+                return 0;
+        int r = produce(p, idx, m);
+        if (r == 1)
+                return 1;
+        if (r == 0) {
+                cp_fwd *f = fwd_of(p, idx);
+                if (f->records == 0)
+                        f->first = m->offset;
+                f->records++;
+                f->last = m->offset;
+                f->value_bytes += (int64_t)m->len;
+                f->size_bytes += (int64_t)(m->len + m->key_len) + headers_size(m);
+                f->last_ts = msg_ts(m);
+                pt->next = m->offset + 1;
+                f->next = pt->next;
+        }
+        return 0;
+}
+
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
         if (p->limit > 0 && p->inflight > p->limit) {
                 /* Pacing: wait in the producer's poll, serving delivery reports, while too much is undelivered. */
-                rd_kafka_poll(p->p, timeout_ms < 5 ? timeout_ms : 5);
+                wait_target(p, timeout_ms < 5 ? timeout_ms : 5);
                 p->out.paced = 1;
                 return cp_out_of(p);
         }
         if (p->failed || atomic_load(&p->interrupted))
                 return cp_out_of(p);
-        if (max <= 0 || max > CP_BATCH_MAX)
-                max = CP_BATCH_MAX;
-        ssize_t n = rd_kafka_consume_batch_queue(p->q, timeout_ms, p->msgs, (size_t)max);
-        if (n < 0) {
-                cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
-                e->part = -1;
-                e->code = rd_kafka_last_error();
-                e->offset = -1;
-                set_msg(e, rd_kafka_err2str(e->code));
-                return cp_out_of(p);
+        if (p->pos >= p->n) {
+                /* The previous batch is through: consume the next one. */
+                if (max <= 0 || max > CP_BATCH_MAX)
+                        max = CP_BATCH_MAX;
+                ssize_t n = rd_kafka_consume_batch_queue(p->q, timeout_ms, p->msgs, (size_t)max);
+                if (n < 0) {
+                        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+                        e->part = -1;
+                        e->code = rd_kafka_last_error();
+                        e->offset = -1;
+                        set_msg(e, rd_kafka_err2str(e->code));
+                        return cp_out_of(p);
+                }
+                p->batches++;
+                p->out.consumed += n;
+                p->pos = 0;
+                p->n = (int)n;
         }
-        p->batches++;
-        p->out.consumed += n;
         struct cp_topic *last = NULL;
         rd_kafka_topic_t *last_rkt = NULL;
-        int stop = 0;
-        for (ssize_t i = 0; i < n; i++) {
-                rd_kafka_message_t *m = p->msgs[i];
+        while (p->pos < p->n) {
+                rd_kafka_message_t *m = p->msgs[p->pos];
                 if (!last_rkt || m->rkt != last_rkt) {
                         last_rkt = m->rkt;
                         last = topic_of(p, m->rkt);
                 }
-                int idx = part_of(last, m->partition);
-                if (idx >= 0 && p->parts[idx].skip_gen == p->batches) {
-                        /* consumed before the partition was sought: stale */
-                } else if (m->err) {
-                        if (m->err != RDK_ERR__PARTITION_EOF) {
-                                cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
-                                e->part = idx;
-                                e->code = m->err;
-                                e->offset = m->offset;
-                                if (m->payload && m->len) /* the error string, for error messages */
-                                        snprintf(e->msg, sizeof(e->msg), "%.*s", (int)(m->len < 255 ? m->len : 255),
-                                                 (const char *)m->payload);
-                                else
-                                        set_msg(e, rd_kafka_err2str(m->err));
-                        }
-                } else if (idx >= 0 && !stop && !p->parts[idx].broken) {
-                        struct cp_part *pt = &p->parts[idx];
-                        if (pt->next < 0 && first_record(p, idx, m->offset)) {
-                                rd_kafka_message_destroy(m);
-                                continue;
-                        }
-                        int r = produce(p, idx, m);
-                        if (r == 0) {
-                                cp_fwd *f = fwd_of(p, idx);
-                                if (f->records == 0)
-                                        f->first = m->offset;
-                                f->records++;
-                                f->last = m->offset;
-                                f->value_bytes += (int64_t)m->len;
-                                f->size_bytes += (int64_t)(m->len + m->key_len) + headers_size(m);
-                                f->last_ts = msg_ts(m);
-                                pt->next = m->offset + 1;
-                                f->next = pt->next;
-                        } else {
-                                stop = 1;
-                        }
+                if (handle(p, m, last)) {
+                        /* The producer's queue is full: wait a little for deliveries, and hand Go what happened so
+                         * far; the next step goes on with this record. */
+                        wait_target(p, timeout_ms < 10 ? timeout_ms : 10);
+                        return cp_out_of(p);
                 }
                 rd_kafka_message_destroy(m);
+                p->pos++;
         }
         rd_kafka_poll(p->p, 0);
         return cp_out_of(p);

@@ -71,6 +71,8 @@ typedef struct {
         int64_t consumed;       /* records (and errors) the consumer returned */
         int64_t inflight_bytes; /* produced and not yet reported, after the call */
         int32_t paced;          /* the call waited for deliveries instead of consuming */
+        int64_t target_wait_ns; /* time spent waiting for the target: pacing, a full producer queue */
+        int64_t pending;        /* records consumed and not handed to the producer yet (a full queue) */
         int32_t stats;          /* new statistics are waiting (cp_take_stats) */
 } cp_out;
 

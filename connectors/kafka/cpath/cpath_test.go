@@ -20,8 +20,12 @@ func TestVersionIsTheBundledLibrdkafka(t *testing.T) {
 }
 
 // pipeline returns a pipeline from cluster A's parts to cluster B, closed when the test ends.
-func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]string) *cpath.Pipeline {
+func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]string, onStats ...func(bool, string)) *cpath.Pipeline {
 	t.Helper()
+	var stats func(bool, string)
+	if len(onStats) > 0 {
+		stats = onStats[0]
+	}
 	prod := map[string]string{
 		"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "enable.idempotence": "true", "acks": "all",
 		"linger.ms": "5", "message.timeout.ms": "10000",
@@ -38,6 +42,7 @@ func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]
 		Producer:  prod,
 		Parts:     parts,
 		PaceBytes: pace,
+		OnStats:   stats,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +146,12 @@ func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
 		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
 	}
 	// A small pace bound, so that pacing holds the loop back many times.
-	pl := pipeline(t, parts, 16<<10, nil)
+	var statsFrom [2]int
+	pl := pipeline(t, parts, 16<<10, map[string]string{"statistics.interval.ms": "100"}, func(producer bool, json string) {
+		if strings.Contains(json, `"type": "producer"`) == producer && strings.HasPrefix(json, "{") {
+			statsFrom[btoi(producer)]++
+		}
+	})
 	starts := make([]int64, partitions)
 	for i := range starts {
 		starts[i] = cpath.OffsetBeginning
@@ -160,6 +170,9 @@ func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
 	})
 	if len(l.failures) > 0 || len(l.cerrs) > 0 {
 		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
+	}
+	if statsFrom[1] == 0 {
+		t.Errorf("no statistics of the producer reached OnStats (%v)", statsFrom)
 	}
 	if l.maxFlight > 16<<10*partitions+4096*16 {
 		t.Errorf("in-flight bytes reached %d, above the pace bound", l.maxFlight)
@@ -279,4 +292,14 @@ func TestAStartPastTheLogIsAConsumerErrorAndSeekRecovers(t *testing.T) {
 	if err != nil || pos[0] != 10 {
 		t.Fatalf("positions %v, %v", pos, err)
 	}
+	if low, high, err := pl.CachedWatermarks(0); err != nil || high != 10 {
+		t.Fatalf("cached watermarks %d, %d, %v", low, high, err)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

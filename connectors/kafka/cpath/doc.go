@@ -21,9 +21,11 @@
 //     5 ms in the producer's poll and returns (Batch.Paced): librdkafka 2.11's idempotent producer keeps
 //     about one request per partition in flight and its broker threads busy-spin meanwhile, so a loop that
 //     queues freely starves the brokers on a small machine (issue 15's finding);
-//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue and produces every record
-//     (RD_KAFKA_MSG_F_COPY; a full producer queue is waited out in the producer's poll, or given up on
-//     Interrupt), with the source offset as the message's opaque.
+//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
+//     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
+//     opaque. When the producer's queue is full, it waits up to 10 ms in the producer's poll and returns,
+//     keeping the rest of the batch for the next Step: Go sees acknowledgements at least that often, so
+//     stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
 //
 // The Batch it returns says, per partition and never per record:
 //
