@@ -384,7 +384,7 @@ func (r *sourceRun) applyBatch(ctx context.Context, pl *cpath.Pipeline, reader *
 			continue
 		}
 		p.next = f.Next
-		p.forwardedBatch(f.First, f.Records, f.ValueBytes)
+		p.forwardedBatch(f.First, f.Last, f.FirstTS, f.Records, f.ValueBytes)
 		if p.metrics.on() {
 			if now.IsZero() {
 				now = time.Now()
@@ -444,11 +444,12 @@ func (r *sourceRun) applyReports(pl *cpath.Pipeline, b *cpath.Batch, syncs *offs
 }
 
 // forwardedBatch records n records of valueBytes value bytes in all handed to the producer by the C path.
-func (p *sourcePartition) forwardedBatch(first int64, n int, valueBytes int64) {
+func (p *sourcePartition) forwardedBatch(first, last, firstTS int64, n int, valueBytes int64) {
 	p.mu.Lock()
 	if p.batched == 0 {
 		p.batchedHead = first
 	}
+	p.sent.push(sentBatch{last: last, ts: firstTS})
 	p.batched += n
 	p.bytes += uint64(valueBytes)
 	p.ranges.ForwardedN(n)
@@ -467,6 +468,7 @@ func (p *sourcePartition) ackedRun(first, target, n, ts int64, syncs *offsetSync
 	p.lastTS = ts
 	p.delivered = true
 	p.batchedHead = first + n // the next forwarded record is at or after it
+	p.dropSentLocked()
 	p.ranges.AckedRun(first, target, int(n))
 	if p.syncs != nil {
 		p.syncs.RecordRun(first, target, n, func(s mirror.OffsetSync) { send = append(send, s) })
@@ -488,6 +490,7 @@ func (p *sourcePartition) ackedUnmappedRun(last, n, ts int64) {
 	p.acked = last
 	p.lastTS = ts
 	p.batchedHead = last + 1
+	p.dropSentLocked()
 	p.ranges.DroppedN(int(n))
 	p.mu.Unlock()
 }
@@ -507,4 +510,15 @@ func (p *sourcePartition) failBatched() {
 	p.broken = true
 	p.ranges.Dropped()
 	p.mu.Unlock()
+}
+
+// dropSentLocked forgets the forwarded batches every record of which has been acknowledged.
+func (p *sourcePartition) dropSentLocked() {
+	for {
+		b, ok := p.sent.peek()
+		if !ok || (b.last >= p.batchedHead && p.batched > 0) {
+			return
+		}
+		p.sent.pop()
+	}
 }

@@ -23,8 +23,11 @@ type sourcePartition struct {
 	// batched counts records in flight on the C data path (source_cpath.go), which keeps no ring: its
 	// reports come per run of records.
 	batched int
-	// batchedHead is, while batched > 0, the oldest such record's source offset or an offset at most that.
+	// batchedHead is, while batched > 0, the oldest such record's source offset or an offset at most that;
+	// sent holds the C path's forwarded batches not yet fully acknowledged, oldest first, for the source
+	// timestamp at the head (lag in seconds, to within one batch).
 	batchedHead int64
+	sent        ring[sentBatch]
 	syncs       *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
 	ranges      *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
 	acked       int64                  // last source offset the target acknowledged; -1 before the first
@@ -255,6 +258,7 @@ func (p *sourcePartition) reset() int64 {
 	defer p.mu.Unlock()
 	p.inflight = ring[inflightRecord]{}
 	p.batched = 0
+	p.sent = ring[sentBatch]{}
 	p.next = -1
 	p.firstPast = -1
 	p.confirmed = false
@@ -263,6 +267,10 @@ func (p *sourcePartition) reset() int64 {
 	p.ranges.Reset()
 	return p.acked
 }
+
+// sentBatch is a batch of one partition forwarded on the C path: its last source offset and the source
+// timestamp of its first record.
+type sentBatch struct{ last, ts int64 }
 
 // inflightRecord is a forwarded record whose delivery report has not arrived yet.
 type inflightRecord struct {

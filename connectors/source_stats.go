@@ -142,7 +142,11 @@ func (p *sourcePartition) position() partitionPosition {
 	if rec, ok := p.inflight.peek(); ok {
 		pp.head, pp.headTS = rec.offset, rec.ts
 	} else if p.batched > 0 {
-		pp.head = p.batchedHead // the C data path keeps no ring; its source timestamp is not known
+		// The C data path keeps a ring of batches, not records: the head's timestamp is its batch's first.
+		pp.head = p.batchedHead
+		if b, ok := p.sent.peek(); ok {
+			pp.headTS = b.ts
+		}
 	}
 	return pp
 }

@@ -41,6 +41,7 @@ type Forwarded struct {
 	ValueBytes  int64
 	SizeBytes   int64 // key, value and header bytes
 	LastTS      int64 // source timestamp of the last record, Unix ms, or NoTimestamp
+	FirstTS     int64 // source timestamp of the first record, Unix ms, or NoTimestamp
 	// Reread: the partition's first record lay past where it was assigned, so it was dropped and the
 	// partition is read again from there (see doc.go).
 	Reread bool
@@ -99,7 +100,7 @@ func (p *Pipeline) Take() *Batch {
 		for _, f := range unsafe.Slice(o.fwd, int(o.nfwd)) {
 			b.Forwarded = append(b.Forwarded, Forwarded{Part: int(f.part), Records: int(f.records), First: int64(f.first),
 				Last: int64(f.last), Next: int64(f.next), ValueBytes: int64(f.value_bytes), SizeBytes: int64(f.size_bytes),
-				LastTS: int64(f.last_ts), Reread: f.rereads != 0})
+				LastTS: int64(f.last_ts), FirstTS: int64(f.first_ts), Reread: f.rereads != 0})
 		}
 	}
 	if o.nacks > 0 {

@@ -390,7 +390,7 @@ static cp_fwd *fwd_of(cp_pipe *p, int idx) {
         pt->fwd_gen = p->gen;
         pt->fwd_idx = o->nfwd;
         cp_fwd *f = &o->fwd[o->nfwd++];
-        *f = (cp_fwd){.part = idx, .first = -1, .last = -1, .next = pt->next, .last_ts = CP_NO_TS};
+        *f = (cp_fwd){.part = idx, .first = -1, .last = -1, .next = pt->next, .last_ts = CP_NO_TS, .first_ts = CP_NO_TS};
         return f;
 }
 
@@ -530,8 +530,10 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
                 return 1;
         if (r == 0) {
                 cp_fwd *f = fwd_of(p, idx);
-                if (f->records == 0)
+                if (f->records == 0) {
                         f->first = m->offset;
+                        f->first_ts = msg_ts(m);
+                }
                 f->records++;
                 f->last = m->offset;
                 f->value_bytes += (int64_t)m->len;

@@ -23,6 +23,7 @@ typedef struct {
         int64_t value_bytes; /* value bytes (MM2's byte count) */
         int64_t size_bytes;  /* key + value + header bytes */
         int64_t last_ts;     /* source timestamp of the last record, Unix ms, or CP_NO_TS */
+        int64_t first_ts;    /* source timestamp of the first record */
         int64_t rereads;     /* 1 when the partition's first record lay past its start and it is read again */
 } cp_fwd;
 
