@@ -303,3 +303,43 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+func TestAFullProducerQueueKeepsTheRestOfTheBatchInOrder(t *testing.T) {
+	t.Parallel()
+	const n = 4000
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, 1, nil)
+	kafkatest.CreateTopic(t, "B", dst, 1, nil)
+	var recs []kafkatest.Record
+	for i := range n {
+		recs = append(recs, kafkatest.Record{Topic: src, Partition: 0, Value: fmt.Appendf(make([]byte, 0, 1000), "%d-%0990d", i, 0)})
+	}
+	kafkatest.Produce(t, "A", recs)
+	// A 64 KiB producer queue holds about 60 of these records: every batch of 1,024 waits for it.
+	pl := pipeline(t, []cpath.Part{{Topic: src, Partition: 0, Remote: dst}}, 0,
+		map[string]string{"queue.buffering.max.kbytes": "64", "queue.buffering.max.messages": "0"})
+	if err := pl.Assign([]int64{cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	var pending int
+	var waited time.Duration
+	deadline := time.Now().Add(60 * time.Second)
+	for len(l.acked[0]) < n && time.Now().Before(deadline) {
+		b := pl.Step(10*time.Millisecond, cpath.MaxBatch)
+		pending, waited = max(pending, b.Pending), waited+b.TargetWait
+		l.add(t, b)
+	}
+	if pending == 0 || waited == 0 {
+		t.Errorf("the queue never held records back (pending %d, waited %v)", pending, waited)
+	}
+	got := kafkatest.ReadAll(t, "B", dst, 0)
+	if len(got) != n || len(l.acked[0]) != n {
+		t.Fatalf("%d records on B, %d acknowledged, want %d", len(got), len(l.acked[0]), n)
+	}
+	for i, g := range got {
+		if !bytes.Equal(g.Value, recs[i].Value) || l.acked[0][i] != int64(i) || l.target[0][i] != g.Offset {
+			t.Fatalf("record %d: out of order or its offsets inexact (source %d at target %d; B has it at %d)", i, l.acked[0][i], l.target[0][i], g.Offset)
+		}
+	}
+}
