@@ -63,6 +63,9 @@
 //
 // # What stays out
 //
-// Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
+// Known gap: a target producer that cannot authenticate (wrong SASL password) is logged, but the pipeline's
+// error callback does not see it as the Go path's producer does, so the task stays RUNNING (stalled, with
+// its target-unreachable notice) instead of going FAILED; server's TestWrongTaskPasswordFailsTheTask
+// (target producer) fails with KMIRROR_TEST_DATA_PATH=c. Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
 // served by the same polls, then handed to Config.Log at the levels package kafka uses.
 package cpath
