@@ -25,6 +25,7 @@ type Registry struct {
 	metrics *metrics.Registry // nil: the tasks report no metrics
 	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
+	data    DataPath // how source tasks move records (DataPathGo when empty)
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
@@ -38,6 +39,13 @@ func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, cli
 // in transactions (source_transactions.go). It returns r.
 func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport) *Registry {
 	r.eos = s
+	return r
+}
+
+// WithDataPath sets how source tasks move records: DataPathGo (the default) or DataPathC, records moving in
+// C with per-batch bookkeeping in Go (source_cpath.go; exactly-once tasks stay on the Go path). It returns r.
+func (r *Registry) WithDataPath(d DataPath) *Registry {
+	r.data = d
 	return r
 }
 
@@ -88,7 +96,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled()}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

@@ -25,7 +25,7 @@ type identityCheck struct {
 // checkSources compares the source topic id of every partition with the one its offsets belong to. A
 // partition without a known id adopts the current one. At start (startup) nothing can be known about what the
 // deleted topic held beyond the committed offset; while running, the end offset last seen tells what was lost.
-func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consumer *kafka.Consumer, startup bool) (identityCheck, error) {
+func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consumer sourceReader, startup bool) (identityCheck, error) {
 	topics := slices.Sorted(maps.Keys(r.bySource))
 	ids, err := admin.TopicIDs(ctx, topics)
 	if err != nil {
@@ -128,7 +128,7 @@ func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error 
 
 // watchIdentities checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
 // restart the pipeline when a source topic was re-created.
-func (r *sourceRun) watchIdentities(ctx context.Context, source, target *kafka.Admin, consumer *kafka.Consumer) {
+func (r *sourceRun) watchIdentities(ctx context.Context, source, target *kafka.Admin, consumer sourceReader) {
 	tick := time.NewTicker(sourceIdentityInterval)
 	defer tick.Stop()
 	for {

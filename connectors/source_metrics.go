@@ -31,6 +31,21 @@ func (pm partitionMetrics) acked(ts int64, size int, at time.Time) {
 	}
 }
 
+// fetchedBatch reports records forwarded together, valueBytes of value in all, the last with source
+// timestamp ts (Unix ms, or noTimestamp), at now: the C data path's per-batch form of fetched.
+func (pm partitionMetrics) fetchedBatch(valueBytes int64, ts int64, now time.Time) {
+	if pm.m != nil {
+		pm.m.Fetched(int(valueBytes), recordTime(ts), now)
+	}
+}
+
+// ackedBatch reports n records acknowledged together, size bytes in all, the last with source timestamp ts.
+func (pm partitionMetrics) ackedBatch(n int64, ts int64, size int64, at time.Time) {
+	if pm.m != nil {
+		pm.m.AckedRecords(int(n), recordTime(ts), at, int(size))
+	}
+}
+
 func (pm partitionMetrics) setPositions(replicated, end int64, headTS, now time.Time) {
 	if pm.m != nil {
 		pm.m.SetPositions(replicated, end, headTS, now)
@@ -104,16 +119,25 @@ const (
 // clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
 // figures (capacity advice), every clientStatsEvery(partitions), and what removes its series once the client has
 // closed (no statistics arrive after Close).
-//
-// Each document is parsed once, for both: a document that does not parse changes neither.
 func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, partitions int, figures func(*metrics.ClientDoc)) ([]kafka.Option, func()) {
-	every := clientStatsEvery(partitions)
+	sink, remove := t.statsSink(role, props, figures)
+	opts := []kafka.Option{kafka.WithStats(clientStatsEvery(partitions), sink)}
+	if t.metrics != nil && role == clientconfig.ReplicationProducer {
+		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
+	}
+	return opts, remove
+}
+
+// statsSink returns what takes a replication client's librdkafka statistics (to the metrics and to figures),
+// and what removes its series once the client has closed. Each document is parsed once, for both: a document
+// that does not parse changes neither.
+func (t *sourceTask) statsSink(role clientconfig.Role, props map[string]string, figures func(*metrics.ClientDoc)) (func(json string), func()) {
 	if t.metrics == nil {
-		return []kafka.Option{kafka.WithStats(every, func(json string) {
+		return func(json string) {
 			if d, err := metrics.ParseClientStats(json); err == nil {
 				figures(d)
 			}
-		})}, func() {}
+		}, func() {}
 	}
 	name := roleReplicationConsumer
 	if role == clientconfig.ReplicationProducer {
@@ -121,18 +145,14 @@ func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string
 	}
 	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 	reg := t.metrics
-	opts := []kafka.Option{kafka.WithStats(every, func(json string) {
+	return func(json string) {
 		d, err := metrics.ParseClientStats(json)
 		if err != nil {
 			return
 		}
 		reg.ClientDoc(l, d)
 		figures(d)
-	})}
-	if role == clientconfig.ReplicationProducer {
-		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
-	}
-	return opts, func() { reg.RemoveClient(l) }
+	}, func() { reg.RemoveClient(l) }
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and

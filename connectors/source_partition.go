@@ -18,18 +18,26 @@ type sourcePartition struct {
 	tp     mirror.TopicPartition
 	remote *string // the remote topic name, shared by every forwarded record
 
-	mu        sync.Mutex
-	inflight  ring[inflightRecord]
-	syncs     *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
-	ranges    *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
-	acked     int64                  // last source offset the target acknowledged; -1 before the first
-	delivered bool                   // the target acknowledged at least one record in this run (for topic tracking)
-	confirmed bool                   // a delivery of the current pipeline's producer came with a target offset
-	broken    bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
-	acks      uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
-	bytes     uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
-	lastTS    int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
-	readNext  int64                  // the consumer's position when it last had nothing to return; -1 unknown
+	mu       sync.Mutex
+	inflight ring[inflightRecord]
+	// batched counts records in flight on the C data path (source_cpath.go), which keeps no ring: its
+	// reports come per run of records.
+	batched int
+	// batchedHead is, while batched > 0, the oldest such record's source offset or an offset at most that;
+	// sent holds the C path's forwarded batches not yet fully acknowledged, oldest first, for the source
+	// timestamp at the head (lag in seconds, to within one batch).
+	batchedHead int64
+	sent        ring[sentBatch]
+	syncs       *mirror.PartitionSyncs // offset-sync emission state; nil when offset syncs are off
+	ranges      *offsetmap.Tracker     // the partition's offset map (source -> target offsets), persisted on commit
+	acked       int64                  // last source offset the target acknowledged; -1 before the first
+	delivered   bool                   // the target acknowledged at least one record in this run (for topic tracking)
+	confirmed   bool                   // a delivery of the current pipeline's producer came with a target offset
+	broken      bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
+	acks        uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
+	bytes       uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
+	lastTS      int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
+	readNext    int64                  // the consumer's position when it last had nothing to return; -1 unknown
 	// Owned by the stall check (stalledFor): when it last saw the partition idle or acknowledging.
 	acksSeen   uint64
 	progressAt time.Time
@@ -119,7 +127,7 @@ func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.inflight.len() == 0 || p.acks != p.acksSeen || p.progressAt.IsZero() {
+	if p.inflight.len()+p.batched == 0 || p.acks != p.acksSeen || p.progressAt.IsZero() {
 		p.acksSeen, p.progressAt = p.acks, now
 		return 0
 	}
@@ -130,7 +138,7 @@ func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 func (p *sourcePartition) inflightLen() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.inflight.len()
+	return p.inflight.len() + p.batched
 }
 
 // unforward takes back the newest forwarded offset when the producer refused the record.
@@ -278,6 +286,8 @@ func (p *sourcePartition) reset() int64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.inflight = ring[inflightRecord]{}
+	p.batched = 0
+	p.sent = ring[sentBatch]{}
 	p.next = -1
 	p.fresh = true
 	p.firstPast = -1
@@ -287,6 +297,10 @@ func (p *sourcePartition) reset() int64 {
 	p.ranges.Reset()
 	return p.acked
 }
+
+// sentBatch is a batch of one partition forwarded on the C path: its last source offset and the source
+// timestamp of its first record.
+type sentBatch struct{ last, ts int64 }
 
 // inflightRecord is a forwarded record whose delivery report has not arrived yet.
 type inflightRecord struct {

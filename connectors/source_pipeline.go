@@ -66,6 +66,13 @@ func (c *pipelineClock) pollEnd(start time.Time, timed, got bool, timeout time.D
 	}
 }
 
+// sourceWait accounts time the loop spent waiting for the source (the C path times its steps itself).
+func (c *pipelineClock) sourceWait(d time.Duration) {
+	if d > 0 {
+		c.waitSource.Add(int64(d))
+	}
+}
+
 // targetWait accounts time the loop spent waiting for the target.
 func (c *pipelineClock) targetWait(d time.Duration) {
 	if d > 0 {

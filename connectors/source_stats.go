@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -142,6 +141,12 @@ func (p *sourcePartition) position() partitionPosition {
 		acks: p.acks, bytes: p.bytes, broken: p.broken}
 	if rec, ok := p.inflight.peek(); ok {
 		pp.head, pp.headTS = rec.offset, rec.ts
+	} else if p.batched > 0 {
+		// The C data path keeps a ring of batches, not records: the head's timestamp is its batch's first.
+		pp.head = p.batchedHead
+		if b, ok := p.sent.peek(); ok {
+			pp.headTS = b.ts
+		}
 	}
 	return pp
 }
@@ -172,7 +177,7 @@ func (pp partitionPosition) replicatedOffset(low, end int64, latest bool) int64 
 // sampleStats samples every partition's position against the source's end offsets that consumer last saw,
 // judges its status, and hands both to the metrics; what GET /connectors/{c}/partitions shows is kept for
 // publishStats.
-func (r *sourceRun) sampleStats(consumer *kafka.Consumer, now time.Time) {
+func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 	lost := r.lossPartitions()
 	for _, p := range r.parts {
 		pp := p.position()
@@ -307,7 +312,7 @@ func (r *sourceRun) publishFinalStats() {
 }
 
 // statsTick is the committer's stats work at now: sample every tick, publish every other.
-func (r *sourceRun) statsTick(ctx context.Context, consumer *kafka.Consumer, now time.Time, publish bool) error {
+func (r *sourceRun) statsTick(ctx context.Context, consumer sourceReader, now time.Time, publish bool) error {
 	r.sampleStats(consumer, now)
 	if !publish {
 		return nil

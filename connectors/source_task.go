@@ -38,6 +38,8 @@ type sourceTask struct {
 	syncs   *producerPool     // the worker's shared offset-sync producers
 	metrics *metrics.Registry // nil without metrics
 	eos     bool              // the worker has exactly-once source support: replicate in transactions
+	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.
+	dataPath DataPath
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -137,6 +139,14 @@ type sourceRun struct {
 	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
 	hasNotices  atomic.Bool // lets the hot path skip the lock when there is nothing to clear
 	dirty       atomic.Bool // notices changed since the committer last published them
+}
+
+// sourceReader is what a task asks of its source consumer besides records: the consumer of the Go path
+// (*kafka.Consumer) and the C data path's pipeline (cpathReader) both answer it.
+type sourceReader interface {
+	Watermarks(topic string, partition int32, timeout time.Duration) (low, high int64, err error)
+	CachedWatermarks(topic string, partition int32) (low, high int64, err error)
+	Seek(topic string, partition int32, offset int64) error
 }
 
 // errAbandoned means a record was not handed to the producer because the pipeline is stopping or broken.
@@ -347,6 +357,9 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 // (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
 // the task must fail (any other error). It always commits what was acknowledged.
 func (r *sourceRun) replicate(ctx context.Context) (err error) {
+	if r.usesCPath() {
+		return r.replicateC(ctx)
+	}
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, len(r.parts), r.consumerFigures.record)
@@ -486,6 +499,12 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	if !committerDone {
 		committerErr = <-committer
 	}
+	return r.settle(ctx, loopErr, committerErr, syncs)
+}
+
+// settle ends a pipeline whose producer has closed and whose committer has stopped: it sends the last offset
+// syncs, commits what was acknowledged, and returns what ended the pipeline (see replicate).
+func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syncs *offsetSyncer) error {
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancelFinal()
 	if syncs != nil {
@@ -754,7 +773,7 @@ func (r *sourceRun) readPositions(consumer *kafka.Consumer) {
 // awaitLease pauses replication while the lease is not valid: the worker's heartbeats are not being
 // confirmed, so its units may move soon. It returns nil once the lease is valid again, and errLeaseRevoked
 // (after dropping everything queued and in flight) if it is revoked.
-func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer *kafka.Producer) error {
+func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer purger) error {
 	r.log.Warn("writes paused: this worker's heartbeats have not been confirmed for a while (is the database reachable?)")
 	r.notice("lease", tasks.Notice{Kind: NoticeWritesPaused, Message: "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are"})
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -779,6 +798,9 @@ func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer 
 	}
 }
 
+// purger drops what a replication producer holds: *kafka.Producer, and the C data path's pipeline.
+type purger interface{ Purge(inFlight bool) error }
+
 // forward hands one record to the producer, waiting while librdkafka's queue is full.
 func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec kafka.Record, p *sourcePartition) error {
 	offset, size := rec.Offset(), len(rec.Value())
@@ -793,22 +815,10 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 			return nil
 		}
 		if !errors.Is(err, kafka.ErrQueueFull) {
-			if kafka.IsRecordTooLarge(err) {
-				return fmt.Errorf("replicate %s topic %s partition %d offset %d (%d value bytes) to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
-					r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, size, r.targetAlias, *p.remote, err)
-			}
 			if f := producer.Fatal(); f != nil && kafka.IsFatal(err) {
 				err = f // "Local: Fatal error" says nothing; the producer's fatal error says why (a fence, say)
 			}
-			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-				r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
-			if kafka.IsRetriable(err) || kafka.IsFatal(err) {
-				// e.g. a remote partition the producer does not know yet (the connector adds partitions to
-				// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it. A
-				// producer in a fatal state is replaced by the next pipeline, as the poll loop's check does.
-				err = &pipelineError{err: err}
-			}
-			return err
+			return r.refusedError(p, offset, size, err)
 		}
 		if r.failure.Load() != nil || ctx.Err() != nil {
 			return errAbandoned
@@ -818,6 +828,53 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 			waitStart = time.Now()
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// refusedError is the error of a record (of size value bytes; -1 unknown) the producer refused.
+func (r *sourceRun) refusedError(p *sourcePartition, offset int64, size int, err error) error {
+	if kafka.IsRecordTooLarge(err) {
+		what := ""
+		if size >= 0 {
+			what = fmt.Sprintf(" (%d value bytes)", size)
+		}
+		return fmt.Errorf("replicate %s topic %s partition %d offset %d%s to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, what, r.targetAlias, *p.remote, err)
+	}
+	err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+		r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
+	if kafka.IsRetriable(err) || kafka.IsFatal(err) {
+		// e.g. a remote partition the producer does not know yet (the connector adds partitions to
+		// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it. A
+		// producer in a fatal state is replaced by the next pipeline, as the poll loop's check does.
+		err = &pipelineError{err: err}
+	}
+	return err
+}
+
+// deliveryFailed records the pipeline's first delivery failure: a failed report (deliveryErr) or one that
+// came without a target offset before any confirmed one (deliveryErr nil), of the record at upstream.
+func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryErr error, producer purger) {
+	var err error
+	if deliveryErr != nil {
+		err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, deliveryErr)
+		if kafka.IsRetriable(deliveryErr) || kafka.IsPurged(deliveryErr) || kafka.IsFatal(deliveryErr) {
+			err = &pipelineError{err: err}
+		}
+	} else {
+		// No delivery of the partition from this producer has been confirmed yet: the broker may have had no
+		// state for the producer and taken the later request as its first. Counting this one as written would
+		// then lose it; the pipeline sends it again instead, which at worst duplicates it.
+		err = &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
+	}
+	if r.failure.CompareAndSwap(nil, &err) && producer != nil {
+		// Records behind the failed one must not reach the target before it: the next pipeline re-sends
+		// from the failed record, and anything written after it now would land out of order.
+		if err := producer.Purge(true); err != nil {
+			r.log.Warn("purge the producer after a failed delivery", "error", err)
+		}
 	}
 }
 
@@ -843,33 +900,15 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 	}
 	if d.Err != nil || d.Unconfirmed {
 		upstream := p.fail()
-		var err error
-		if d.Err != nil {
-			cause := d.Err
-			if pr := r.producer.Load(); pr != nil && kafka.IsFatal(cause) && pr.Fatal() != nil {
-				cause = pr.Fatal() // why the producer is unusable; a new pipeline's producer replaces it
-			}
-			err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, cause)
-			if kafka.IsRetriable(cause) || kafka.IsPurged(cause) || kafka.IsFatal(cause) {
-				err = &pipelineError{err: err}
-			}
-		} else {
-			// No delivery of the partition from this producer has been confirmed yet: the broker may have had no
-			// state for the producer and taken the later request as its first. Counting this one as written would
-			// then lose it; the pipeline sends it again instead, which at worst duplicates it.
-			err = &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-				r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
-		}
-		if r.failure.CompareAndSwap(nil, &err) {
-			// Records behind the failed one must not reach the target before it: the next pipeline re-sends
-			// from the failed record, and anything written after it now would land out of order.
-			if pr := r.producer.Load(); pr != nil {
-				if err := pr.Purge(true); err != nil {
-					r.log.Warn("purge the producer after a failed delivery", "error", err)
-				}
+		var pr purger
+		cause := d.Err
+		if kp := r.producer.Load(); kp != nil {
+			pr = kp
+			if cause != nil && kafka.IsFatal(cause) && kp.Fatal() != nil {
+				cause = kp.Fatal() // why the producer is unusable; a new pipeline's producer replaces it
 			}
 		}
+		r.deliveryFailed(p, upstream, cause, pr)
 		return
 	}
 	acked, rec, sync, send := p.ack(d.Offset)
@@ -882,7 +921,7 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 }
 
 // consumeError decides what a consumer error means: nil to go on, or the error that ends the pipeline.
-func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, err error) error {
+func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err error) error {
 	var pe *kafka.PartitionError
 	if errors.As(err, &pe) {
 		switch {
@@ -922,7 +961,7 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer *kafka.Consumer, 
 // so in its status and the log, then continues where the consumer's auto.offset.reset says (MM2's default:
 // earliest), or fails when it is none. A position out of range is also how a re-created topic shows when its
 // new log is shorter than the old one: the topic id tells, and then the pipeline starts the topic over instead.
-func (r *sourceRun) outOfRange(ctx context.Context, consumer *kafka.Consumer, only *kafka.PartitionError) error {
+func (r *sourceRun) outOfRange(ctx context.Context, consumer sourceReader, only *kafka.PartitionError) error {
 	if check, err := r.checkSources(ctx, r.sourceAdmin, nil, false); err == nil && len(check.recreated) > 0 {
 		r.recreated.Store(&check)
 		return nil
@@ -960,7 +999,7 @@ func (r *sourceRun) outOfRange(ctx context.Context, consumer *kafka.Consumer, on
 	return nil
 }
 
-func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, low, high int64) error {
+func (r *sourceRun) skipGap(consumer sourceReader, p *sourcePartition, want, low, high int64) error {
 	var what string
 	kind, first, last := NoticeDataNotReplicated, want, low-1
 	if want < low {
@@ -991,7 +1030,7 @@ func (r *sourceRun) skipGap(consumer *kafka.Consumer, p *sourcePartition, want, 
 // committer commits acknowledged offsets every sourceCommitInterval, promotes delayed offset syncs every
 // sourceSyncPromoteInterval, and samples and publishes the partitions' stats (against the end offsets consumer
 // saw), until ctx is done or a commit or publication is fenced.
-func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer *kafka.Consumer) error {
+func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer sourceReader) error {
 	tick := time.NewTicker(sourceCommitInterval)
 	defer tick.Stop()
 	promote := time.NewTicker(sourceSyncPromoteInterval)

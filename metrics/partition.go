@@ -134,6 +134,34 @@ func (p *SourcePartition) Acked(recordTS, now time.Time) { p.acked(recordTS, now
 // counts.
 func (p *SourcePartition) AckedSize(recordTS, now time.Time, size int) { p.acked(recordTS, now, size) }
 
+// AckedRecords is AckedSize for n records acknowledged together, of size bytes in all, the last of them with
+// source timestamp recordTS (the C data path reports acknowledgements per batch): record-count and
+// record-rate count all n, the latency series take one observation, the last record's.
+func (p *SourcePartition) AckedRecords(n int, recordTS, now time.Time, size int) {
+	if n <= 0 {
+		return
+	}
+	nowMs := now.UnixMilli()
+	has := !recordTS.IsZero()
+	var latency float64
+	var ts int64
+	if has {
+		ts = recordTS.UnixMilli()
+		latency = float64(nowMs - ts)
+	}
+	s := &p.ack
+	s.mu.Lock()
+	s.w.record(latency, has, float64(n), nowMs)
+	s.total += float64(n)
+	s.bytes += int64(size)
+	if has {
+		s.last = latency
+		s.lastTS = ts
+		s.h.observe(now.Sub(recordTS).Seconds())
+	}
+	s.mu.Unlock()
+}
+
 func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
 	nowMs := now.UnixMilli()
 	has := !recordTS.IsZero()

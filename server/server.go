@@ -45,6 +45,9 @@ type Config struct {
 	// ExactlyOnceSource is the worker's exactly.once.source.support: with "enabled" source tasks replicate in
 	// transactions (connectors/source_transactions.go). Zero is disabled. Every worker of a cluster must agree.
 	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
+	// DataPath is how source tasks move records: connectors.DataPathGo (the default, also when empty) or
+	// connectors.DataPathC (records move in C; see connectors/source_cpath.go).
+	DataPath connectors.DataPath
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
 	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
@@ -110,7 +113,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath)
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store/storetest"
 	"github.com/kmirror/kmirror/tasks"
@@ -59,6 +60,12 @@ func startKmirrorWith(t *testing.T, dbURL string, opts ...func(*server.Config)) 
 		Runtime: tasks.Config{PollInterval: time.Second, HeartbeatInterval: 500 * time.Millisecond,
 			WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
 		Ready: func(a string) { addr <- a },
+	}
+	// KMIRROR_TEST_DATA_PATH=c runs the source tasks of every test on the C data path (--data-path).
+	if dp := os.Getenv("KMIRROR_TEST_DATA_PATH"); dp != "" {
+		d, err := connectors.ParseDataPath(dp)
+		require.NoError(t, err)
+		cfg.DataPath = d
 	}
 	for _, o := range opts {
 		if o != nil {

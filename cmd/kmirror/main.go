@@ -29,6 +29,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
@@ -131,6 +132,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	heartbeat := fs.Duration("heartbeat-interval", tasks.DefaultHeartbeatInterval, "how often a worker heartbeats and the leader renews its lease; at most a quarter of --worker-ttl (KMIRROR_HEARTBEAT_INTERVAL)")
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
+	dataPath := fs.String("data-path", "go", "how source tasks move records: go (through Go, the proven path) or c (inside librdkafka's C API, Go keeping per-batch bookkeeping; exactly-once tasks stay on go) (KMIRROR_DATA_PATH)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
@@ -154,6 +156,10 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return fmt.Errorf("--exactly-once-source-support: %w", err)
 			}
+			data, err := connectors.ParseDataPath(*dataPath)
+			if err != nil {
+				return fmt.Errorf("--data-path: %w", err)
+			}
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
 			}
@@ -165,8 +171,8 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				ExactlyOnceSource: eosSupport,
-				Security:          *security, Clients: clientRules(), Secrets: secrets,
+				ExactlyOnceSource: eosSupport, DataPath: data,
+				Security: *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
 	}

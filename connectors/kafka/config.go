@@ -48,6 +48,12 @@ func forwardLogs(logs chan ckafka.LogEvent, done <-chan struct{}, log *slog.Logg
 // invalidValue matches librdkafka's rejection of a property value, which quotes the value.
 var invalidValue = regexp.MustCompile(`Invalid value ".*?" for configuration property`)
 
+// RedactValues drops the quoted value from librdkafka's "Invalid value "..." for configuration property"
+// message, as withoutValues does for errors (the C data path's clients report configuration errors as text).
+func RedactValues(msg string) string {
+	return invalidValue.ReplaceAllLiteralString(msg, "Invalid value for configuration property")
+}
+
 // withoutValues drops the quoted value from librdkafka's "Invalid value "..." for configuration property"
 // error: the value may be a password or come from a config provider, and this error reaches task traces and
 // the log. The property name stays, which is what an operator needs. The result keeps the kafka.Error code

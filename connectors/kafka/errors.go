@@ -98,3 +98,9 @@ func hasCode(err error, code ckafka.ErrorCode) bool {
 	var kerr ckafka.Error
 	return errors.As(err, &kerr) && kerr.Code() == code
 }
+
+// CodeError is a librdkafka error of the given code (an rd_kafka_resp_err_t), for the C data path (package
+// cpath), so that the Is* helpers here answer for its errors as they do for confluent-kafka-go's.
+func CodeError(code int, msg string, fatal bool) error {
+	return ckafka.NewError(ckafka.ErrorCode(code), msg, fatal)
+}

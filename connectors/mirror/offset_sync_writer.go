@@ -125,6 +125,44 @@ func (p *PartitionSyncs) Record(upstream, downstream int64) (OffsetSync, bool) {
 	return OffsetSync{}, false
 }
 
+// RecordRun is Record for the n records at upstream offsets upstream..upstream+n-1 written at downstream
+// offsets downstream..downstream+n-1, in order: it calls send with every sync Record would have returned
+// true for, oldest first, and leaves the same state (and delayed sync) behind, without a step per record.
+// Inside a run neither offset skips or goes back, so past its first record only offset.lag.max triggers.
+func (p *PartitionSyncs) RecordRun(upstream, downstream, n int64, send func(OffsetSync)) {
+	if n <= 0 {
+		return
+	}
+	if s, ok := p.Record(upstream, downstream); ok {
+		send(s)
+	}
+	if n == 1 {
+		return
+	}
+	lastDown := downstream + n - 1
+	st := &p.state
+	synced := false
+	for {
+		// update triggers at the first d with d-(lastSync+1) >= offsetLagMax, and never before the next record.
+		next := max(st.lastSyncDownstream+1+max(st.offsetLagMax, 0), st.previousDownstream+1)
+		if next > lastDown {
+			break
+		}
+		up := upstream + (next - downstream)
+		st.lastSyncDownstream = next
+		st.previousUpstream, st.previousDownstream = up, next
+		synced = next == lastDown
+		send(OffsetSync{Topic: p.tp.Topic, Partition: p.tp.Partition, UpstreamOffset: up, DownstreamOffset: next})
+		p.hasDelayed = false
+	}
+	st.previousUpstream, st.previousDownstream = upstream+n-1, lastDown
+	st.shouldSync = false
+	if !synced {
+		p.delayed = OffsetSync{Topic: p.tp.Topic, Partition: p.tp.Partition, UpstreamOffset: upstream + n - 1, DownstreamOffset: lastDown}
+		p.hasDelayed = true
+	}
+}
+
 // TakeDelayed returns and clears the delayed sync (OffsetSyncWriter.PromoteDelayed for this partition).
 func (p *PartitionSyncs) TakeDelayed() (OffsetSync, bool) {
 	if !p.hasDelayed {

@@ -85,6 +85,12 @@ func (t *Tracker) Forwarded() { t.pending++ }
 // between it and the next acknowledged one.
 func (t *Tracker) Dropped() { t.pending, t.from = max(t.pending-1, 0), -1 }
 
+// ForwardedN counts n records handed to the producer (Forwarded n times).
+func (t *Tracker) ForwardedN(n int) { t.pending += max(n, 0) }
+
+// DroppedN counts n forwarded records that will never be acknowledged (Dropped n times).
+func (t *Tracker) DroppedN(n int) { t.pending = max(t.pending-max(n, 0), 0) }
+
 // Reset forgets what was in flight, for a pipeline that restarts from the acknowledged offsets.
 func (t *Tracker) Reset() { t.pending, t.readTo, t.from = 0, 0, -1 }
 
@@ -125,6 +131,24 @@ func (t *Tracker) Acked(u, d int64) {
 		t.cur.UnmappedBefore, t.unmapped = t.unmapped, false
 	}
 	t.dirty = true
+	t.applyReadTo()
+}
+
+// AckedRun records that the n records at source offsets u..u+n-1 were written at target offsets d..d+n-1:
+// Acked for each of them in order, in one step.
+func (t *Tracker) AckedRun(u, d int64, n int) {
+	if n <= 0 {
+		return
+	}
+	t.Acked(u, d)
+	if n == 1 {
+		return
+	}
+	// The rest continues the range Acked has just extended or begun.
+	last := u + int64(n) - 1
+	t.pending = max(t.pending-(n-1), 0)
+	t.cur.SourceEnd = last
+	t.cur.SourceNext = max(t.cur.SourceNext, last+1)
 	t.applyReadTo()
 }
 

@@ -1,0 +1,668 @@
+/*
+ * cpath.c: the record path of a source task in C (see doc.go for the contract with Go).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cpath.h"
+#include "rdk.h"
+
+#define CP_BATCH_MAX 4096
+
+/* A source topic of the pipeline, and its remote topic's handle in the producer. */
+struct cp_topic {
+        char *name, *remote;
+        rd_kafka_topic_t *src_rkt; /* the consumer's handle, learned from the first record */
+        rd_kafka_topic_t *rkt;     /* the producer's handle of the remote topic; its opaque is this */
+        int *byp;                  /* partition number -> part index, -1 */
+        int nbyp;
+};
+
+struct cp_part {
+        struct cp_topic *t;
+        int32_t partition;
+        int64_t start_at;   /* where the pipeline assigned it */
+        int64_t next;       /* next source offset expected; -1 before the first record */
+        int64_t first_past; /* the first record's offset when it lay past start_at and the partition is read again */
+        int64_t skip_gen;   /* records of the batch of this generation are stale (the partition was sought) */
+        int confirmed;      /* a delivery with a target offset came for it from this producer */
+        int broken;         /* a delivery failed: nothing after counts */
+        int64_t fwd_gen, ack_gen;
+        int fwd_idx, ack_idx;
+};
+
+struct cp_pipe {
+        rd_kafka_t *c, *p;
+        rd_kafka_queue_t *q;
+        struct cp_topic *topics;
+        int ntopics;
+        struct cp_part *parts;
+        int nparts;
+        int64_t limit; /* pacing: bound of produced-but-undelivered bytes */
+        int64_t inflight;
+        int64_t gen;     /* output generation: bumped by cp_out_reset */
+        int64_t batches; /* consumer batches so far */
+        int failed;      /* a delivery failed or a record was refused: stop producing */
+        int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
+        atomic_int interrupted;
+        cp_out out;
+        char fatal[512];
+        char auth[512];
+        char *stats[2];
+        rd_kafka_message_t *msgs[CP_BATCH_MAX];
+};
+
+static void *grow(void *buf, int *cap, int need, size_t elem) {
+        if (need <= *cap)
+                return buf;
+        int n = *cap ? *cap : 16;
+        while (n < need)
+                n *= 2;
+        void *nb = realloc(buf, (size_t)n * elem);
+        if (!nb)
+                abort(); /* out of memory: nothing sensible to do on the record path */
+        *cap = n;
+        return nb;
+}
+
+static int64_t now_ns(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* wait_target polls the producer for up to ms, counting the time as waiting for the target. */
+static void wait_target(cp_pipe *p, int ms) {
+        int64_t t0 = now_ns();
+        rd_kafka_poll(p->p, ms);
+        p->out.target_wait_ns += now_ns() - t0;
+}
+
+static cp_err *add_err(cp_err **arr, int *n, int *cap) {
+        *arr = grow(*arr, cap, *n + 1, sizeof(cp_err));
+        cp_err *e = &(*arr)[(*n)++];
+        memset(e, 0, sizeof(*e));
+        return e;
+}
+
+static void set_msg(cp_err *e, const char *msg) {
+        snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "");
+}
+
+static int part_of(struct cp_topic *t, int32_t partition) {
+        if (!t || partition < 0 || partition >= t->nbyp)
+                return -1;
+        return t->byp[partition];
+}
+
+/* The size of a message's headers (names and values), as Go's Record.Size counts them. */
+static int64_t headers_size(const rd_kafka_message_t *m) {
+        rd_kafka_headers_t *h = NULL;
+        if (rd_kafka_message_headers(m, &h) != RDK_ERR_NO_ERROR || !h)
+                return 0;
+        int64_t n = 0;
+        const char *name;
+        const void *val;
+        size_t size;
+        for (size_t i = 0; rd_kafka_header_get_all(h, i, &name, &val, &size) == RDK_ERR_NO_ERROR; i++)
+                n += (int64_t)strlen(name) + (val ? (int64_t)size : 0);
+        return n;
+}
+
+static int64_t msg_ts(const rd_kafka_message_t *m) {
+        int type = 0;
+        int64_t ts = rd_kafka_message_timestamp(m, &type);
+        return (type == 0 || ts < 0) ? CP_NO_TS : ts;
+}
+
+/* ack_into adds one delivery report of part idx to its latest run of this output, or starts a new one. */
+static void ack_into(cp_pipe *p, int idx, int kind, int64_t src, int64_t target, int64_t size, int64_t ts) {
+        struct cp_part *pt = &p->parts[idx];
+        cp_out *o = &p->out;
+        if (pt->ack_gen == p->gen) {
+                cp_ack *a = &o->acks[pt->ack_idx];
+                int extend = a->kind == kind;
+                if (extend && kind == CP_ACK_MAPPED)
+                        extend = src == a->last + 1 && target == a->target + (a->last - a->first) + 1;
+                if (extend) {
+                        a->last = src;
+                        a->records++;
+                        a->size_bytes += size;
+                        a->last_ts = ts;
+                        return;
+                }
+        }
+        o->acks = grow(o->acks, &o->capacks, o->nacks + 1, sizeof(cp_ack));
+        pt->ack_gen = p->gen;
+        pt->ack_idx = o->nacks;
+        o->acks[o->nacks++] = (cp_ack){.part = idx, .kind = kind, .first = src, .last = src, .target = target, .records = 1,
+                                       .size_bytes = size, .last_ts = ts};
+}
+
+static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
+        (void)rk;
+        cp_pipe *p = opaque;
+        p->inflight -= (int64_t)(m->len + m->key_len);
+        int idx = part_of(rd_kafka_topic_opaque(m->rkt), m->partition);
+        if (idx < 0)
+                return; /* cannot happen: every produced record names a part's topic and partition */
+        struct cp_part *pt = &p->parts[idx];
+        int64_t src = (int64_t)(intptr_t)m->_private;
+        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
+        int64_t ts = msg_ts(m);
+        if (pt->broken) {
+                ack_into(p, idx, CP_ACK_DROPPED, src, -1, size, ts);
+                return;
+        }
+        if (m->err == RDK_ERR_NO_ERROR && m->offset >= 0) {
+                pt->confirmed = 1;
+                ack_into(p, idx, CP_ACK_MAPPED, src, m->offset, size, ts);
+                return;
+        }
+        if (m->err == RDK_ERR_NO_ERROR && pt->confirmed) {
+                ack_into(p, idx, CP_ACK_UNMAPPED, src, -1, size, ts);
+                return;
+        }
+        pt->broken = 1;
+        p->failed = 1;
+        cp_err *e = add_err(&p->out.fails, &p->out.nfails, &p->out.capfails);
+        e->part = idx;
+        e->code = m->err;
+        e->offset = src;
+        e->unconfirmed = m->err == RDK_ERR_NO_ERROR;
+        set_msg(e, m->err ? rd_kafka_err2str(m->err) : "written without a target offset before any confirmed delivery");
+}
+
+static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
+        cp_pipe *p = opaque;
+        if (rk == p->p) {
+                if (err == RDK_ERR__FATAL && !p->fatal[0]) {
+                        char buf[400];
+                        int code = rd_kafka_fatal_error(rk, buf, sizeof(buf));
+                        snprintf(p->fatal, sizeof(p->fatal), "%s (fatal error %d)", buf, code);
+                } else if (err == RDK_ERR__AUTHENTICATION) {
+                        snprintf(p->auth, sizeof(p->auth), "%s", reason);
+                }
+                return; /* everything else the producer retries itself */
+        }
+        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+        e->part = -1;
+        e->code = err;
+        e->offset = -1;
+        e->fatal = err == RDK_ERR__FATAL;
+        set_msg(e, reason);
+}
+
+/* on_log keeps a log line for Go (log.queue: librdkafka calls it from rd_kafka_poll, on the pipeline's
+ * thread). A burst beyond CP_LOGS_MAX lines between two calls is dropped. */
+#define CP_LOGS_MAX 256
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
+        cp_pipe *p = rd_kafka_opaque(rk);
+        cp_out *o = &p->out;
+        if (o->nlogs >= CP_LOGS_MAX)
+                return;
+        o->logs = grow(o->logs, &o->caplogs, o->nlogs + 1, sizeof(cp_log));
+        cp_log *l = &o->logs[o->nlogs++];
+        l->level = level;
+        l->producer = rk == p->p;
+        snprintf(l->fac, sizeof(l->fac), "%s", fac ? fac : "");
+        snprintf(l->msg, sizeof(l->msg), "%s", buf ? buf : "");
+}
+
+static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
+        cp_pipe *p = opaque;
+        int which = rk == p->p;
+        char *s = malloc(len + 1);
+        if (s) {
+                memcpy(s, json, len);
+                s[len] = 0;
+                free(p->stats[which]);
+                p->stats[which] = s;
+                p->out.stats = 1;
+        }
+        return 0; /* librdkafka frees json */
+}
+
+static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *errstr, int errstr_size) {
+        rd_kafka_conf_t *conf = rd_kafka_conf_new();
+        for (int i = 0; props && props[i] && props[i + 1]; i += 2) {
+                if (rd_kafka_conf_set(conf, props[i], props[i + 1], errstr, (size_t)errstr_size) != RDK_CONF_OK) {
+                        rd_kafka_conf_destroy(conf);
+                        return NULL;
+                }
+        }
+        if (rd_kafka_conf_set(conf, "log.queue", "true", errstr, (size_t)errstr_size) != RDK_CONF_OK) {
+                rd_kafka_conf_destroy(conf);
+                return NULL;
+        }
+        rd_kafka_conf_set_log_cb(conf, on_log);
+        rd_kafka_conf_set_opaque(conf, p);
+        rd_kafka_conf_set_error_cb(conf, on_error);
+        rd_kafka_conf_set_stats_cb(conf, on_stats);
+        if (type == RDK_PRODUCER)
+                rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
+        rd_kafka_t *rk = rd_kafka_new(type, conf, errstr, (size_t)errstr_size);
+        if (!rk) {
+                rd_kafka_conf_destroy(conf);
+                return NULL;
+        }
+        rd_kafka_set_log_queue(rk, NULL); /* log lines are served by rd_kafka_poll */
+        return rk;
+}
+
+cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, int32_t *partitions, char **remotes,
+                     int64_t pace_bytes, char *errstr, int errstr_size) {
+        cp_pipe *p = calloc(1, sizeof(*p));
+        if (!p) {
+                snprintf(errstr, (size_t)errstr_size, "out of memory");
+                return NULL;
+        }
+        p->parts = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*p->parts));
+        p->topics = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*p->topics));
+        p->nparts = nparts;
+        p->limit = pace_bytes > 0 ? pace_bytes * (nparts > 0 ? nparts : 1) : 0;
+        p->gen = 1;
+        if (!(p->p = new_client(p, RDK_PRODUCER, pprops, errstr, errstr_size)) ||
+            !(p->c = new_client(p, RDK_CONSUMER, cprops, errstr, errstr_size))) {
+                cp_pipe_destroy(p);
+                return NULL;
+        }
+        for (int i = 0; i < nparts; i++) {
+                struct cp_topic *t = NULL;
+                for (int j = 0; j < p->ntopics; j++)
+                        if (!strcmp(p->topics[j].name, topics[i]))
+                                t = &p->topics[j];
+                if (!t) {
+                        t = &p->topics[p->ntopics++];
+                        t->name = strdup(topics[i]);
+                        t->remote = strdup(remotes[i]);
+                        rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+                        rd_kafka_topic_conf_set_opaque(tc, t);
+                        t->rkt = rd_kafka_topic_new(p->p, t->remote, tc);
+                        if (!t->rkt) {
+                                snprintf(errstr, (size_t)errstr_size, "remote topic %s: %s", t->remote,
+                                         rd_kafka_err2str(rd_kafka_last_error()));
+                                cp_pipe_destroy(p);
+                                return NULL;
+                        }
+                }
+                int32_t part = partitions[i];
+                if (part < 0) {
+                        snprintf(errstr, (size_t)errstr_size, "partition %d of %s", part, topics[i]);
+                        cp_pipe_destroy(p);
+                        return NULL;
+                }
+                if (part >= t->nbyp) {
+                        int n = part + 1;
+                        t->byp = realloc(t->byp, sizeof(int) * (size_t)n);
+                        for (int k = t->nbyp; k < n; k++)
+                                t->byp[k] = -1;
+                        t->nbyp = n;
+                }
+                t->byp[part] = i;
+                p->parts[i] = (struct cp_part){.t = t, .partition = part, .next = -1, .first_past = -1, .start_at = -1};
+        }
+        p->q = rd_kafka_queue_get_consumer(p->c);
+        if (!p->q) {
+                snprintf(errstr, (size_t)errstr_size, "the consumer has no queue (group.id missing?)");
+                cp_pipe_destroy(p);
+                return NULL;
+        }
+        return p;
+}
+
+void cp_pipe_destroy(cp_pipe *p) {
+        if (!p)
+                return;
+        for (; p->pos < p->n; p->pos++)
+                rd_kafka_message_destroy(p->msgs[p->pos]);
+        if (p->q)
+                rd_kafka_queue_destroy(p->q);
+        if (p->c) {
+                rd_kafka_consumer_close(p->c);
+                rd_kafka_destroy(p->c);
+        }
+        for (int i = 0; i < p->ntopics; i++) {
+                if (p->topics[i].rkt)
+                        rd_kafka_topic_destroy(p->topics[i].rkt);
+                free(p->topics[i].name);
+                free(p->topics[i].remote);
+                free(p->topics[i].byp);
+        }
+        if (p->p) {
+                rd_kafka_purge(p->p, RDK_PURGE_F_QUEUE | RDK_PURGE_F_INFLIGHT | RDK_PURGE_F_NON_BLOCKING);
+                rd_kafka_poll(p->p, 0);
+                rd_kafka_destroy(p->p);
+        }
+        free(p->topics);
+        free(p->parts);
+        free(p->out.fwd);
+        free(p->out.acks);
+        free(p->out.fails);
+        free(p->out.cerrs);
+        free(p->out.logs);
+        free(p->stats[0]);
+        free(p->stats[1]);
+        free(p);
+}
+
+int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size) {
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(p->nparts);
+        for (int i = 0; i < p->nparts; i++) {
+                rd_kafka_topic_partition_list_add(l, p->parts[i].t->name, p->parts[i].partition)->offset = starts[i];
+                p->parts[i].start_at = starts[i];
+                p->parts[i].next = -1;
+                p->parts[i].first_past = -1;
+        }
+        rd_kafka_resp_err_t err = rd_kafka_assign(p->c, l);
+        rd_kafka_topic_partition_list_destroy(l);
+        if (err) {
+                snprintf(errstr, (size_t)errstr_size, "assign partitions: %s", rd_kafka_err2str(err));
+                return err;
+        }
+        return 0;
+}
+
+cp_out *cp_out_of(cp_pipe *p) {
+        p->out.inflight_bytes = p->inflight;
+        p->out.pending = p->n - p->pos;
+        return &p->out;
+}
+
+void cp_out_reset(cp_pipe *p) {
+        p->gen++;
+        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nlogs = 0;
+        p->out.consumed = 0;
+        p->out.paced = 0;
+        p->out.target_wait_ns = 0;
+        p->out.stats = 0;
+}
+
+static cp_fwd *fwd_of(cp_pipe *p, int idx) {
+        struct cp_part *pt = &p->parts[idx];
+        cp_out *o = &p->out;
+        if (pt->fwd_gen == p->gen)
+                return &o->fwd[pt->fwd_idx];
+        o->fwd = grow(o->fwd, &o->capfwd, o->nfwd + 1, sizeof(cp_fwd));
+        pt->fwd_gen = p->gen;
+        pt->fwd_idx = o->nfwd;
+        cp_fwd *f = &o->fwd[o->nfwd++];
+        *f = (cp_fwd){.part = idx, .first = -1, .last = -1, .next = pt->next, .last_ts = CP_NO_TS, .first_ts = CP_NO_TS};
+        return f;
+}
+
+static int seek_part(cp_pipe *p, int idx, int64_t offset, char *errstr, int errstr_size) {
+        struct cp_part *pt = &p->parts[idx];
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+        rd_kafka_topic_partition_list_add(l, pt->t->name, pt->partition)->offset = offset;
+        int code = 0;
+        rd_kafka_error_t *e = rd_kafka_seek_partitions(p->c, l, 10000);
+        if (e) {
+                code = rd_kafka_error_code(e);
+                rd_kafka_error_destroy(e);
+        } else {
+                code = l->elems[0].err;
+        }
+        if (code == RDK_ERR__STATE) {
+                /* A partition whose fetch stopped on an error refuses a seek: assign it again instead. */
+                code = 0;
+                l->elems[0].offset = offset;
+                if ((e = rd_kafka_incremental_unassign(p->c, l)) || (e = rd_kafka_incremental_assign(p->c, l))) {
+                        code = rd_kafka_error_code(e);
+                        rd_kafka_error_destroy(e);
+                }
+        }
+        rd_kafka_topic_partition_list_destroy(l);
+        if (code && errstr)
+                snprintf(errstr, (size_t)errstr_size, "seek %s [%d] to %lld: %s", pt->t->name, pt->partition, (long long)offset,
+                         rd_kafka_err2str(code));
+        return code;
+}
+
+int cp_seek(cp_pipe *p, int idx, int64_t offset, char *errstr, int errstr_size) {
+        if (idx < 0 || idx >= p->nparts)
+                return -1;
+        int code = seek_part(p, idx, offset, errstr, errstr_size);
+        if (!code) {
+                /* librdkafka drops what it had fetched before the seek; records of the batch still waiting for
+                 * the producer are stale too. */
+                p->parts[idx].next = offset;
+                p->parts[idx].skip_gen = p->batches;
+        }
+        return code;
+}
+
+/* first_record checks a partition's first record of the pipeline against where it was assigned (the Go
+ * path's firstRecord, which doc.go explains). It returns 1 when the record is dropped and the partition read
+ * again from its start. */
+static int first_record(cp_pipe *p, int idx, int64_t off) {
+        struct cp_part *pt = &p->parts[idx];
+        int64_t want = pt->start_at;
+        if (want == RDK_OFFSET_BEGINNING) {
+                int64_t low = -1, high = -1;
+                if (rd_kafka_get_watermark_offsets(p->c, pt->t->name, pt->partition, &low, &high) || low < 0)
+                        return 0;
+                want = low;
+        }
+        if (want < 0 || pt->first_past >= 0 || off <= want)
+                return 0;
+        if (seek_part(p, idx, want, NULL, 0))
+                return 0; /* continue from it, as the Go path does */
+        pt->first_past = off;
+        pt->skip_gen = p->batches;
+        fwd_of(p, idx)->rereads++;
+        return 1;
+}
+
+/* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
+ * keeps the record for the next step), -1 on a refused record (reported in fails). */
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
+        struct cp_part *pt = &p->parts[idx];
+        int64_t ts = msg_ts(m);
+        rd_kafka_headers_t *src = NULL, *hdrs = NULL;
+        if (rd_kafka_message_headers(m, &src) == RDK_ERR_NO_ERROR && src)
+                hdrs = rd_kafka_headers_copy(src); /* producev takes over what it is given */
+        rd_kafka_resp_err_t err =
+            rd_kafka_producev(p->p, RDK_V_RKT, pt->t->rkt, RDK_V_PARTITION, pt->partition, RDK_V_MSGFLAGS, RDK_MSG_F_COPY,
+                              RDK_V_VALUE, m->payload, m->len, RDK_V_KEY, m->key, m->key_len, RDK_V_TIMESTAMP,
+                              (int64_t)(ts == CP_NO_TS ? 0 : ts), RDK_V_HEADERS, hdrs, RDK_V_OPAQUE, (void *)(intptr_t)m->offset,
+                              RDK_V_END);
+        if (err == RDK_ERR_NO_ERROR) {
+                p->inflight += (int64_t)(m->len + m->key_len);
+                return 0;
+        }
+        if (hdrs)
+                rd_kafka_headers_destroy(hdrs);
+        if (err == RDK_ERR__QUEUE_FULL)
+                return 1;
+        p->failed = 1;
+        cp_err *e = add_err(&p->out.fails, &p->out.nfails, &p->out.capfails);
+        e->part = idx;
+        e->code = err;
+        e->offset = m->offset;
+        e->fatal = -1; /* refused by the producer, not a delivery report */
+        set_msg(e, rd_kafka_err2str(err));
+        return -1;
+}
+
+static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
+        for (int i = 0; i < p->ntopics; i++)
+                if (p->topics[i].src_rkt == rkt)
+                        return &p->topics[i];
+        const char *name = rd_kafka_topic_name(rkt);
+        for (int i = 0; i < p->ntopics; i++)
+                if (!p->topics[i].src_rkt && !strcmp(p->topics[i].name, name)) {
+                        p->topics[i].src_rkt = rkt;
+                        return &p->topics[i];
+                }
+        return NULL;
+}
+
+/* handle hands the consumed message m over (or reports it); 1 when the producer's queue is full and m must
+ * wait for the next step. */
+static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
+        int idx = part_of(t, m->partition);
+        if (idx >= 0 && p->parts[idx].skip_gen == p->batches)
+                return 0; /* consumed before the partition was sought: stale */
+        if (m->err) {
+                if (m->err != RDK_ERR__PARTITION_EOF) {
+                        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+                        e->part = idx;
+                        e->code = m->err;
+                        e->offset = m->offset;
+                        if (m->payload && m->len) /* the error string, for error messages */
+                                snprintf(e->msg, sizeof(e->msg), "%.*s", (int)(m->len < 255 ? m->len : 255), (const char *)m->payload);
+                        else
+                                set_msg(e, rd_kafka_err2str(m->err));
+                }
+                return 0;
+        }
+        if (idx < 0 || p->failed || p->parts[idx].broken)
+                return 0;
+        struct cp_part *pt = &p->parts[idx];
+        if (pt->next < 0 && first_record(p, idx, m->offset))
+                return 0;
+        int r = produce(p, idx, m);
+        if (r == 1)
+                return 1;
+        if (r == 0) {
+                cp_fwd *f = fwd_of(p, idx);
+                if (f->records == 0) {
+                        f->first = m->offset;
+                        f->first_ts = msg_ts(m);
+                }
+                f->records++;
+                f->last = m->offset;
+                f->value_bytes += (int64_t)m->len;
+                f->size_bytes += (int64_t)(m->len + m->key_len) + headers_size(m);
+                f->last_ts = msg_ts(m);
+                pt->next = m->offset + 1;
+                f->next = pt->next;
+        }
+        return 0;
+}
+
+cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
+        rd_kafka_poll(p->p, 0);
+        rd_kafka_poll(p->c, 0);
+        if (p->limit > 0 && p->inflight > p->limit) {
+                /* Pacing: wait in the producer's poll, serving delivery reports, while too much is undelivered. */
+                wait_target(p, timeout_ms < 5 ? timeout_ms : 5);
+                p->out.paced = 1;
+                return cp_out_of(p);
+        }
+        if (p->failed || atomic_load(&p->interrupted))
+                return cp_out_of(p);
+        if (p->pos >= p->n) {
+                /* The previous batch is through: consume the next one. */
+                if (max <= 0 || max > CP_BATCH_MAX)
+                        max = CP_BATCH_MAX;
+                ssize_t n = rd_kafka_consume_batch_queue(p->q, timeout_ms, p->msgs, (size_t)max);
+                if (n < 0) {
+                        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+                        e->part = -1;
+                        e->code = rd_kafka_last_error();
+                        e->offset = -1;
+                        set_msg(e, rd_kafka_err2str(e->code));
+                        return cp_out_of(p);
+                }
+                p->batches++;
+                p->out.consumed += n;
+                p->pos = 0;
+                p->n = (int)n;
+        }
+        struct cp_topic *last = NULL;
+        rd_kafka_topic_t *last_rkt = NULL;
+        while (p->pos < p->n) {
+                rd_kafka_message_t *m = p->msgs[p->pos];
+                if (!last_rkt || m->rkt != last_rkt) {
+                        last_rkt = m->rkt;
+                        last = topic_of(p, m->rkt);
+                }
+                if (handle(p, m, last)) {
+                        /* The producer's queue is full: wait a little for deliveries, and hand Go what happened so
+                         * far; the next step goes on with this record. */
+                        wait_target(p, timeout_ms < 10 ? timeout_ms : 10);
+                        return cp_out_of(p);
+                }
+                rd_kafka_message_destroy(m);
+                p->pos++;
+        }
+        rd_kafka_poll(p->p, 0);
+        return cp_out_of(p);
+}
+
+void cp_serve(cp_pipe *p, int timeout_ms) {
+        rd_kafka_poll(p->p, timeout_ms);
+        rd_kafka_poll(p->c, 0);
+}
+
+int cp_flush(cp_pipe *p, int timeout_ms) {
+        rd_kafka_flush(p->p, timeout_ms);
+        return rd_kafka_outq_len(p->p);
+}
+
+int cp_purge(cp_pipe *p, int in_flight) {
+        int flags = RDK_PURGE_F_QUEUE | RDK_PURGE_F_NON_BLOCKING;
+        if (in_flight)
+                flags |= RDK_PURGE_F_INFLIGHT;
+        return rd_kafka_purge(p->p, flags);
+}
+
+int cp_outstanding(cp_pipe *p) {
+        return rd_kafka_outq_len(p->p);
+}
+
+void cp_interrupt(cp_pipe *p) {
+        atomic_store(&p->interrupted, 1);
+}
+
+int cp_watermarks(cp_pipe *p, int idx, int timeout_ms, int64_t *low, int64_t *high) {
+        if (idx < 0 || idx >= p->nparts)
+                return -1;
+        return rd_kafka_query_watermark_offsets(p->c, p->parts[idx].t->name, p->parts[idx].partition, low, high, timeout_ms);
+}
+
+int cp_cached_watermarks(cp_pipe *p, int idx, int64_t *low, int64_t *high) {
+        if (idx < 0 || idx >= p->nparts)
+                return -1;
+        return rd_kafka_get_watermark_offsets(p->c, p->parts[idx].t->name, p->parts[idx].partition, low, high);
+}
+
+int cp_positions(cp_pipe *p, int64_t *pos) {
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(p->nparts);
+        for (int i = 0; i < p->nparts; i++)
+                rd_kafka_topic_partition_list_add(l, p->parts[i].t->name, p->parts[i].partition);
+        rd_kafka_resp_err_t err = rd_kafka_position(p->c, l);
+        for (int i = 0; i < p->nparts; i++)
+                pos[i] = (!err && l->elems[i].err == 0 && l->elems[i].offset >= 0) ? l->elems[i].offset : -1;
+        rd_kafka_topic_partition_list_destroy(l);
+        return err;
+}
+
+int cp_fatal(cp_pipe *p, char *buf, int size) {
+        if (!p->fatal[0])
+                return 0;
+        snprintf(buf, (size_t)size, "%s", p->fatal);
+        return 1;
+}
+
+int cp_auth(cp_pipe *p, char *buf, int size) {
+        if (!p->auth[0])
+                return 0;
+        snprintf(buf, (size_t)size, "%s", p->auth);
+        return 1;
+}
+
+char *cp_take_stats(cp_pipe *p, int which) {
+        char *s = p->stats[which & 1];
+        p->stats[which & 1] = NULL;
+        return s;
+}
+
+const char *cp_version(void) {
+        return rd_kafka_version_str();
+}

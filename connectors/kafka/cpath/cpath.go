@@ -1,0 +1,262 @@
+package cpath
+
+/*
+#cgo CFLAGS: -O2 -std=gnu11 -Wall
+#include <stdlib.h>
+#include "cpath.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"sync"
+	"time"
+	"unsafe"
+
+	// The bundled static librdkafka comes with confluent-kafka-go's cgo flags, through package kafka: this
+	// package's C code declares the functions it calls (rdk.h) and links against that same library.
+	"github.com/kmirror/kmirror/connectors/kafka"
+)
+
+// NoTimestamp stands for a record without a timestamp.
+const NoTimestamp = math.MinInt64
+
+// MaxBatch bounds the records one Step consumes.
+const MaxBatch = 4096
+
+// Part is one source partition of a pipeline and the remote topic its records go to (same partition).
+type Part struct {
+	Topic     string
+	Partition int32
+	Remote    string
+}
+
+// Config configures a pipeline.
+type Config struct {
+	Consumer, Producer map[string]string // librdkafka properties; the consumer's must carry a group.id
+	Parts              []Part
+	// PaceBytes bounds, per partition, the key and value bytes produced but not yet reported delivered; 0
+	// means no bound. Above PaceBytes × len(Parts), Step waits for deliveries instead of consuming.
+	PaceBytes int64
+	// OnStats receives librdkafka statistics (statistics.interval.ms) of the consumer or the producer; it is
+	// called from Step, Flush and Take.
+	OnStats func(producer bool, json string)
+	// Log receives librdkafka's log lines (nil: dropped), as package kafka forwards its clients'.
+	Log *slog.Logger
+}
+
+// Pipeline is one consumer on the source feeding one producer on the target, records moving in C. Step,
+// Flush, Take, Assign, Seek, Positions and Purge must be called from one goroutine at a time; Watermarks,
+// CachedWatermarks, Interrupt, Fatal and AuthFailure from any. Close ends it.
+type Pipeline struct {
+	mu      sync.RWMutex // held for writing by Close only: it destroys p.c
+	c       *C.cp_pipe
+	parts   []Part
+	onStats func(bool, string)
+	log     *slog.Logger
+	b       Batch // reused by Take
+}
+
+// Version returns the version of the librdkafka the package runs on.
+func Version() string { return C.GoString(C.cp_version()) }
+
+// New creates a pipeline's consumer and producer (no partition assigned yet: Assign).
+func New(cfg Config) (*Pipeline, error) {
+	var free []unsafe.Pointer
+	defer func() {
+		for _, p := range free {
+			C.free(p)
+		}
+	}()
+	cstr := func(s string) *C.char {
+		c := C.CString(s)
+		free = append(free, unsafe.Pointer(c))
+		return c
+	}
+	props := func(m map[string]string) **C.char {
+		arr := (**C.char)(C.calloc(C.size_t(2*len(m)+1), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+		free = append(free, unsafe.Pointer(arr))
+		s := unsafe.Slice(arr, 2*len(m)+1)
+		i := 0
+		for k, v := range m {
+			s[i], s[i+1] = cstr(k), cstr(v)
+			i += 2
+		}
+		return arr
+	}
+	n := len(cfg.Parts)
+	ptrs := func() **C.char {
+		arr := (**C.char)(C.calloc(C.size_t(max(n, 1)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+		free = append(free, unsafe.Pointer(arr))
+		return arr
+	}
+	topics, remotes := ptrs(), ptrs()
+	parts := (*C.int32_t)(C.calloc(C.size_t(max(n, 1)), 4))
+	free = append(free, unsafe.Pointer(parts))
+	ts, rs, ps := unsafe.Slice(topics, max(n, 1)), unsafe.Slice(remotes, max(n, 1)), unsafe.Slice(parts, max(n, 1))
+	for i, p := range cfg.Parts {
+		ts[i], rs[i], ps[i] = cstr(p.Topic), cstr(p.Remote), C.int32_t(p.Partition)
+	}
+	var errstr [512]C.char
+	c := C.cp_pipe_new(props(cfg.Consumer), props(cfg.Producer), C.int(n), topics, parts, remotes, C.int64_t(cfg.PaceBytes),
+		&errstr[0], C.int(len(errstr)))
+	if c == nil {
+		return nil, fmt.Errorf("create the C data path: %s", kafka.RedactValues(C.GoString(&errstr[0])))
+	}
+	return &Pipeline{c: c, parts: append([]Part(nil), cfg.Parts...), onStats: cfg.OnStats, log: cfg.Log}, nil
+}
+
+// Parts returns the pipeline's partitions; indexes into it are the Part fields of a Batch.
+func (p *Pipeline) Parts() []Part { return p.parts }
+
+// Start positions for Assign, as librdkafka has them.
+const (
+	OffsetBeginning = int64(-2)
+	OffsetEnd       = int64(-1)
+)
+
+// Assign assigns every partition at starts[i]: an offset, OffsetBeginning or OffsetEnd.
+func (p *Pipeline) Assign(starts []int64) error {
+	if len(starts) != len(p.parts) {
+		return fmt.Errorf("assign: %d starts for %d partitions", len(starts), len(p.parts))
+	}
+	if len(starts) == 0 {
+		return nil
+	}
+	var errstr [256]C.char
+	if C.cp_assign(p.c, (*C.int64_t)(unsafe.Pointer(&starts[0])), &errstr[0], C.int(len(errstr))) != 0 {
+		return errors.New(C.GoString(&errstr[0]))
+	}
+	return nil
+}
+
+// Step serves delivery reports and, unless the pacing bound holds it back, consumes up to max records
+// (waiting up to timeout for the first ones) and produces them. It returns what happened since the last
+// Step or Take; the Batch is valid until the next call.
+func (p *Pipeline) Step(timeout time.Duration, max int) *Batch {
+	C.cp_step(p.c, C.int(timeout.Milliseconds()), C.int(max))
+	return p.Take()
+}
+
+// Serve serves delivery reports and the clients' callbacks for up to timeout, consuming nothing; they are in
+// the next Take.
+func (p *Pipeline) Serve(timeout time.Duration) {
+	C.cp_serve(p.c, C.int(timeout.Milliseconds()))
+}
+
+// Flush waits until every produced record has been reported, or ctx ends; it returns how many were left.
+// The reports it served are in the next Take.
+func (p *Pipeline) Flush(ctx context.Context) int {
+	for {
+		left := int(C.cp_flush(p.c, 100))
+		if left == 0 || ctx.Err() != nil {
+			return left
+		}
+	}
+}
+
+// Purge drops the records still queued in the producer, and with inFlight also those in flight; their
+// reports fail (Failures, kafka.IsPurged).
+func (p *Pipeline) Purge(inFlight bool) error {
+	f := C.int(0)
+	if inFlight {
+		f = 1
+	}
+	if code := C.cp_purge(p.c, f); code != 0 {
+		return fmt.Errorf("purge producer: %w", kafka.CodeError(int(code), "", false))
+	}
+	return nil
+}
+
+// Outstanding returns the records produced and not yet reported.
+func (p *Pipeline) Outstanding() int { return int(C.cp_outstanding(p.c)) }
+
+// Interrupt makes a Step that waits for room in the producer's queue give up.
+func (p *Pipeline) Interrupt() {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.c != nil {
+		C.cp_interrupt(p.c)
+	}
+}
+
+// Seek moves partition part (an index into Parts) to offset.
+func (p *Pipeline) Seek(part int, offset int64) error {
+	var errstr [256]C.char
+	if code := C.cp_seek(p.c, C.int(part), C.int64_t(offset), &errstr[0], C.int(len(errstr))); code != 0 {
+		return kafka.CodeError(int(code), C.GoString(&errstr[0]), false)
+	}
+	return nil
+}
+
+// Watermarks asks the source broker for partition part's low and high offsets.
+func (p *Pipeline) Watermarks(part int, timeout time.Duration) (low, high int64, err error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.c == nil {
+		return 0, 0, errors.New("pipeline closed")
+	}
+	var l, h C.int64_t
+	if code := C.cp_watermarks(p.c, C.int(part), C.int(timeout.Milliseconds()), &l, &h); code != 0 {
+		return 0, 0, fmt.Errorf("query watermarks of partition %d: %w", part, kafka.CodeError(int(code), "", false))
+	}
+	return int64(l), int64(h), nil
+}
+
+// CachedWatermarks returns the watermarks of partition part the consumer learned from its last fetch.
+func (p *Pipeline) CachedWatermarks(part int) (low, high int64, err error) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.c == nil {
+		return 0, 0, errors.New("pipeline closed")
+	}
+	var l, h C.int64_t
+	if code := C.cp_cached_watermarks(p.c, C.int(part), &l, &h); code != 0 {
+		return 0, 0, kafka.CodeError(int(code), "", false)
+	}
+	return int64(l), int64(h), nil
+}
+
+// Positions returns each partition's consumer position (-1 when unknown).
+func (p *Pipeline) Positions() ([]int64, error) {
+	pos := make([]int64, len(p.parts))
+	if len(pos) == 0 {
+		return pos, nil
+	}
+	if code := C.cp_positions(p.c, (*C.int64_t)(unsafe.Pointer(&pos[0]))); code != 0 {
+		return nil, fmt.Errorf("read consumer positions: %w", kafka.CodeError(int(code), "", false))
+	}
+	return pos, nil
+}
+
+// Fatal returns the producer's fatal error, if librdkafka raised one.
+func (p *Pipeline) Fatal() error {
+	var buf [512]C.char
+	if C.cp_fatal(p.c, &buf[0], C.int(len(buf))) == 0 {
+		return nil
+	}
+	return kafka.CodeError(-150, C.GoString(&buf[0]), true)
+}
+
+// AuthFailure returns the producer's last failed authentication, if any.
+func (p *Pipeline) AuthFailure() error {
+	var buf [512]C.char
+	if C.cp_auth(p.c, &buf[0], C.int(len(buf))) == 0 {
+		return nil
+	}
+	return kafka.CodeError(-169, C.GoString(&buf[0]), false)
+}
+
+// Close closes the consumer and destroys the producer, dropping whatever it still holds (Flush first).
+func (p *Pipeline) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.c != nil {
+		C.cp_pipe_destroy(p.c)
+		p.c = nil
+	}
+}

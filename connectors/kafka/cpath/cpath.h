@@ -1,0 +1,115 @@
+/*
+ * cpath.h: the C half of package cpath (see doc.go). One cp_pipe is one replication pipeline: a consumer on
+ * the source, a producer on the target, and the bookkeeping of what moved between them since the Go side
+ * last looked (cp_out). Every function except cp_interrupt and cp_cached_watermarks must be called from one
+ * thread at a time (the Go side calls them from the pipeline's goroutine).
+ */
+#ifndef KMIRROR_CPATH_H
+#define KMIRROR_CPATH_H
+
+#include <stdint.h>
+
+#define CP_NO_TS INT64_MIN
+
+/* Kinds of cp_ack. */
+enum { CP_ACK_MAPPED = 0, CP_ACK_UNMAPPED = 1, CP_ACK_DROPPED = 2 };
+
+/* Records of one partition handed to the producer during one call. */
+typedef struct {
+        int32_t part; /* index of the partition, in the order of cp_pipe_new's parts */
+        int32_t records;
+        int64_t first, last; /* source offsets of the first and last record */
+        int64_t next;        /* the source offset the consumer should return next */
+        int64_t value_bytes; /* value bytes (MM2's byte count) */
+        int64_t size_bytes;  /* key + value + header bytes */
+        int64_t last_ts;     /* source timestamp of the last record, Unix ms, or CP_NO_TS */
+        int64_t first_ts;    /* source timestamp of the first record */
+        int64_t rereads;     /* 1 when the partition's first record lay past its start and it is read again */
+} cp_fwd;
+
+/* A run of delivery reports of one partition, in produce order. MAPPED: source offsets first..last were
+ * written at target offsets target..target+(last-first), both contiguous. UNMAPPED: records written without
+ * a target offset, counted as acknowledged (a confirmed delivery of this producer came before, see doc.go).
+ * DROPPED: reports on a partition whose delivery failed earlier in the pipeline: they change nothing. */
+typedef struct {
+        int32_t part;
+        int32_t kind;
+        int64_t first, last, target;
+        int64_t records;
+        int64_t size_bytes;
+        int64_t last_ts;
+} cp_ack;
+
+/* An error: a failed delivery (the first of its partition), or a consumer error (part -1: client-wide). */
+typedef struct {
+        int32_t part;
+        int32_t code;
+        int64_t offset;
+        int32_t unconfirmed; /* delivery reported written without an offset before any confirmed one */
+        int32_t fatal;
+        char msg[256];
+} cp_err;
+
+/* A librdkafka log line (syslog level). */
+typedef struct {
+        int32_t level;
+        int32_t producer;
+        char fac[32];
+        char msg[480];
+} cp_log;
+
+typedef struct {
+        cp_fwd *fwd;
+        int nfwd, capfwd;
+        cp_ack *acks;
+        int nacks, capacks;
+        cp_err *fails;
+        int nfails, capfails;
+        cp_err *cerrs;
+        int ncerrs, capcerrs;
+        cp_log *logs;
+        int nlogs, caplogs;
+        int64_t consumed;       /* records (and errors) the consumer returned */
+        int64_t inflight_bytes; /* produced and not yet reported, after the call */
+        int32_t paced;          /* the call waited for deliveries instead of consuming */
+        int64_t target_wait_ns; /* time spent waiting for the target: pacing, a full producer queue */
+        int64_t pending;        /* records consumed and not handed to the producer yet (a full queue) */
+        int32_t stats;          /* new statistics are waiting (cp_take_stats) */
+} cp_out;
+
+typedef struct cp_pipe cp_pipe;
+
+/* props: NULL-terminated key, value, key, value... for the consumer and the producer. parts: nparts
+ * source topics, partitions and remote topics. Returns NULL with errstr set on failure. */
+cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, int32_t *partitions, char **remotes,
+                     int64_t pace_bytes, char *errstr, int errstr_size);
+void cp_pipe_destroy(cp_pipe *p);
+
+/* cp_assign assigns every partition at starts[i] (an offset, RDK_OFFSET_BEGINNING or RDK_OFFSET_END). */
+int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);
+/* cp_step serves delivery reports and, unless paced, consumes one batch (up to max records, waiting up to
+ * timeout_ms) and produces it. */
+cp_out *cp_step(cp_pipe *p, int timeout_ms, int max);
+/* cp_serve serves delivery reports and callbacks for up to timeout_ms, consuming nothing. */
+void cp_serve(cp_pipe *p, int timeout_ms);
+/* cp_flush waits up to timeout_ms for outstanding deliveries; returns how many are left. */
+int cp_flush(cp_pipe *p, int timeout_ms);
+cp_out *cp_out_of(cp_pipe *p);
+void cp_out_reset(cp_pipe *p);
+int cp_purge(cp_pipe *p, int in_flight);
+int cp_outstanding(cp_pipe *p);
+void cp_interrupt(cp_pipe *p);
+int cp_seek(cp_pipe *p, int part, int64_t offset, char *errstr, int errstr_size);
+int cp_watermarks(cp_pipe *p, int part, int timeout_ms, int64_t *low, int64_t *high);
+int cp_cached_watermarks(cp_pipe *p, int part, int64_t *low, int64_t *high);
+/* cp_positions fills pos[i] with partition i's position (-1 unknown). */
+int cp_positions(cp_pipe *p, int64_t *pos);
+/* cp_fatal copies the producer's fatal error (0: none); cp_auth the last authentication failure. */
+int cp_fatal(cp_pipe *p, char *buf, int size);
+int cp_auth(cp_pipe *p, char *buf, int size);
+/* cp_take_stats returns the newest statistics of the consumer (which 0) or producer (1), or NULL; the
+ * caller frees it with free(). */
+char *cp_take_stats(cp_pipe *p, int which);
+const char *cp_version(void);
+
+#endif

@@ -1,0 +1,345 @@
+package cpath_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/kafka/cpath"
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+)
+
+func TestVersionIsTheBundledLibrdkafka(t *testing.T) {
+	if v := cpath.Version(); !strings.HasPrefix(v, "2.") {
+		t.Fatalf("librdkafka version %q, want the bundled 2.x", v)
+	}
+}
+
+// pipeline returns a pipeline from cluster A's parts to cluster B, closed when the test ends.
+func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]string, onStats ...func(bool, string)) *cpath.Pipeline {
+	t.Helper()
+	var stats func(bool, string)
+	if len(onStats) > 0 {
+		stats = onStats[0]
+	}
+	prod := map[string]string{
+		"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "enable.idempotence": "true", "acks": "all",
+		"linger.ms": "5", "message.timeout.ms": "10000",
+	}
+	for k, v := range producer {
+		prod[k] = v
+	}
+	p, err := cpath.New(cpath.Config{
+		Consumer: map[string]string{
+			"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "group.id": "cpath-test", "enable.auto.commit": "false",
+			"enable.auto.offset.store": "false", "auto.offset.reset": "error", "isolation.level": "read_uncommitted",
+			"enable.partition.eof": "false",
+		},
+		Producer:  prod,
+		Parts:     parts,
+		PaceBytes: pace,
+		OnStats:   stats,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// ledger is what a test learns from a pipeline's batches, checked as the source task uses them.
+type ledger struct {
+	forwarded map[int]int64   // part -> records
+	next      map[int]int64   // part -> next offset after the last forwarded
+	acked     map[int][]int64 // part -> acknowledged source offsets, in report order
+	target    map[int][]int64 // part -> their target offsets
+	failures  []cpath.Failure
+	cerrs     []cpath.ConsumerError
+	maxFlight int64
+}
+
+func newLedger() *ledger {
+	return &ledger{forwarded: map[int]int64{}, next: map[int]int64{}, acked: map[int][]int64{}, target: map[int][]int64{}}
+}
+
+func (l *ledger) add(t *testing.T, b *cpath.Batch) {
+	t.Helper()
+	for _, f := range b.Forwarded {
+		if f.Records > 0 && (f.Last < f.First || f.Next != f.Last+1) {
+			t.Fatalf("forwarded %+v: offsets incoherent", f)
+		}
+		l.forwarded[f.Part] += int64(f.Records)
+		l.next[f.Part] = f.Next
+	}
+	for _, a := range b.Acked {
+		if a.Records < 1 || a.Last < a.First {
+			t.Fatalf("ack run %+v: incoherent", a)
+		}
+		switch a.Kind {
+		case cpath.Mapped:
+			if a.Last-a.First+1 != a.Records {
+				t.Fatalf("mapped run %+v: not contiguous", a)
+			}
+			for i := int64(0); i < a.Records; i++ {
+				l.acked[a.Part] = append(l.acked[a.Part], a.First+i)
+				l.target[a.Part] = append(l.target[a.Part], a.Target+i)
+			}
+		case cpath.Unmapped:
+			t.Logf("unmapped run %+v", a)
+		}
+	}
+	l.failures = append(l.failures, b.Failures...)
+	l.cerrs = append(l.cerrs, b.ConsumerErrors...)
+	l.maxFlight = max(l.maxFlight, b.InFlightBytes)
+}
+
+// run steps p until done says so or the deadline passes, then flushes and takes the last reports.
+func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: forwarded %v, acked %d partitions, failures %v, consumer errors %v", l.forwarded, len(l.acked), l.failures, l.cerrs)
+		}
+		l.add(t, p.Step(10*time.Millisecond, cpath.MaxBatch))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if left := p.Flush(ctx); left != 0 {
+		t.Fatalf("%d records left after flush", left)
+	}
+	l.add(t, p.Take())
+}
+
+func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
+	t.Parallel()
+	const partitions, perPartition = 3, 3000
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, partitions, nil)
+	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
+	base := time.UnixMilli(1_700_000_000_000)
+	var recs []kafkatest.Record
+	for p := range int32(partitions) {
+		for i := range perPartition {
+			r := kafkatest.Record{Topic: src, Partition: p, Value: fmt.Appendf(nil, "v-%d-%d", p, i),
+				Timestamp: base.Add(time.Duration(i) * time.Millisecond)}
+			if i%3 != 0 {
+				r.Key = fmt.Appendf(nil, "k-%d", i)
+			}
+			if i%5 == 0 {
+				r.Headers = []kafka.Header{{Key: "h1", Value: []byte("x")}, {Key: "h1", Value: nil}, {Key: "h2", Value: []byte{}}}
+			}
+			if i%7 == 0 {
+				r.Value = nil // a tombstone
+			}
+			recs = append(recs, r)
+		}
+	}
+	kafkatest.Produce(t, "A", recs)
+
+	var parts []cpath.Part
+	for p := range int32(partitions) {
+		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
+	}
+	// A small pace bound, so that pacing holds the loop back many times.
+	var statsFrom [2]int
+	pl := pipeline(t, parts, 16<<10, map[string]string{"statistics.interval.ms": "100"}, func(producer bool, json string) {
+		if strings.Contains(json, `"type": "producer"`) == producer && strings.HasPrefix(json, "{") {
+			statsFrom[btoi(producer)]++
+		}
+	})
+	starts := make([]int64, partitions)
+	for i := range starts {
+		starts[i] = cpath.OffsetBeginning
+	}
+	if err := pl.Assign(starts); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	run(t, pl, l, func() bool {
+		for i := range partitions {
+			if len(l.acked[i]) < perPartition {
+				return false
+			}
+		}
+		return true
+	})
+	if len(l.failures) > 0 || len(l.cerrs) > 0 {
+		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
+	}
+	if statsFrom[1] == 0 {
+		t.Errorf("no statistics of the producer reached OnStats (%v)", statsFrom)
+	}
+	if l.maxFlight > 16<<10*partitions+4096*16 {
+		t.Errorf("in-flight bytes reached %d, above the pace bound", l.maxFlight)
+	}
+	for p := range int32(partitions) {
+		got := kafkatest.ReadAll(t, "B", dst, p)
+		if len(got) != perPartition {
+			t.Fatalf("partition %d: %d records on B, want %d", p, len(got), perPartition)
+		}
+		for i, g := range got {
+			w := recs[int(p)*perPartition+i]
+			if !bytes.Equal(g.Key, w.Key) || !bytes.Equal(g.Value, w.Value) || (g.Value == nil) != (w.Value == nil) ||
+				(g.Key == nil) != (w.Key == nil) || !g.Timestamp.Equal(w.Timestamp) {
+				t.Fatalf("partition %d record %d: got %q/%q at %v, want %q/%q at %v", p, i, g.Key, g.Value, g.Timestamp, w.Key, w.Value, w.Timestamp)
+			}
+			if fmt.Sprint(g.Headers) != fmt.Sprint(w.Headers) {
+				t.Fatalf("partition %d record %d: headers %v, want %v", p, i, g.Headers, w.Headers)
+			}
+			// The acknowledged pairs are exact: source offset i at the target offset the record has on B.
+			if l.acked[int(p)][i] != int64(i) || l.target[int(p)][i] != g.Offset {
+				t.Fatalf("partition %d report %d: source %d at target %d; B has it at %d", p, i, l.acked[int(p)][i], l.target[int(p)][i], g.Offset)
+			}
+		}
+		if l.forwarded[int(p)] != perPartition || l.next[int(p)] != perPartition {
+			t.Fatalf("partition %d: forwarded %d, next %d", p, l.forwarded[int(p)], l.next[int(p)])
+		}
+	}
+}
+
+func TestAFailedDeliveryIsReportedAndStopsThePartition(t *testing.T) {
+	t.Parallel()
+	src := kafkatest.TopicName(t, "src")
+	small := kafkatest.TopicName(t, "small")
+	kafkatest.CreateTopic(t, "A", src, 2, nil)
+	kafkatest.CreateTopic(t, "B", small, 2, map[string]string{"max.message.bytes": "2000"})
+	var recs []kafkatest.Record
+	for i := range 20 {
+		size := 100
+		if i == 5 {
+			size = 5000 // larger than the remote topic takes
+		}
+		recs = append(recs, kafkatest.Record{Topic: src, Partition: 0, Value: bytes.Repeat([]byte{'x'}, size)})
+	}
+	kafkatest.Produce(t, "A", recs)
+	// The broker refuses the whole batch the large record travels in, so the failure is at offset 5 or before.
+	pl := pipeline(t, []cpath.Part{{Topic: src, Partition: 0, Remote: small}}, 0, nil)
+	if err := pl.Assign([]int64{0}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	run(t, pl, l, func() bool { return len(l.failures) > 0 })
+	f := l.failures[0]
+	if f.Part != 0 || f.Offset > 5 || f.Err == nil || !kafka.IsRecordTooLarge(f.Err) {
+		t.Fatalf("failure %+v (%v), want offset 5 or before too large", f, f.Err)
+	}
+	for _, off := range l.acked[0] {
+		if off >= f.Offset {
+			t.Fatalf("offset %d counted as acknowledged after the failed offset %d", off, f.Offset)
+		}
+	}
+}
+
+func TestAMissingRemotePartitionIsReported(t *testing.T) {
+	t.Parallel()
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, 2, nil)
+	kafkatest.CreateTopic(t, "B", dst, 1, nil) // too small: partition 1 has nowhere to go
+	kafkatest.Produce(t, "A", []kafkatest.Record{{Topic: src, Partition: 1, Value: []byte("v")}})
+	pl := pipeline(t, []cpath.Part{{Topic: src, Partition: 1, Remote: dst}}, 0, nil)
+	if err := pl.Assign([]int64{0}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	run(t, pl, l, func() bool { return len(l.failures) > 0 })
+	if f := l.failures[0]; f.Err == nil || !kafka.IsUnknownTopic(f.Err) {
+		t.Fatalf("failure %+v (%v), want an unknown partition", f, f.Err)
+	}
+	if len(l.acked[0]) != 0 {
+		t.Fatalf("acknowledged %v", l.acked[0])
+	}
+}
+
+func TestAStartPastTheLogIsAConsumerErrorAndSeekRecovers(t *testing.T) {
+	t.Parallel()
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, 1, nil)
+	kafkatest.CreateTopic(t, "B", dst, 1, nil)
+	var recs []kafkatest.Record
+	for i := range 10 {
+		recs = append(recs, kafkatest.Record{Topic: src, Partition: 0, Value: fmt.Appendf(nil, "%d", i)})
+	}
+	kafkatest.Produce(t, "A", recs)
+	pl := pipeline(t, []cpath.Part{{Topic: src, Partition: 0, Remote: dst}}, 0, nil)
+	if err := pl.Assign([]int64{50}); err != nil { // past the end: out of range
+		t.Fatal(err)
+	}
+	l := newLedger()
+	deadline := time.Now().Add(30 * time.Second)
+	for len(l.cerrs) == 0 && time.Now().Before(deadline) {
+		l.add(t, pl.Step(10*time.Millisecond, cpath.MaxBatch))
+	}
+	if len(l.cerrs) == 0 || !kafka.IsOffsetOutOfRange(l.cerrs[0].Err) {
+		t.Fatalf("consumer errors %v, want an offset out of range", l.cerrs)
+	}
+	low, high, err := pl.Watermarks(0, 10*time.Second)
+	if err != nil || low != 0 || high != 10 {
+		t.Fatalf("watermarks %d, %d, %v", low, high, err)
+	}
+	if err := pl.Seek(0, 4); err != nil {
+		t.Fatal(err)
+	}
+	run(t, pl, l, func() bool { return len(l.acked[0]) == 6 })
+	if l.acked[0][0] != 4 || l.next[0] != 10 {
+		t.Fatalf("acked %v, next %d", l.acked[0], l.next[0])
+	}
+	pos, err := pl.Positions()
+	if err != nil || pos[0] != 10 {
+		t.Fatalf("positions %v, %v", pos, err)
+	}
+	if low, high, err := pl.CachedWatermarks(0); err != nil || high != 10 {
+		t.Fatalf("cached watermarks %d, %d, %v", low, high, err)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func TestAFullProducerQueueKeepsTheRestOfTheBatchInOrder(t *testing.T) {
+	t.Parallel()
+	const n = 4000
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, 1, nil)
+	kafkatest.CreateTopic(t, "B", dst, 1, nil)
+	var recs []kafkatest.Record
+	for i := range n {
+		recs = append(recs, kafkatest.Record{Topic: src, Partition: 0, Value: fmt.Appendf(make([]byte, 0, 1000), "%d-%0990d", i, 0)})
+	}
+	kafkatest.Produce(t, "A", recs)
+	// A 64 KiB producer queue holds about 60 of these records: every batch of 1,024 waits for it.
+	pl := pipeline(t, []cpath.Part{{Topic: src, Partition: 0, Remote: dst}}, 0,
+		map[string]string{"queue.buffering.max.kbytes": "64", "queue.buffering.max.messages": "0"})
+	if err := pl.Assign([]int64{cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	var pending int
+	var waited time.Duration
+	deadline := time.Now().Add(60 * time.Second)
+	for len(l.acked[0]) < n && time.Now().Before(deadline) {
+		b := pl.Step(10*time.Millisecond, cpath.MaxBatch)
+		pending, waited = max(pending, b.Pending), waited+b.TargetWait
+		l.add(t, b)
+	}
+	if pending == 0 || waited == 0 {
+		t.Errorf("the queue never held records back (pending %d, waited %v)", pending, waited)
+	}
+	got := kafkatest.ReadAll(t, "B", dst, 0)
+	if len(got) != n || len(l.acked[0]) != n {
+		t.Fatalf("%d records on B, %d acknowledged, want %d", len(got), len(l.acked[0]), n)
+	}
+	for i, g := range got {
+		if !bytes.Equal(g.Value, recs[i].Value) || l.acked[0][i] != int64(i) || l.target[0][i] != g.Offset {
+			t.Fatalf("record %d: out of order or its offsets inexact (source %d at target %d; B has it at %d)", i, l.acked[0][i], l.target[0][i], g.Offset)
+		}
+	}
+}

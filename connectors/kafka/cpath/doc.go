@@ -1,0 +1,71 @@
+// Package cpath is the source task's record path in C: records move from a source consumer to a target
+// producer inside librdkafka's C API, in batches and paced, and Go sees only the bookkeeping, once per batch
+// (issue 15: the per-record cgo calls and C→Go message building were most of the Go pipeline's CPU).
+//
+// # What it owns
+//
+// A Pipeline owns one rd_kafka_t consumer (assign-only; the caller's properties, which must name a
+// group.id and should say auto.offset.reset=error) and one rd_kafka_t producer. confluent-kafka-go
+// exposes no raw handle of its clients, so the pipeline creates its own, from the same librdkafka property
+// maps. The C code (cpath.c) declares the librdkafka functions it calls (rdk.h) and links against the
+// static librdkafka bundled with confluent-kafka-go, which package kafka's import brings into the binary.
+// Only this package and connectors/kafka touch librdkafka. Admin operations stay with package kafka.
+//
+// # The contract
+//
+// Each source partition (Part) is produced to the same partition of its remote topic, key, value, headers
+// and timestamp kept (a record without a timestamp gets the producer's time, as on the Go path). Step:
+//
+//  1. serves the producer's delivery reports and the consumer's error and statistics callbacks;
+//  2. if the key and value bytes produced but not yet reported exceed PaceBytes × partitions, waits up to
+//     5 ms in the producer's poll and returns (Batch.Paced): librdkafka 2.11's idempotent producer keeps
+//     about one request per partition in flight and its broker threads busy-spin meanwhile, so a loop that
+//     queues freely starves the brokers on a small machine (issue 15's finding);
+//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
+//     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
+//     opaque. When the producer's queue is full, it waits up to 10 ms in the producer's poll and returns,
+//     keeping the rest of the batch for the next Step: Go sees acknowledgements at least that often, so
+//     stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
+//
+// The Batch it returns says, per partition and never per record:
+//
+//   - Forwarded: records handed to the producer (count, first and last source offset, the next offset the
+//     consumer returns, value bytes — MM2's byte count —, key+value+header bytes, the last timestamp);
+//   - Acked: runs of delivery reports in produce order. A Mapped run is contiguous in source and target
+//     offsets, so (First, Target, Records) is exactly the list of (source, target) pairs the offset map and
+//     the offset syncs need; a new run starts at any gap on either side. An Unmapped run is records
+//     librdkafka reported written without an offset (offset -1001: a request whose answer was lost, followed
+//     by a later request of the partition that succeeded) after a delivery of the partition from this
+//     producer carried an offset: the broker then held the producer's state, and the implicit
+//     acknowledgement is true, so they count as acknowledged without a target offset (the Go path's
+//     ackUnmapped). Without such a confirmed delivery first, the report is a Failure with Unconfirmed set.
+//     Dropped runs are reports on a partition after its first failure: they count for nothing;
+//   - Failures: the first failed delivery of each partition (after it the partition is broken: nothing
+//     counts until the caller builds a new pipeline), or a record the producer refused (Refused; it was not
+//     forwarded). After any failure Step stops consuming and producing: the caller purges, flushes and
+//     restarts from its acknowledged offsets, so nothing lands out of order;
+//   - ConsumerErrors: per-partition consumer errors (an offset out of range: a gap or a re-created topic,
+//     which the caller handles with Watermarks and Seek) and client-wide ones (Part -1);
+//   - Consumed, InFlightBytes: for metrics and pacing.
+//
+// The first record of a partition in a pipeline is checked against where it was assigned, as the Go
+// path's firstRecord does: a first record past the start (and not only because of compaction, transaction
+// markers or aborted transactions) means the consumer skipped records, so the record is dropped, the
+// partition is sought back to its start once (Forwarded.Reread), and what the re-read returns first is
+// taken as it is. Records of the same consumed batch after the seek are stale and dropped.
+//
+// # Threads
+//
+// librdkafka calls the delivery, error, statistics and log callbacks from rd_kafka_poll, which only Step, Flush
+// and Close call: everything in cp_pipe is touched by the one goroutine driving the pipeline. Watermarks,
+// CachedWatermarks and Interrupt may be called from others (librdkafka's calls are thread-safe; Close waits
+// for them). Batches are copied into Go memory; no C pointer outlives a call.
+//
+// # What stays out
+//
+// Known gap: a target producer that cannot authenticate (wrong SASL password) is logged, but the pipeline's
+// error callback does not see it as the Go path's producer does, so the task stays RUNNING (stalled, with
+// its target-unreachable notice) instead of going FAILED; server's TestWrongTaskPasswordFailsTheTask
+// (target producer) fails with KMIRROR_TEST_DATA_PATH=c. Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
+// served by the same polls, then handed to Config.Log at the levels package kafka uses.
+package cpath
