@@ -492,6 +492,7 @@ func (p *sourcePartition) ackedUnmappedRun(last, n, ts int64) {
 	p.batchedHead = last + 1
 	p.dropSentLocked()
 	p.ranges.DroppedN(int(n))
+	p.ranges.Unmapped() // as ackUnmapped: the next range says records before it have no target offsets
 	p.mu.Unlock()
 }
 
