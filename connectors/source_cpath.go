@@ -283,25 +283,8 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 	defer stopInterrupt()
 	var lastPositions time.Time
 	for ctx.Err() == nil {
-		if f := r.failure.Load(); f != nil {
-			return nil, nil, false // replicateC reports it once everything is flushed
-		}
-		if r.recreated.Load() != nil {
-			return nil, nil, false
-		}
-		if err := pl.Fatal(); err != nil {
-			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}, nil, false
-		}
-		if err := pl.AuthFailure(); err != nil {
-			return fmt.Errorf("authenticate to target cluster %s: %w", r.targetAlias, err), nil, false
-		}
-		select {
-		case err := <-committer:
-			if err == nil {
-				err = errors.New("committer stopped")
-			}
-			return err, err, true
-		default:
+		if stop, loopErr, committerErr, committerDone := r.loopEnds(pl, committer); stop {
+			return loopErr, committerErr, committerDone
 		}
 		if !lease.Valid() {
 			start := time.Now()

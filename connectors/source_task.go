@@ -533,6 +533,37 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 	return nil
 }
 
+// loopClient is what loopEnds asks of the target producer of either data path.
+type loopClient interface {
+	Fatal() error
+	AuthFailure() error
+}
+
+// loopEnds tells whether a poll loop (pollLoop, or the C path's) must stop before its next step, and with what:
+// a delivery failure or re-created topics (the replicate function reports them once everything is flushed), a
+// fatal producer, a failed authentication, or a committer that stopped (whose result it has then taken).
+func (r *sourceRun) loopEnds(producer loopClient, committer <-chan error) (stop bool, loopErr, committerErr error, committerDone bool) {
+	if r.failure.Load() != nil || r.recreated.Load() != nil {
+		return true, nil, nil, false
+	}
+	if err := producer.Fatal(); err != nil {
+		return true, &pipelineError{err: fmt.Errorf("target producer: %w", err)}, nil, false
+	}
+	if err := producer.AuthFailure(); err != nil {
+		// Not a pipeline restart: new clients with the same credentials fail the same way.
+		return true, fmt.Errorf("authenticate to target cluster %s: %w", r.targetAlias, err), nil, false
+	}
+	select {
+	case err := <-committer:
+		if err == nil {
+			err = errors.New("committer stopped")
+		}
+		return true, err, err, true
+	default:
+	}
+	return false, nil, nil, false
+}
+
 // pollLoop moves records from the consumer to the producer until ctx is done or something breaks. It hands a
 // record over only while the run's lease is valid. When it returns because the committer stopped, it returns
 // the committer's result too (committerDone), which it has taken from the channel.
@@ -540,26 +571,8 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 	lease := r.env.Lease()
 	var lastPositions time.Time
 	for ctx.Err() == nil {
-		if f := r.failure.Load(); f != nil {
-			return nil, nil, false // replicate reports it once everything is flushed
-		}
-		if r.recreated.Load() != nil {
-			return nil, nil, false
-		}
-		if err := producer.Fatal(); err != nil {
-			return &pipelineError{err: fmt.Errorf("target producer: %w", err)}, nil, false
-		}
-		if err := producer.AuthFailure(); err != nil {
-			// Not a pipeline restart: new clients with the same credentials fail the same way.
-			return fmt.Errorf("authenticate to target cluster %s: %w", r.targetAlias, err), nil, false
-		}
-		select {
-		case err := <-committer:
-			if err == nil {
-				err = errors.New("committer stopped")
-			}
-			return err, err, true
-		default:
+		if stop, loopErr, committerErr, committerDone := r.loopEnds(producer, committer); stop {
+			return loopErr, committerErr, committerDone
 		}
 		if !lease.Valid() {
 			start := time.Now()
