@@ -21,15 +21,25 @@ func TestDeleteConnectorSurvivesADeadlock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	url := storetest.NewURL(t)
+	other, err := pgx.Connect(ctx, url)
+	require.NoError(t, err)
+	defer other.Close(ctx)
+	// PostgreSQL looks for a deadlock once, deadlock_timeout after a backend began to wait, and ends the backend
+	// that finds it. The store's sessions look after 5 s and the other transaction's never: the DELETE, which
+	// waits first, is the victim as long as the cycle forms within 5 s (with the default 1 s, a loaded CI
+	// machine once formed it later, and the other transaction found it instead).
+	var db string
+	require.NoError(t, other.QueryRow(ctx, "SELECT current_database()").Scan(&db))
+	_, err = other.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{db}.Sanitize()+" SET deadlock_timeout = '5s'")
+	require.NoError(t, err)
+	_, err = other.Exec(ctx, "SET deadlock_timeout = '10min'")
+	require.NoError(t, err)
 	s, err := store.Open(ctx, url, slog.New(slog.DiscardHandler), store.OpenOptions{})
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
 	require.NoError(t, err)
 
-	other, err := pgx.Connect(ctx, url)
-	require.NoError(t, err)
-	defer other.Close(ctx)
 	_, err = other.Exec(ctx, `INSERT INTO task_configs (connector_name, task_id, config) VALUES ('c', 0, '{}')`)
 	require.NoError(t, err)
 	tx, err := other.Begin(ctx)
@@ -48,8 +58,8 @@ func TestDeleteConnectorSurvivesADeadlock(t *testing.T) {
 		return err == nil && waiting > 0
 	}, 10*time.Second, 10*time.Millisecond, "the DELETE waits for the task config the other transaction holds")
 
-	// Now the other transaction waits for the DELETE's lock on the connector row: a cycle. PostgreSQL's
-	// deadlock check (after deadlock_timeout, 1 s) runs first in the DELETE, which waited first, and ends it.
+	// Now the other transaction waits for the DELETE's lock on the connector row: a cycle, which the DELETE's
+	// deadlock check finds.
 	_, err = tx.Exec(ctx, "UPDATE connectors SET version = version WHERE name = 'c'")
 	require.NoError(t, err, "the DELETE was the deadlock's victim, so this update went through")
 	require.NoError(t, tx.Commit(ctx))
