@@ -163,25 +163,7 @@ func (p *SourcePartition) AckedRecords(n int, recordTS, now time.Time, size int)
 }
 
 func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
-	nowMs := now.UnixMilli()
-	has := !recordTS.IsZero()
-	var latency float64
-	var ts int64
-	if has {
-		ts = recordTS.UnixMilli()
-		latency = float64(nowMs - ts)
-	}
-	s := &p.ack
-	s.mu.Lock()
-	s.w.record(latency, has, 1, nowMs)
-	s.total++
-	s.bytes += int64(size)
-	if has {
-		s.last = latency
-		s.lastTS = ts
-		s.h.observe(now.Sub(recordTS).Seconds())
-	}
-	s.mu.Unlock()
+	p.AckedRecords(1, recordTS, now, size)
 }
 
 // SetPositions records where the partition stands: replicated is the next source offset to replicate, end the
