@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"strconv"
 	"strings"
@@ -134,21 +133,12 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	defer sourceAdmin.Close()
 	sourceAdmin.Timeout = 10 * time.Second
 	r.sourceAdmin = sourceAdmin
-	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
-		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
-	} else {
-		r.restartRecreated(check.recreated, true)
+	syncs, err := r.startSources(ctx, sourceAdmin)
+	if err != nil {
+		return err
 	}
-	var syncs *offsetSyncer
-	if r.syncTopic != "" {
-		syncs, err = newOffsetSyncer(r.t.syncs, r.syncProps, r.syncTopic, r.log)
-		if err != nil {
-			return err
-		}
+	if syncs != nil {
 		defer syncs.close()
-		for _, p := range r.parts {
-			p.withOffsetSyncs(r.offsetLagMax)
-		}
 	}
 	targetAdmin, err := kafka.NewAdmin(cpathAdminProps(r.producerProps))
 	if err != nil {

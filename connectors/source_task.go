@@ -377,25 +377,12 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	sourceAdmin.Timeout = 10 * time.Second
 	r.sourceAdmin = sourceAdmin
 
-	// The ids of the source topics decide where each partition starts: a topic re-created since its offset was
-	// committed starts over (the stored offset belongs to the deleted topic). A source that cannot answer yet is
-	// no reason not to start; the watcher checks again.
-	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
-		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
-	} else {
-		r.restartRecreated(check.recreated, true)
+	syncs, err := r.startSources(ctx, sourceAdmin)
+	if err != nil {
+		return err
 	}
-
-	var syncs *offsetSyncer
-	if r.syncTopic != "" {
-		syncs, err = newOffsetSyncer(r.t.syncs, r.syncProps, r.syncTopic, r.log)
-		if err != nil {
-			return err
-		}
+	if syncs != nil {
 		defer syncs.close()
-		for _, p := range r.parts {
-			p.withOffsetSyncs(r.offsetLagMax)
-		}
 	}
 	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, len(r.parts), r.producerFigures.record)
 	defer removeProducerStats()
@@ -562,6 +549,30 @@ func (r *sourceRun) loopEnds(producer loopClient, committer <-chan error) (stop 
 	default:
 	}
 	return false, nil, nil, false
+}
+
+// startSources is what a pipeline of either data path does once it can ask the source: the ids of the source
+// topics decide where each partition starts (a topic re-created since its offset was committed starts over:
+// the stored offset belongs to the deleted topic; a source that cannot answer yet is no reason not to start,
+// the watcher checks again), and the offset-sync producer is made when the connector emits syncs (nil
+// otherwise; the caller closes it).
+func (r *sourceRun) startSources(ctx context.Context, sourceAdmin *kafka.Admin) (*offsetSyncer, error) {
+	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
+	} else {
+		r.restartRecreated(check.recreated, true)
+	}
+	if r.syncTopic == "" {
+		return nil, nil
+	}
+	syncs, err := newOffsetSyncer(r.t.syncs, r.syncProps, r.syncTopic, r.log)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range r.parts {
+		p.withOffsetSyncs(r.offsetLagMax)
+	}
+	return syncs, nil
 }
 
 // pollLoop moves records from the consumer to the producer until ctx is done or something breaks. It hands a
