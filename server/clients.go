@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/kmirror/kmirror/configprovider"
@@ -27,6 +28,10 @@ type ClientRules struct {
 	// ConfigProviderEnvAllowlist is the regular expression environment variable names must match for the env
 	// provider (--config-provider-env-allowlist); empty allows all but KMIRROR_*.
 	ConfigProviderEnvAllowlist string
+	// AllowedOAuthURLs are the OAUTHBEARER token endpoints client settings may name
+	// (sasl.oauthbearer.token.endpoint.url), compared exactly (--allowed-oauth-urls); none by default, as in
+	// Kafka 4 (org.apache.kafka.sasl.oauthbearer.allowed.urls).
+	AllowedOAuthURLs []string
 }
 
 // options checks the rules and builds the client options the REST API validates with and the runtime
@@ -58,5 +63,10 @@ func (r ClientRules) options(log *slog.Logger) (clientconfig.Options, error) {
 	if e := providers.Enabled(); len(e) > 0 {
 		log.Info("config providers enabled", "providers", e, "allowed_paths", paths.Dirs())
 	}
-	return clientconfig.Options{Files: files, Providers: providers}, nil
+	for _, u := range r.AllowedOAuthURLs {
+		if parsed, err := url.Parse(u); err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
+			return clientconfig.Options{}, fmt.Errorf("--allowed-oauth-urls: %q is not an http(s) URL", u)
+		}
+	}
+	return clientconfig.Options{Files: files, Providers: providers, OAuthURLs: r.AllowedOAuthURLs}, nil
 }

@@ -85,3 +85,17 @@ func TestOpenRequests(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedOAuthURLsMustBeHTTPURLs: a typo in --allowed-oauth-urls stops start-up instead of silently
+// allowing nothing, and the allowed URLs reach the options the API and the runtime share.
+func TestAllowedOAuthURLsMustBeHTTPURLs(t *testing.T) {
+	t.Parallel()
+	log := slog.New(slog.DiscardHandler)
+	for _, bad := range []string{"idp.example/token", "file:///etc/passwd", "https://"} {
+		_, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{bad}}.options(log)
+		require.EqualError(t, err, `--allowed-oauth-urls: "`+bad+`" is not an http(s) URL`)
+	}
+	opts, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{"https://idp.example/token"}}.options(log)
+	require.NoError(t, err)
+	require.Equal(t, []string{"https://idp.example/token"}, opts.OAuthURLs)
+}

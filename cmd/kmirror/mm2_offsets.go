@@ -123,7 +123,12 @@ func runMM2Offsets(ctx context.Context, o mm2OffsetsOptions, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	cfg, err := clientconfig.Options{Files: anyFile}.Translate(clientconfig.CheckpointsConsumer, java)
+	// Likewise the token endpoint, if the operator gave one.
+	var ownURL []string
+	if u := strings.TrimSpace(java["sasl.oauthbearer.token.endpoint.url"]); u != "" {
+		ownURL = []string{u}
+	}
+	cfg, err := clientconfig.Options{Files: anyFile, OAuthURLs: ownURL}.Translate(clientconfig.CheckpointsConsumer, java)
 	if err != nil {
 		return fmt.Errorf("invalid --property: %w", err)
 	}

@@ -176,7 +176,33 @@ func TestTranslateRejectsOAuthClasses(t *testing.T) {
 		{name: "token endpoint on another curl protocol", role: SourceAdmin,
 			in:     oidc("sasl.oauthbearer.token.endpoint.url", "dict://127.0.0.1:6379/info"),
 			errKey: "sasl.oauthbearer.token.endpoint.url", errMsg: "not an http(s) URL"},
+		{name: "token endpoint not in --allowed-oauth-urls", role: ReplicationProducer,
+			in:     oidc("sasl.oauthbearer.token.endpoint.url", "http://169.254.169.254/latest/meta-data/"),
+			errKey: "sasl.oauthbearer.token.endpoint.url",
+			errMsg: `"http://169.254.169.254/latest/meta-data/" is not a token endpoint kmirror may call (--allowed-oauth-urls: https://idp/token, https://idp.example/token)`},
+		{name: "an allowed endpoint with another path", role: ReplicationProducer,
+			in:     oidc("sasl.oauthbearer.token.endpoint.url", "https://idp.example/token/../admin"),
+			errKey: "sasl.oauthbearer.token.endpoint.url", errMsg: "is not a token endpoint kmirror may call"},
 	})
+}
+
+// TestOAuthURLsAllowNoneByDefault: as in Kafka 4, a client may fetch OAUTHBEARER tokens only from URLs the
+// operator listed; with none listed every endpoint is refused, naming the flag.
+func TestOAuthURLsAllowNoneByDefault(t *testing.T) {
+	const jaas = `org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId="c" clientSecret="s";`
+	in := map[string]string{
+		"bootstrap.servers": "b:9092", "security.protocol": "SASL_SSL", "sasl.mechanism": "OAUTHBEARER", "sasl.jaas.config": jaas,
+		"sasl.login.callback.handler.class":   "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginCallbackHandler",
+		"sasl.oauthbearer.token.endpoint.url": "https://idp.example/token",
+	}
+	_, errs := translate(Options{}, ReplicationConsumer, in)
+	require.Len(t, errs, 1, "errors: %v", errs)
+	require.Equal(t, "sasl.oauthbearer.token.endpoint.url", errs[0].Key)
+	require.Contains(t, errs[0].Msg, "--allowed-oauth-urls is empty, so none")
+
+	cfg, errs := translate(Options{OAuthURLs: []string{"https://idp.example/token"}}, ReplicationConsumer, in)
+	require.Empty(t, errs)
+	require.Equal(t, "https://idp.example/token", cfg.Props["sasl.oauthbearer.token.endpoint.url"])
 }
 
 func TestCodeLoadingKeysAreNeverDropped(t *testing.T) {

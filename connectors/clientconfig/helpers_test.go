@@ -79,8 +79,11 @@ func mustTranslate(t *testing.T, role Role, in map[string]string) Config {
 
 // testOptions allow the files of testdata/, which the tests name as relative paths.
 func testOptions(t *testing.T) Options {
-	return Options{Files: allowDirs(t, "testdata")}
+	return Options{Files: allowDirs(t, "testdata"), OAuthURLs: testOAuthURLs}
 }
+
+// testOAuthURLs are the token endpoints the tests' OIDC configs name.
+var testOAuthURLs = []string{"https://idp/token", "https://idp.example/token"}
 
 func allowDirs(t *testing.T, dirs ...string) fileaccess.Allowlist {
 	t.Helper()

@@ -77,8 +77,10 @@ func (t *translator) oauthBearer(e jaasEntry, jaasOK bool) {
 		t.fail(urlKey, "missing: OAUTHBEARER with OIDC needs the token endpoint URL")
 	} else if u, err := url.Parse(strings.TrimSpace(v)); err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		t.fail(urlKey, "%q is not an http(s) URL; reading tokens from a file is not supported", v)
+	} else if endpoint := strings.TrimSpace(v); !t.opts.allowedOAuthURL(endpoint) {
+		t.fail(urlKey, "%q is not a token endpoint kmirror may call (%s)", endpoint, t.opts.describeOAuthURLs())
 	} else {
-		t.emit(urlKey, urlKey, strings.TrimSpace(v))
+		t.emit(urlKey, urlKey, endpoint)
 	}
 
 	opts := map[string]string{}

@@ -11,7 +11,7 @@ import (
 )
 
 // Options are the operator's decisions that apply to every client config kmirror builds or validates. The
-// zero value allows no file and resolves no config provider reference.
+// zero value allows no file and no OAUTHBEARER token endpoint, and resolves no config provider reference.
 type Options struct {
 	// Files are the directories whose files a client setting may name (--allowed-file-dirs): key and trust
 	// stores, CA and CRL files, OAUTHBEARER assertion files. A path elsewhere is refused with one fixed
@@ -20,6 +20,29 @@ type Options struct {
 	// Providers resolve the config provider references (${env:VAR}, ${file:/path:key}, ...) in client
 	// settings when a client is built; nil enables none.
 	Providers *configprovider.Providers
+	// OAuthURLs are the token endpoint URLs an OAUTHBEARER client may fetch tokens from (--allowed-oauth-urls),
+	// compared exactly, as Kafka 4 compares org.apache.kafka.sasl.oauthbearer.allowed.urls. Empty allows none:
+	// kmirror posts the config's client secret to that URL from inside the operator's network, so without a
+	// limit whoever writes a config could make it call (and learn the answer of) any internal service.
+	OAuthURLs []string
+}
+
+// allowedOAuthURL reports whether url is one of OAuthURLs.
+func (o Options) allowedOAuthURL(url string) bool {
+	for _, u := range o.OAuthURLs {
+		if strings.TrimSpace(u) == url {
+			return true
+		}
+	}
+	return false
+}
+
+// describeOAuthURLs names the allowed token endpoints for an error message.
+func (o Options) describeOAuthURLs() string {
+	if len(o.OAuthURLs) == 0 {
+		return "--allowed-oauth-urls is empty, so none"
+	}
+	return "--allowed-oauth-urls: " + strings.Join(o.OAuthURLs, ", ")
 }
 
 // Translate is the package's Translate under these options.

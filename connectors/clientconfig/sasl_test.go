@@ -115,7 +115,7 @@ func TestTranslateSASL(t *testing.T) {
 				"sasl.login.callback.handler.class", "software.amazon.msk.auth.iam.IAMOAuthBearerLoginCallbackHandler"),
 			errKey: "sasl.login.callback.handler.class", errMsg: "cannot run in librdkafka"},
 		{name: "OAUTHBEARER custom sub claim", role: SourceAdmin,
-			in: saslProps("OAUTHBEARER", oauthJAAS, "sasl.oauthbearer.token.endpoint.url", "https://idp/t",
+			in: saslProps("OAUTHBEARER", oauthJAAS, "sasl.oauthbearer.token.endpoint.url", "https://idp/token",
 				"sasl.oauthbearer.sub.claim.name", "client_id"),
 			errKey: "sasl.oauthbearer.sub.claim.name", errMsg: "sub claim"},
 		{name: "OAUTHBEARER unsecured", role: SourceAdmin,
