@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -63,6 +65,11 @@ func (p *props) delete(k string) {
 			break
 		}
 	}
+}
+
+// clone copies p; the values are shared, since nothing changes a value in place.
+func (p *props) clone() *props {
+	return &props{keys: slices.Clone(p.keys), values: maps.Clone(p.values)}
 }
 
 // get returns the value of k; ok is false when k is absent or null, as Java's Map.get returns null for both.

@@ -15,6 +15,10 @@ import (
 // (Connect's herder throws NotFound for it); unknown expansions are ignored.
 func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
+	reveal, err := revealSecrets(r)
+	if err != nil {
+		return err
+	}
 	expands, expand := r.URL.Query()["expand"]
 	if !expand {
 		names, err := s.store.ListConnectorNames(ctx)
@@ -36,7 +40,7 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make(map[string]map[string]any, len(conns))
 	for _, c := range conns {
-		entry, ok, err := s.expandConnector(ctx, c, expands, statuses[c.Name])
+		entry, ok, err := s.expandConnector(ctx, c, expands, statuses[c.Name], reveal)
 		if err != nil {
 			return err
 		}
@@ -48,7 +52,7 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (s *server) expandConnector(ctx context.Context, c store.Connector, expands []string, statuses []store.Status) (map[string]any, bool, error) {
+func (s *server) expandConnector(ctx context.Context, c store.Connector, expands []string, statuses []store.Status, reveal bool) (map[string]any, bool, error) {
 	entry := map[string]any{}
 	for _, e := range expands {
 		switch e {
@@ -58,7 +62,7 @@ func (s *server) expandConnector(ctx context.Context, c store.Connector, expands
 			}
 			entry["status"] = stateInfo(c.Name, statuses[0], statuses[1:], s.connectorKind(c.Config))
 		case "info":
-			info, err := s.connectorInfo(ctx, c)
+			info, err := s.connectorInfo(ctx, c, reveal)
 			if err != nil {
 				return nil, false, err
 			}
@@ -68,8 +72,8 @@ func (s *server) expandConnector(ctx context.Context, c store.Connector, expands
 	return entry, true, nil
 }
 
-// connectorInfo builds ConnectorInfo from a stored connector and its current task set.
-func (s *server) connectorInfo(ctx context.Context, c store.Connector) (connectorInfo, error) {
+// connectorInfo builds ConnectorInfo from a stored connector and its current task set; reveal shows its secrets.
+func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bool) (connectorInfo, error) {
 	tcs, err := s.store.TaskConfigs(ctx, c.Name)
 	if err != nil {
 		return connectorInfo{}, err
@@ -78,7 +82,7 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector) (connecto
 	for _, tc := range tcs {
 		tasks = append(tasks, connectorTaskID{Connector: c.Name, Task: tc.Task})
 	}
-	return connectorInfo{Name: c.Name, Config: shownConfig(ctx, c.Config), Tasks: tasks, Type: s.connectorType(c.Config)}, nil
+	return connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config)}, nil
 }
 
 // createConnector is POST /connectors. The name is trimmed as Java's String.trim does, config.name must match
@@ -100,6 +104,9 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 	if err := checkAndPutName(name, req.config); err != nil {
 		return err
 	}
+	if _, err := keepStoredSecrets(req.config, nil, name); err != nil {
+		return err
+	}
 	if err := s.validateForWrite(req.config); err != nil {
 		return err
 	}
@@ -118,17 +125,21 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", locationOf(r, name))
-	writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: c.Config, Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
+	writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: shownConfig(c.Config, false), Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
 	return nil
 }
 
 // getConnector is GET /connectors/{connector}.
 func (s *server) getConnector(w http.ResponseWriter, r *http.Request) error {
+	reveal, err := revealSecrets(r)
+	if err != nil {
+		return err
+	}
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return err
 	}
-	info, err := s.connectorInfo(r.Context(), c)
+	info, err := s.connectorInfo(r.Context(), c, reveal)
 	if err != nil {
 		return err
 	}
@@ -136,14 +147,18 @@ func (s *server) getConnector(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getConnectorConfig is GET /connectors/{connector}/config: exactly the stored map, which Terraform providers
-// compare with what they sent.
+// getConnectorConfig is GET /connectors/{connector}/config: the stored map, secrets hidden unless an admin asks
+// (revealSecrets).
 func (s *server) getConnectorConfig(w http.ResponseWriter, r *http.Request) error {
+	reveal, err := revealSecrets(r)
+	if err != nil {
+		return err
+	}
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, shownConfig(r.Context(), c.Config))
+	writeJSON(w, http.StatusOK, shownConfig(c.Config, reveal))
 	return nil
 }
 
@@ -165,20 +180,40 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 	if err := checkAndPutName(name, cfg); err != nil {
 		return err
 	}
-	if err := s.validateForWrite(cfg); err != nil {
-		return err
+	var c store.Connector
+	created := false
+	if hasHiddenSecret(cfg) {
+		// A config read back with its secrets hidden: replace it under the row lock, with the stored secrets.
+		c, err = s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+			full, err := keepStoredSecrets(cfg, c.Config, name)
+			if err != nil {
+				return err
+			}
+			if err := s.validateForWrite(full); err != nil {
+				return err
+			}
+			c.Config = full.strings()
+			return nil
+		})
+		if errors.Is(err, store.ErrNotFound) {
+			_, err = keepStoredSecrets(cfg, nil, name)
+		}
+	} else {
+		if err := s.validateForWrite(cfg); err != nil {
+			return err
+		}
+		c, created, err = s.store.PutConnector(r.Context(), name, cfg.strings())
 	}
-	c, created, err := s.store.PutConnector(r.Context(), name, cfg.strings())
 	if err != nil {
 		return err
 	}
 	if created {
 		w.Header().Set("Location", locationOf(r, name))
-		writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: c.Config, Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
+		writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: shownConfig(c.Config, false), Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
 		return nil
 	}
 	// Connect answers a replace with the tasks of the config being replaced; new ones come later.
-	info, err := s.connectorInfo(r.Context(), c)
+	info, err := s.connectorInfo(r.Context(), c, false)
 	if err != nil {
 		return err
 	}
@@ -203,6 +238,10 @@ func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	c, err := s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+		patch, err := keepStoredSecrets(patch, c.Config, name)
+		if err != nil {
+			return err
+		}
 		merged := propsFromMap(c.Config)
 		for _, k := range patch.keys {
 			if v := patch.values[k]; v != nil {
@@ -223,7 +262,7 @@ func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	info, err := s.connectorInfo(r.Context(), c)
+	info, err := s.connectorInfo(r.Context(), c, false)
 	if err != nil {
 		return err
 	}

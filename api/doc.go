@@ -95,8 +95,12 @@
 //     WWW-Authenticate challenges (Basic and Bearer) Connect does not send, which browsers need to ask for a
 //     password. Connect has no roles; kmirror's read-only role gets 403 with the error body on anything but GET
 //     and HEAD. /health needs no credentials (Connect's extension guards it too, which breaks probes). A
-//     read-only caller reads every client secret written in a connector or task config as "[hidden]"
-//     (shownConfig); admins, and everyone while authentication is off, read configs as stored, as in Connect.
+//     read-only caller may not send ?revealSecrets=true (403).
+//   - Every client secret written in a connector or task config reads "[hidden]" in every response, admins'
+//     included (shownConfig); Connect returns PASSWORD values as stored. An admin (anyone while authentication
+//     is off) reads them as stored with ?revealSecrets=true on the GETs that return configs. A secret written
+//     back as "[hidden]" by PUT or PATCH keeps the stored value; one that stands for nothing stored is a 400
+//     naming the key (keepStoredSecrets).
 //   - GET /connectors/{c}/notices is a kmirror extension: the typed notices behind the status traces (kind,
 //     message, topic, partition, first and last offset), kept out of the status objects so that strict Connect
 //     clients see Connect's shape there.

@@ -121,7 +121,7 @@ func openAPIPaths() obj {
 					"name": "expand", "in": "query", "required": false, "explode": true,
 					"description": "status and/or info; may repeat. With status, connectors that have no status yet are left out. Other values are ignored, as Connect ignores them.",
 					"schema":      obj{"type": "array", "items": obj{"type": "string"}},
-				}}, nil, obj{
+				}, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
 					"200": response("Connector names, or an object keyed by name when expand is given", obj{"oneOf": []obj{
 						{"type": "array", "items": obj{"type": "string"}},
 						{"type": "object", "additionalProperties": ref("ConnectorExpansion")},
@@ -135,7 +135,7 @@ func openAPIPaths() obj {
 				}),
 		},
 		"/connectors/{connector}": obj{
-			"get": operation("getConnector", "A connector's config, tasks and type", []obj{connector}, nil, obj{
+			"get": operation("getConnector", "A connector's config (secrets [hidden] unless revealSecrets), tasks and type", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
 				"200": response("The connector", ref("ConnectorInfo")),
 				"404": notFound,
 			}),
@@ -145,7 +145,7 @@ func openAPIPaths() obj {
 			}),
 		},
 		"/connectors/{connector}/config": obj{
-			"get": operation("getConnectorConfig", "The connector's config exactly as stored", []obj{connector}, nil, obj{
+			"get": operation("getConnectorConfig", "The connector's config as stored, its secrets [hidden] unless revealSecrets", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
 				"200": response("The config", ref("Config")),
 				"404": notFound,
 			}),
@@ -199,11 +199,11 @@ func openAPIPaths() obj {
 			"204": response("Stop requested", nil),
 			"404": notFound,
 		})},
-		"/connectors/{connector}/tasks": obj{"get": operation("getTasks", "The connector's tasks and their configs", []obj{connector}, nil, obj{
+		"/connectors/{connector}/tasks": obj{"get": operation("getTasks", "The connector's tasks and their configs", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
 			"200": response("Tasks", obj{"type": "array", "items": ref("TaskInfo")}),
 			"404": notFound,
 		})},
-		"/connectors/{connector}/tasks-config": obj{"get": deprecated(operation("getTasksConfig", "Task configs keyed by <connector>-<task> (deprecated)", []obj{connector}, nil, obj{
+		"/connectors/{connector}/tasks-config": obj{"get": deprecated(operation("getTasksConfig", "Task configs keyed by <connector>-<task> (deprecated)", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
 			"200": response("Task configs", obj{"type": "object", "additionalProperties": ref("Config")}),
 			"404": notFound,
 		}))},

@@ -7,6 +7,10 @@ import (
 
 // getTasks is GET /connectors/{connector}/tasks: the current task set with each task's config.
 func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
+	reveal, err := revealSecrets(r)
+	if err != nil {
+		return err
+	}
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return err
@@ -17,7 +21,7 @@ func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]taskInfo, 0, len(tcs))
 	for _, tc := range tcs {
-		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(shownConfig(r.Context(), tc.Config))})
+		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(shownConfig(tc.Config, reveal))})
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -27,6 +31,10 @@ func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
 	s.log.WarnContext(r.Context(), "The 'GET /connectors/{connector}/tasks-config' endpoint is deprecated and will be removed in the next major release. "+
 		"Please use the 'GET /connectors/{connector}/tasks' endpoint instead.")
+	reveal, err := revealSecrets(r)
+	if err != nil {
+		return err
+	}
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return err
@@ -37,7 +45,7 @@ func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make(map[string]map[string]string, len(tcs))
 	for _, tc := range tcs {
-		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(shownConfig(r.Context(), tc.Config))
+		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(shownConfig(tc.Config, reveal))
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -28,7 +28,7 @@ func writeKeyFile(t *testing.T) string {
 }
 
 // TestSecretsKeyEncryptsAtRest: with --secrets-key the password of a connector created over REST is not in
-// PostgreSQL, GET /config returns it as written, and a restart with another key refuses to start, naming the
+// PostgreSQL, GET /config?revealSecrets=true returns it as written, and a restart with another key refuses to start, naming the
 // key it needs.
 func TestSecretsKeyEncryptsAtRest(t *testing.T) {
 	t.Parallel()
@@ -46,8 +46,10 @@ func TestSecretsKeyEncryptsAtRest(t *testing.T) {
 		"target.cluster.ssl.key.password":  password,
 	})
 	require.Equal(t, http.StatusCreated, code, "%v", body)
-	_, got := k.do(http.MethodGet, "/connectors/sealed/config", nil)
-	require.Equal(t, password, got.(map[string]any)["target.cluster.ssl.key.password"])
+	_, got := k.do(http.MethodGet, "/connectors/sealed/config?revealSecrets=true", nil)
+	require.Equal(t, password, got.(map[string]any)["target.cluster.ssl.key.password"], "an admin who asks reads the secret decrypted")
+	_, got = k.do(http.MethodGet, "/connectors/sealed/config", nil)
+	require.Equal(t, "[hidden]", got.(map[string]any)["target.cluster.ssl.key.password"], "nobody reads it without asking")
 
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dbURL)

@@ -169,6 +169,10 @@ func TestRESTOverHTTPSWithAuthentication(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
 	resp, body = s.send(http.MethodGet, "/connectors/secured/config", bob, nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
+	resp, body = s.send(http.MethodGet, "/connectors/secured/config?revealSecrets=true", bob, nil)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "only an admin may read secrets: %s", body)
+	resp, body = s.send(http.MethodGet, "/connectors/secured/config?revealSecrets=true", alice, nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 
 	// /metrics needs a role; a token is how a scraper sends one.
 	resp, body = s.send(http.MethodGet, "/metrics", "Bearer "+s.token, nil)

@@ -76,7 +76,13 @@ func (h *Handler) validate(ctx context.Context, class string, config map[string]
 func (h *Handler) editPage(w http.ResponseWriter, r *http.Request, name string) error {
 	ctx := r.Context()
 	var info connectorInfo
-	if err := h.api.get(ctx, connectorPath(name), &info); err != nil {
+	path := connectorPath(name)
+	if r.Method == http.MethodPost {
+		// Saving validates and writes the whole config, stored secrets included: the API shows them only to an
+		// admin who asks. The form never shows them (see below).
+		path += "?revealSecrets=true"
+	}
+	if err := h.api.get(ctx, path, &info); err != nil {
 		return err
 	}
 	class := info.Config["connector.class"]
