@@ -23,7 +23,9 @@ USER 10001:10001
 EXPOSE 8083
 ENV KMIRROR_LISTEN=:8083
 # /health answers 200 only once the worker has joined the cluster and its database answers (KIP-1017).
+# Without --url, `kmirror health` reads KMIRROR_LISTEN and KMIRROR_TLS_CERT as serve does: HTTP, or HTTPS
+# trusting exactly the served certificate when TLS is on.
 HEALTHCHECK --interval=15s --timeout=12s --start-period=30s --retries=3 \
-  CMD ["/usr/local/bin/kmirror", "health", "--url", "http://127.0.0.1:8083/health"]
+  CMD ["/usr/local/bin/kmirror", "health"]
 ENTRYPOINT ["/usr/local/bin/kmirror"]
 CMD ["serve"]

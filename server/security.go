@@ -46,9 +46,10 @@ func newSecurity(cfg Security, addr net.Addr, loggers *Loggers) (*security, erro
 			return false
 		}
 		// The API answers a path with one trailing slash as the path without it.
-		switch r.URL.Path {
-		case "/health", "/health/":
+		if isProbe(r) {
 			return true // load balancers and Kubernetes probes send no credentials
+		}
+		switch r.URL.Path {
 		case "/metrics", "/metrics/":
 			return cfg.MetricsOpen
 		}
@@ -95,12 +96,37 @@ func isLoopback(addr net.Addr) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
-// authenticate wraps the whole listener: requests get a principal, or 401.
+// authenticate wraps the whole listener: requests get a principal, or 401. With --tls-client-ca, a request
+// without a verified client certificate gets 403 first, unless it is a probe's GET /health.
 func (s *security) authenticate(next http.Handler) http.Handler {
 	if s.authn == nil {
-		return auth.Unauthenticated(next)
+		next = auth.Unauthenticated(next)
+	} else {
+		next = s.authn.Authenticate(next)
 	}
-	return s.authn.Authenticate(next)
+	if s.tls == nil || !s.tls.RequiresClientCert() {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) && !isProbe(r) {
+			writeClientCertRequired(w)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// isProbe reports whether r is a health probe, which needs no credentials of any kind.
+func isProbe(r *http.Request) bool {
+	return auth.Reads(r.Method) && (r.URL.Path == "/health" || r.URL.Path == "/health/")
+}
+
+// writeClientCertRequired answers 403 with Connect's error body: the TLS handshake succeeded without a client
+// certificate, which only /health accepts.
+func writeClientCertRequired(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusForbidden)
+	_, _ = w.Write([]byte(`{"error_code":403,"message":"A client certificate issued by a CA of --tls-client-ca is required; only GET /health is served without one"}`))
 }
 
 // authorize wraps the REST API's handler, which the dashboard calls in-process with the browser request's

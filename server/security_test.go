@@ -253,13 +253,32 @@ func TestRESTClientCertificateRequired(t *testing.T) {
 	t.Parallel()
 	clientCA := tlstest.NewCA(t, "client CA")
 	s := startSecured(t, func(c *server.Config) { c.Security.TLSClientCA = clientCA.File })
-	_, err := s.https.Get(s.url + "/health")
-	require.ErrorContains(t, err, "certificate required")
+	// Without a certificate: /health answers (probes present none), everything else is refused before
+	// authentication, credentials or not.
+	require.Eventually(t, func() bool {
+		resp, _ := s.send(http.MethodGet, "/health", "", nil)
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond, "/health answers a probe without a certificate")
+	var resp *http.Response
+	var body string
+	for _, who := range []string{"", basicAuth("alice", "alice-pw")} {
+		resp, body = s.send(http.MethodGet, "/connectors", who, nil)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode, body)
+		require.Contains(t, body, "A client certificate issued by a CA of --tls-client-ca is required")
+	}
+	resp, body = s.send(http.MethodPost, "/health", basicAuth("alice", "alice-pw"), nil)
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "only a probe's GET is let through: %s", body)
+	// A certificate of another CA fails the handshake.
+	stranger := tlstest.NewCA(t, "someone else's CA").Client("stranger")
+	foreign := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: s.ca.Pool(),
+		GetClientCertificate: func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &stranger.TLS, nil }}}}
+	_, err := foreign.Get(s.url + "/health")
+	require.ErrorContains(t, err, "unknown certificate authority")
 	cert := clientCA.Client("operator")
 	withCert := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{
 		RootCAs: s.ca.Pool(), Certificates: []tls.Certificate{cert.TLS}}}}
 	s.https = withCert
-	resp, body := s.send(http.MethodGet, "/connectors", "", nil)
+	resp, body = s.send(http.MethodGet, "/connectors", "", nil)
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode, "a client certificate is not a user: %s", body)
 	resp, body = s.send(http.MethodGet, "/connectors", basicAuth("bob", "bob-pw"), nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)

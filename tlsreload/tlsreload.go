@@ -102,10 +102,17 @@ func (r *Reloader) build(contents [][]byte) (*tls.Config, *x509.Certificate, err
 			return nil, nil, fmt.Errorf("TLS client CA file %s holds no PEM certificate", r.cfg.ClientCAFile)
 		}
 		c.ClientCAs = pool
-		c.ClientAuth = tls.RequireAndVerifyClientCert
+		// A certificate, when given, must verify, or the handshake fails. Not giving one is allowed here so
+		// that Kubernetes probes and load balancers, which present none, can reach /health: the server refuses
+		// every other request without a verified certificate (server.requireClientCert).
+		c.ClientAuth = tls.VerifyClientCertIfGiven
 	}
 	return c, pair.Leaf, nil
 }
+
+// RequiresClientCert reports whether the listener was configured with client CAs: its handler must then refuse
+// requests that came without a verified client certificate (see build).
+func (r *Reloader) RequiresClientCert() bool { return r.cfg.ClientCAFile != "" }
 
 // TLSConfig is the configuration to serve with: each handshake gets the current certificate.
 func (r *Reloader) TLSConfig() *tls.Config {

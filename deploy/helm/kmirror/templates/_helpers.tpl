@@ -87,3 +87,14 @@ KMIRROR_STOP_TIMEOUT and terminationGracePeriodSeconds.
 {{- end }}
 {{- add (include "kmirror.stopTimeoutSeconds" . | int64) (int64 $margin) }}
 {{- end }}
+
+{{/*
+The REST API's scheme as a probe names it: HTTPS when tls.secretName is set. A client certificate
+requirement without a certificate to serve is refused.
+*/}}
+{{- define "kmirror.scheme" -}}
+{{- if and .Values.tls.requireClientCert (not .Values.tls.secretName) -}}
+{{- fail "tls.requireClientCert needs tls.secretName: client certificates are asked for over HTTPS only" -}}
+{{- end -}}
+{{- if .Values.tls.secretName }}HTTPS{{ else }}HTTP{{ end -}}
+{{- end }}
