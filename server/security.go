@@ -17,10 +17,13 @@ import (
 )
 
 // Security is how the REST listener protects itself. The zero value serves plain HTTP without authentication,
-// which Run accepts on any address but warns about unless the listener is a loopback one.
+// which Run accepts on a loopback listener only: on any other, authentication is off only when
+// AllowUnauthenticated says so, and then with a warning.
 type Security struct {
 	// UsersFile enables authentication (basic and bearer, see package auth) with the users it lists.
 	UsersFile string
+	// AllowUnauthenticated lets a listener that other hosts can reach serve the API without authentication.
+	AllowUnauthenticated bool
 	// MetricsOpen serves GET /metrics without credentials, for Prometheus servers that cannot send any.
 	// Otherwise /metrics needs a user or token of either role, like the rest of the API.
 	MetricsOpen bool
@@ -76,6 +79,10 @@ func newSecurity(cfg Security, addr net.Addr, loggers *Loggers) (*security, erro
 	}
 	loopback := isLoopback(addr)
 	switch {
+	case s.authn == nil && !loopback && !cfg.AllowUnauthenticated:
+		return nil, fmt.Errorf("the REST API would be open to anyone who reaches %s: set --rest-users-file (README: Securing kmirror), "+
+			"listen on a loopback address (--listen 127.0.0.1:%d), or pass --rest-allow-unauthenticated to serve it without authentication",
+			addr.String(), port(addr))
 	case s.authn == nil && !loopback:
 		log.Warn("THE REST API IS OPEN TO ANYONE WHO REACHES "+addr.String()+": every connector's credentials can be read and "+
 			"anything changed. Set --rest-users-file (and --tls-cert/--tls-key), or listen on 127.0.0.1 only.",
@@ -87,6 +94,14 @@ func newSecurity(cfg Security, addr net.Addr, loggers *Loggers) (*security, erro
 		log.Info("GET /metrics is served without credentials (--rest-metrics-open)")
 	}
 	return s, nil
+}
+
+// port is the listener's port, for messages.
+func port(addr net.Addr) int {
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		return tcp.Port
+	}
+	return 8083
 }
 
 // isLoopback reports whether a listener accepts connections from this host only. An unspecified address

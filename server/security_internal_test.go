@@ -24,9 +24,9 @@ func TestNonLoopbackListenerWithoutAuthenticationWarns(t *testing.T) {
 		sec   Security
 		warns string // "" for no warning
 	}{
-		{":8083", Security{}, open},
-		{"0.0.0.0:8083", Security{}, open},
-		{"10.1.2.3:8083", Security{}, open},
+		{":8083", Security{AllowUnauthenticated: true}, open},
+		{"0.0.0.0:8083", Security{AllowUnauthenticated: true}, open},
+		{"10.1.2.3:8083", Security{AllowUnauthenticated: true}, open},
 		{"127.0.0.1:8083", Security{}, ""},
 		{"[::1]:8083", Security{}, ""},
 		{"10.1.2.3:8083", Security{UsersFile: users}, clear},
@@ -51,6 +51,27 @@ func TestNonLoopbackListenerWithoutAuthenticationWarns(t *testing.T) {
 		}
 		require.Len(t, warnings, 1, "%s with users file %q", tc.addr, tc.sec.UsersFile)
 		require.Contains(t, warnings[0], tc.warns, tc.addr)
+	}
+}
+
+// TestNonLoopbackListenerNeedsAuthenticationOrConsent: authentication is off by default only on loopback
+// listeners; on any other, kmirror refuses to start until the operator gives users or says the API may be open.
+func TestNonLoopbackListenerNeedsAuthenticationOrConsent(t *testing.T) {
+	t.Parallel()
+	loggers, err := NewLoggers(slog.DiscardHandler, "INFO")
+	require.NoError(t, err)
+	for _, a := range []string{":8083", "0.0.0.0:8083", "[::]:8083", "10.1.2.3:8083"} {
+		addr, err := net.ResolveTCPAddr("tcp", a)
+		require.NoError(t, err)
+		_, err = newSecurity(Security{}, addr, loggers)
+		require.ErrorContains(t, err, "the REST API would be open to anyone who reaches "+addr.String()+": set --rest-users-file", a)
+		require.ErrorContains(t, err, "--listen 127.0.0.1:8083), or pass --rest-allow-unauthenticated", a)
+	}
+	for _, a := range []string{"127.0.0.1:8083", "[::1]:8083", "127.0.0.2:8083"} {
+		addr, err := net.ResolveTCPAddr("tcp", a)
+		require.NoError(t, err)
+		_, err = newSecurity(Security{}, addr, loggers)
+		require.NoError(t, err, "a loopback listener may be open: %s", a)
 	}
 }
 

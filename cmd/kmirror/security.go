@@ -22,6 +22,7 @@ import (
 func registerSecurityFlags(fs *flag.FlagSet) *server.Security {
 	s := &server.Security{}
 	fs.StringVar(&s.UsersFile, "rest-users-file", "", "users file (name:role:hash lines, see kmirror passwd): enables REST basic and bearer authentication; re-read when it changes (KMIRROR_REST_USERS_FILE)")
+	fs.BoolVar(&s.AllowUnauthenticated, "rest-allow-unauthenticated", false, "serve the REST API without authentication on a listener other hosts can reach (logged as a warning); without it such a listener needs --rest-users-file (KMIRROR_REST_ALLOW_UNAUTHENTICATED)")
 	fs.BoolVar(&s.MetricsOpen, "rest-metrics-open", false, "serve GET /metrics without credentials, for scrapers that cannot send any (KMIRROR_REST_METRICS_OPEN)")
 	fs.StringVar(&s.TLSCert, "tls-cert", "", "PEM certificate chain: serve HTTPS; re-read when it changes (KMIRROR_TLS_CERT)")
 	fs.StringVar(&s.TLSKey, "tls-key", "", "PEM private key of --tls-cert (KMIRROR_TLS_KEY)")
