@@ -77,9 +77,9 @@ func (h *Handler) editPage(w http.ResponseWriter, r *http.Request, name string) 
 	ctx := r.Context()
 	var info connectorInfo
 	path := connectorPath(name)
-	if r.Method == http.MethodPost {
+	if r.Method == http.MethodPost && h.canWrite(r) {
 		// Saving validates and writes the whole config, stored secrets included: the API shows them only to an
-		// admin who asks. The form never shows them (see below).
+		// admin who asks. The form never shows them (see below). A reader's save meets the API's 403 on the PUT.
 		path += "?revealSecrets=true"
 	}
 	if err := h.api.get(ctx, path, &info); err != nil {
