@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -21,7 +22,12 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	name := "/connectors/" + url.PathEscape("a/b c")
 	switch {
 	case r.Method == http.MethodGet && p == name:
-		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: f.config, Type: "source"})
+		// As the API does: secrets [hidden] unless the caller asks for them.
+		cfg := maps.Clone(f.config)
+		if _, ok := cfg["secret.key"]; ok && r.URL.Query().Get("revealSecrets") != "true" {
+			cfg["secret.key"] = "[hidden]"
+		}
+		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: cfg, Type: "source"})
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/config") && strings.HasPrefix(p, "/connector-plugins/"):
 		_ = json.NewEncoder(w).Encode([]configKey{{Name: "tasks.max", Type: "INT"}, {Name: "secret.key", Type: "PASSWORD"}})
 	case r.Method == http.MethodPut && strings.HasSuffix(p, "/config/validate"):
