@@ -21,7 +21,8 @@ const sourceClass = "org.apache.kafka.connect.mirror.MirrorSourceConnector"
 // config reads a connector's config through the REST API.
 func (k *kmirror) config(name string) map[string]string {
 	k.t.Helper()
-	code, body := k.do(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/config", nil)
+	// As stored, secrets included: the tests check what a save kept.
+	code, body := k.do(http.MethodGet, "/connectors/"+url.PathEscape(name)+"/config?revealSecrets=true", nil)
 	require.Equal(k.t, http.StatusOK, code, "config of %s: %v", name, body)
 	out := map[string]string{}
 	for key, v := range body.(map[string]any) {
