@@ -49,8 +49,6 @@ struct cp_pipe {
         int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
         atomic_int interrupted;
         cp_out out;
-        char fatal[512];
-        char auth[512];
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
 };
@@ -176,24 +174,28 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         set_msg(e, m->err ? rd_kafka_err2str(m->err) : "written without a target offset before any confirmed delivery");
 }
 
+/* on_error hands every error event of either client to Go, which decides what it means (package kafka's
+ * IsAuthentication, IsFatal), as it does for confluent-kafka-go's clients: classifying here missed failed TLS
+ * handshakes and refused certificates, which librdkafka reports under other codes than
+ * RD_KAFKA_RESP_ERR__AUTHENTICATION. */
 static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
         cp_pipe *p = opaque;
-        if (rk == p->p) {
-                if (err == RDK_ERR__FATAL && !p->fatal[0]) {
-                        char buf[400];
-                        int code = rd_kafka_fatal_error(rk, buf, sizeof(buf));
-                        snprintf(p->fatal, sizeof(p->fatal), "%s (fatal error %d)", buf, code);
-                } else if (err == RDK_ERR__AUTHENTICATION) {
-                        snprintf(p->auth, sizeof(p->auth), "%s", reason);
-                }
-                return; /* everything else the producer retries itself */
-        }
-        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+        cp_err *e = rk == p->p ? add_err(&p->out.perrs, &p->out.nperrs, &p->out.capperrs)
+                               : add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
         e->part = -1;
         e->code = err;
         e->offset = -1;
-        e->fatal = err == RDK_ERR__FATAL;
         set_msg(e, reason);
+        if (err == RDK_ERR__FATAL) {
+                /* "Local: Fatal error" says nothing; the underlying error says why (a fence, a sequence gap). */
+                char buf[sizeof(e->msg)];
+                int code = rd_kafka_fatal_error(rk, buf, sizeof(buf));
+                e->fatal = 1;
+                if (code) {
+                        e->code = code;
+                        set_msg(e, buf);
+                }
+        }
 }
 
 /* on_log keeps a log line for Go (log.queue: librdkafka calls it from rd_kafka_poll, on the pipeline's
@@ -343,6 +345,7 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->out.acks);
         free(p->out.fails);
         free(p->out.cerrs);
+        free(p->out.perrs);
         free(p->out.logs);
         free(p->stats[0]);
         free(p->stats[1]);
@@ -374,7 +377,7 @@ cp_out *cp_out_of(cp_pipe *p) {
 
 void cp_out_reset(cp_pipe *p) {
         p->gen++;
-        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nlogs = 0;
+        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nperrs = p->out.nlogs = 0;
         p->out.consumed = 0;
         p->out.paced = 0;
         p->out.target_wait_ns = 0;
@@ -641,20 +644,6 @@ int cp_positions(cp_pipe *p, int64_t *pos) {
                 pos[i] = (!err && l->elems[i].err == 0 && l->elems[i].offset >= 0) ? l->elems[i].offset : -1;
         rd_kafka_topic_partition_list_destroy(l);
         return err;
-}
-
-int cp_fatal(cp_pipe *p, char *buf, int size) {
-        if (!p->fatal[0])
-                return 0;
-        snprintf(buf, (size_t)size, "%s", p->fatal);
-        return 1;
-}
-
-int cp_auth(cp_pipe *p, char *buf, int size) {
-        if (!p->auth[0])
-                return 0;
-        snprintf(buf, (size_t)size, "%s", p->auth);
-        return 1;
 }
 
 char *cp_take_stats(cp_pipe *p, int which) {
