@@ -225,7 +225,12 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		case <-flushCtx.Done():
 		}
 	}()
-	left := pl.Flush(flushCtx)
+	left := pl.Outstanding()
+	if pl.AuthFailure() == nil && pl.Fatal() == nil {
+		left = pl.Flush(flushCtx)
+	}
+	// Otherwise the producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
+	// budget or message.timeout.ms ran out (records queued before a failed authentication was known).
 	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already
 	if left > 0 {
 		if err := pl.Purge(true); err != nil {

@@ -61,11 +61,20 @@
 // CachedWatermarks and Interrupt may be called from others (librdkafka's calls are thread-safe; Close waits
 // for them). Batches are copied into Go memory; no C pointer outlives a call.
 //
+// # Errors
+//
+// Error events of both clients reach Go in the Batch, unclassified: the consumer's as client-wide
+// ConsumerErrors (Part -1), the producer's as ProducerErrors; a fatal error carries the underlying code and
+// message (rd_kafka_fatal_error) and answers kafka.IsFatal. Go decides what they mean with package kafka's
+// helpers, as for confluent-kafka-go's clients: the pipeline keeps the producer's first fatal error (Fatal)
+// and first failed authentication (AuthFailure: kafka.IsAuthentication, so a failed SASL or TLS handshake or
+// a refused certificate), and the source task fails on them as the Go path does. It then drops what the
+// producer still holds instead of flushing it: that producer can deliver nothing, and waiting kept a task
+// whose records were queued before the failure was known RUNNING until the stop budget ran out (the gap
+// server's TestWrongTaskPasswordFailsTheTask showed with KMIRROR_TEST_DATA_PATH=c, now closed).
+//
 // # What stays out
 //
-// Known gap: a target producer that cannot authenticate (wrong SASL password) is logged, but the pipeline's
-// error callback does not see it as the Go path's producer does, so the task stays RUNNING (stalled, with
-// its target-unreachable notice) instead of going FAILED; server's TestWrongTaskPasswordFailsTheTask
-// (target producer) fails with KMIRROR_TEST_DATA_PATH=c. Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
+// Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
 // served by the same polls, then handed to Config.Log at the levels package kafka uses.
 package cpath
