@@ -30,6 +30,11 @@ struct cp_part {
         int64_t skip_gen;   /* records of the batch of this generation are stale (the partition was sought) */
         int confirmed;      /* a delivery with a target offset came for it from this producer */
         int broken;         /* a delivery failed: nothing after counts */
+        /* The batch gate (see gate): records of the partition produced and not yet reported, their estimated
+         * size in a ProduceRequest, when (p->now) and in which step the first of them was produced, and
+         * whether the batch has been kicked (sent) so that nothing may join it. */
+        int64_t out_n, out_wire, started, started_step;
+        int sent;
         int64_t fwd_gen, ack_gen;
         int fwd_idx, ack_idx;
 };
@@ -42,6 +47,9 @@ struct cp_pipe {
         struct cp_part *parts;
         int nparts;
         int64_t limit; /* pacing: bound of produced-but-undelivered bytes */
+        int64_t batch_cap;   /* the batch gate's bound of a partition's batch, in estimated request bytes */
+        int64_t linger_ns;   /* the producer's linger.ms */
+        int64_t now, steps;  /* the current step's clock and number */
         int64_t inflight;
         int64_t gen;     /* output generation: bumped by cp_out_reset */
         int64_t batches; /* consumer batches so far */
@@ -148,6 +156,10 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         if (idx < 0)
                 return; /* cannot happen: every produced record names a part's topic and partition */
         struct cp_part *pt = &p->parts[idx];
+        if (pt->out_n > 0 && --pt->out_n == 0) {
+                pt->sent = 0;
+                pt->out_wire = 0;
+        }
         int64_t src = (int64_t)(intptr_t)m->_private;
         int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         int64_t ts = msg_ts(m);
@@ -228,6 +240,30 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
         return 0; /* librdkafka frees json */
 }
 
+/* conf_num reads a numeric property of conf (its default when unset), or def when it cannot. */
+static double conf_num(rd_kafka_conf_t *conf, const char *name, double def) {
+        char buf[64];
+        size_t size = sizeof(buf);
+        if (rd_kafka_conf_get(conf, name, buf, &size) != RDK_CONF_OK)
+                return def;
+        char *end;
+        double v = strtod(buf, &end);
+        return end == buf ? def : v;
+}
+
+/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
+ * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
+ * records (request and record batch headers, topic name, client id), generously. */
+#define CP_RECORD_OVERHEAD 48
+#define CP_REQUEST_RESERVE 512
+
+/* gate_conf takes the batch gate's bounds from the producer's configuration (see gate). */
+static void gate_conf(cp_pipe *p, rd_kafka_conf_t *conf) {
+        double batch = conf_num(conf, "batch.size", 1000000), max = conf_num(conf, "message.max.bytes", 1000000);
+        p->batch_cap = (int64_t)(batch < max ? batch : max) - CP_REQUEST_RESERVE;
+        p->linger_ns = (int64_t)(conf_num(conf, "queue.buffering.max.ms", 5) * 1e6);
+}
+
 static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *errstr, int errstr_size) {
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         for (int i = 0; props && props[i] && props[i + 1]; i += 2) {
@@ -240,6 +276,8 @@ static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *e
                 rd_kafka_conf_destroy(conf);
                 return NULL;
         }
+        if (type == RDK_PRODUCER)
+                gate_conf(p, conf);
         rd_kafka_conf_set_log_cb(conf, on_log);
         rd_kafka_conf_set_opaque(conf, p);
         rd_kafka_conf_set_error_cb(conf, on_error);
@@ -460,9 +498,49 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
         return 1;
 }
 
+/* gate tells whether record m, of estimated request size need, must wait before it joins partition pt's
+ * batch (1) or may be produced now (0).
+ *
+ * Why: librdkafka 2.11.1's idempotent producer counts a partition's in-flight *records* against its limit
+ * of in-flight *requests* (RD_KAFKA_IDEMP_MAX_INFLIGHT, 5), so a partition has one ProduceRequest in flight
+ * at a time; and a record queued behind it whose linger.ms has expired makes the broker thread's poll
+ * timeout zero: the thread spins until the response arrives. Eight such threads on two cores starved the
+ * brokers, whose answers then came later still (the collapse at tasks.max 8 in docs/benchmarks.md).
+ *
+ * So each partition has one batch at a time: records join it while it fits one request (batch.size, less
+ * overheads: a batch that only fills by librdkafka's count of key and value bytes leaves a remainder queued
+ * behind the request) and is younger than most of linger.ms (or was begun in this step), and nothing joins
+ * it once it has been kicked (kick) until every record of it has been reported. */
+static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
+        if (pt->out_n == 0)
+                return 0;
+        if (pt->sent || pt->out_wire + need > p->batch_cap)
+                return 1;
+        return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
+}
+
+/* kick_or_wait waits up to ms for deliveries. When a batch held back by the gate has not been sent yet, it
+ * sends every partition's batch at once instead of after linger.ms: rd_kafka_flush makes librdkafka's
+ * broker threads treat queued records as ready for as long as it runs. */
+static void kick_or_wait(cp_pipe *p, int ms) {
+        int kick = 0;
+        for (int i = 0; i < p->nparts && !kick; i++)
+                kick = p->parts[i].out_n > 0 && !p->parts[i].sent;
+        int64_t t0 = now_ns();
+        if (kick) {
+                rd_kafka_flush(p->p, ms);
+                for (int i = 0; i < p->nparts; i++)
+                        if (p->parts[i].out_n > 0)
+                                p->parts[i].sent = 1;
+        } else {
+                rd_kafka_poll(p->p, ms);
+        }
+        p->out.target_wait_ns += now_ns() - t0;
+}
+
 /* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
  * keeps the record for the next step), -1 on a refused record (reported in fails). */
-static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need) {
         struct cp_part *pt = &p->parts[idx];
         int64_t ts = msg_ts(m);
         rd_kafka_headers_t *src = NULL, *hdrs = NULL;
@@ -475,6 +553,12 @@ static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
                               RDK_V_END);
         if (err == RDK_ERR_NO_ERROR) {
                 p->inflight += (int64_t)(m->len + m->key_len);
+                if (pt->out_n++ == 0) {
+                        pt->started = p->now;
+                        pt->started_step = p->steps;
+                        pt->out_wire = 0;
+                }
+                pt->out_wire += need;
                 return 0;
         }
         if (hdrs)
@@ -528,7 +612,11 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
         struct cp_part *pt = &p->parts[idx];
         if (pt->next < 0 && first_record(p, idx, m->offset))
                 return 0;
-        int r = produce(p, idx, m);
+        int64_t hsize = headers_size(m);
+        int64_t need = (int64_t)(m->len + m->key_len) + hsize + CP_RECORD_OVERHEAD;
+        if (gate(p, pt, need))
+                return 1;
+        int r = produce(p, idx, m, need);
         if (r == 1)
                 return 1;
         if (r == 0) {
@@ -540,7 +628,7 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
                 f->records++;
                 f->last = m->offset;
                 f->value_bytes += (int64_t)m->len;
-                f->size_bytes += (int64_t)(m->len + m->key_len) + headers_size(m);
+                f->size_bytes += (int64_t)(m->len + m->key_len) + hsize;
                 f->last_ts = msg_ts(m);
                 pt->next = m->offset + 1;
                 f->next = pt->next;
@@ -549,6 +637,8 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
 }
 
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
+        p->now = now_ns();
+        p->steps++;
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
         if (p->limit > 0 && p->inflight > p->limit) {
@@ -586,9 +676,9 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
                         last = topic_of(p, m->rkt);
                 }
                 if (handle(p, m, last)) {
-                        /* The producer's queue is full: wait a little for deliveries, and hand Go what happened so
-                         * far; the next step goes on with this record. */
-                        wait_target(p, timeout_ms < 10 ? timeout_ms : 10);
+                        /* The gate holds the record back or the producer's queue is full: wait a little for
+                         * deliveries, and hand Go what happened so far; the next step goes on with this record. */
+                        kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10);
                         return cp_out_of(p);
                 }
                 rd_kafka_message_destroy(m);
