@@ -42,8 +42,8 @@ func ParseDataPath(s string) (DataPath, error) {
 }
 
 // The C path's batches and pacing. cpathPace is the bound of produced-but-undelivered bytes per partition,
-// in batch.size units (issue 15: 1.5 × batch.size × partitions kept librdkafka's idempotent producer from
-// starving the brokers and cost no throughput). cpathWait bounds how long a step waits for a batch to fill:
+// in batch.size units, over the whole pipeline; what keeps librdkafka's idempotent producer from spinning is
+// cpath's batch gate (one batch per partition at a time, doc.go), which stays under it. cpathWait bounds how long a step waits for a batch to fill:
 // librdkafka's batch consume waits for a full batch or its timeout, so this is latency added at low rates.
 const (
 	cpathBatch = 1024

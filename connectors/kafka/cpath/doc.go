@@ -18,14 +18,25 @@
 //
 //  1. serves the producer's delivery reports and the consumer's error and statistics callbacks;
 //  2. if the key and value bytes produced but not yet reported exceed PaceBytes × partitions, waits up to
-//     5 ms in the producer's poll and returns (Batch.Paced): librdkafka 2.11's idempotent producer keeps
-//     about one request per partition in flight and its broker threads busy-spin meanwhile, so a loop that
-//     queues freely starves the brokers on a small machine (issue 15's finding);
+//     5 ms in the producer's poll and returns (Batch.Paced);
 //  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
 //     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
-//     opaque. When the producer's queue is full, it waits up to 10 ms in the producer's poll and returns,
-//     keeping the rest of the batch for the next Step: Go sees acknowledgements at least that often, so
-//     stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
+//     opaque, each through the batch gate (below). When the gate holds a record back or the producer's
+//     queue is full, it waits up to 10 ms for deliveries and returns, keeping the rest of the batch for the
+//     next Step: Go sees acknowledgements at least that often, so stall detection, commits and capacity
+//     advice (Batch.TargetWait) work as on the Go path.
+//
+// The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
+// partition's in-flight records against its limit of five in-flight requests, so a partition has one
+// ProduceRequest in flight; and a record queued behind it once its linger.ms has expired makes the broker
+// thread poll with a zero timeout until the response comes: it spins. At tasks.max 8 on two cores, eight
+// spinning producer threads starved the brokers, whose answers came later still, and the pipelines
+// collapsed (docs/benchmarks.md). So a record joins its partition's batch only while the batch fits one
+// request (batch.size and message.max.bytes, less generous overheads: filling batch.size key and value bytes
+// would leave a remainder queued behind the request) and is younger than 80% of linger.ms or was begun in
+// the same step. A record that cannot join makes Step send every pending batch at once (rd_kafka_flush
+// briefly, which makes queued records ready) and wait; a sent batch takes nothing more until each of its
+// records has been reported. PaceBytes stays as a bound of the whole pipeline.
 //
 // The Batch it returns says, per partition and never per record:
 //
