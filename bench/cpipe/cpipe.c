@@ -57,6 +57,7 @@ struct part {
         int64_t started;
         long long started_batch; /* the consumed batch the first of them came in */
         int sent;
+        long long held_pass; /* a record of this pass over the consumed batch is held, so are its later ones */
 };
 
 struct worker {
@@ -216,41 +217,55 @@ static struct part *find_part(struct worker *w, const char *topic, int32_t parti
         return NULL;
 }
 
-/* gate_wait waits until record m, of estimated request size need, may join its partition's batch: while
- * the batch is full (one request) or older than most of linger.ms (and begun in an earlier consumed batch,
- * so that linger.ms 0 still batches what one consume returned) it sends every pending batch of the
- * pipeline at once, and while a sent batch has records unreported it serves delivery reports. */
-static void gate_wait(struct worker *w, rd_kafka_t *p, struct part *pt, long long need) {
-        while (!stopping && pt->out_n > 0 &&
-               (pt->sent || pt->out_wire + need > batch_cap ||
-                (pt->started_batch != w->batches && mono_us() - pt->started >= linger_us / 10 * 8))) {
-                if (pt->sent) {
-                        rd_kafka_poll(p, 5);
-                        continue;
-                }
-                rd_kafka_flush(p, 5);
-                for (int i = 0; i < w->nparts; i++)
-                        if (w->parts[i].out_n > 0)
-                                w->parts[i].sent = 1;
+/* gate_holds tells whether record m, of estimated request size need, must wait before it joins its
+ * partition's batch: the batch was sent, or is full (one request), or is older than most of linger.ms (and
+ * was begun in an earlier consumed batch, so that linger.ms 0 still batches what one consume returned). */
+static int gate_holds(struct worker *w, struct part *pt, long long need) {
+        if (pt->out_n == 0)
+                return 0;
+        return pt->sent || pt->out_wire + need > batch_cap ||
+               (pt->started_batch != w->batches && mono_us() - pt->started >= linger_us / 10 * 8);
+}
+
+/* kick_or_wait waits a little for deliveries; while a held-back batch has not been sent, it sends every
+ * pending batch of the pipeline at once (rd_kafka_flush makes queued records ready while it runs), and
+ * nothing joins a sent batch until all of it is reported. */
+static void kick_or_wait(struct worker *w, rd_kafka_t *p) {
+        int kick = 0;
+        for (int i = 0; i < w->nparts && !kick; i++)
+                kick = w->parts[i].out_n > 0 && !w->parts[i].sent;
+        if (!kick) {
+                rd_kafka_poll(p, 5);
+                return;
         }
+        rd_kafka_flush(p, 5);
+        for (int i = 0; i < w->nparts; i++)
+                if (w->parts[i].out_n > 0)
+                        w->parts[i].sent = 1;
+}
+
+/* record_size is record m's estimated size in a ProduceRequest. */
+static long long record_size(const rd_kafka_message_t *m) {
+        long long n = (long long)(m->len + m->key_len) + RECORD_OVERHEAD;
+        rd_kafka_headers_t *h;
+        if (rd_kafka_message_headers(m, &h) == RD_KAFKA_RESP_ERR_NO_ERROR) {
+                const char *name;
+                const void *val;
+                size_t size;
+                for (size_t i = 0; rd_kafka_header_get_all(h, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
+                        n += (long long)(strlen(name) + size);
+        }
+        return n;
 }
 
 /* produce queues one consumed record on the producer, waiting in its poll while the queue is full. */
-static int produce(struct worker *w, rd_kafka_t *p, struct part *pt, rd_kafka_message_t *m) {
+static int produce(struct worker *w, rd_kafka_t *p, struct part *pt, rd_kafka_message_t *m, long long need) {
         rd_kafka_timestamp_type_t tstype;
         int64_t ts = rd_kafka_message_timestamp(m, &tstype);
         rd_kafka_headers_t *hdrs = NULL;
         const rd_kafka_headers_t *src;
-        long long need = (long long)(m->len + m->key_len) + RECORD_OVERHEAD;
-        if (rd_kafka_message_headers(m, (rd_kafka_headers_t **)&src) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-                const char *name;
-                const void *val;
-                size_t size;
-                for (size_t i = 0; rd_kafka_header_get_all(src, i, &name, &val, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
-                        need += (long long)(strlen(name) + size);
+        if (rd_kafka_message_headers(m, (rd_kafka_headers_t **)&src) == RD_KAFKA_RESP_ERR_NO_ERROR)
                 hdrs = rd_kafka_headers_copy(src); /* producev takes ownership of what it is given */
-        }
-        gate_wait(w, p, pt, need);
         for (;;) {
                 rd_kafka_resp_err_t err = rd_kafka_producev(
                     p, RD_KAFKA_V_RKT(pt->rkt), RD_KAFKA_V_PARTITION(m->partition),
@@ -320,6 +335,8 @@ static void *run_worker(void *arg) {
 
         long long limit = pace_bytes * w->nparts;
         rd_kafka_message_t *msgs[BATCH];
+        ssize_t n = 0; /* msgs[0..n) were consumed and not produced yet: the gate held them back */
+        long long pass = 0;
         while (!stopping && !atomic_load(&w->failed)) {
                 /* Pacing: wait in the producer's poll while this pipeline has too much undelivered. */
                 if (limit > 0 && atomic_load(&w->inflight) > limit) {
@@ -327,25 +344,45 @@ static void *run_worker(void *arg) {
                         continue;
                 }
                 rd_kafka_poll(p, 0);
-                ssize_t n = rd_kafka_consume_batch_queue(q, 100, msgs, BATCH);
-                w->batches++;
-                if (n < 0) {
-                        fprintf(stderr, "cpipe: worker %d: consume: %s\n", w->id, rd_kafka_err2str(rd_kafka_last_error()));
-                        atomic_store(&w->failed, 1);
-                        break;
+                if (n == 0) {
+                        n = rd_kafka_consume_batch_queue(q, 100, msgs, BATCH);
+                        w->batches++;
+                        if (n < 0) {
+                                fprintf(stderr, "cpipe: worker %d: consume: %s\n", w->id, rd_kafka_err2str(rd_kafka_last_error()));
+                                atomic_store(&w->failed, 1);
+                                n = 0;
+                                break;
+                        }
                 }
+                /* One pass: a record the gate holds back stays, with the later records of its partition (order);
+                 * the other partitions' records go on. */
+                ssize_t keep = 0;
+                pass++;
                 for (ssize_t i = 0; i < n; i++) {
                         rd_kafka_message_t *m = msgs[i];
                         if (!m->err && !stopping && !atomic_load(&w->failed)) {
                                 struct part *pt = find_part(w, rd_kafka_topic_name(m->rkt), m->partition);
-                                if (pt && produce(w, p, pt, m) < 0)
-                                        atomic_store(&w->failed, 1);
+                                if (pt) {
+                                        long long need = record_size(m);
+                                        if (pt->held_pass == pass || gate_holds(w, pt, need)) {
+                                                pt->held_pass = pass;
+                                                msgs[keep++] = m;
+                                                continue;
+                                        }
+                                        if (produce(w, p, pt, m, need) < 0)
+                                                atomic_store(&w->failed, 1);
+                                }
                         } else if (m->err && m->err != RD_KAFKA_RESP_ERR__PARTITION_EOF) {
                                 fprintf(stderr, "cpipe: worker %d: consumer: %s\n", w->id, rd_kafka_message_errstr(m));
                         }
                         rd_kafka_message_destroy(m);
                 }
+                n = keep;
+                if (n > 0)
+                        kick_or_wait(w, p);
         }
+        for (ssize_t i = 0; i < n; i++)
+                rd_kafka_message_destroy(msgs[i]);
 
         rd_kafka_queue_destroy(q);
         rd_kafka_consumer_close(c);

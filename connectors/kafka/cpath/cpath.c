@@ -35,6 +35,7 @@ struct cp_part {
          * whether the batch has been kicked (sent) so that nothing may join it. */
         int64_t out_n, out_wire, started, started_step;
         int sent;
+        int64_t held_pass; /* a record of this pass of the consumed batch is held: so are its later ones */
         int64_t fwd_gen, ack_gen;
         int fwd_idx, ack_idx;
 };
@@ -50,6 +51,7 @@ struct cp_pipe {
         int64_t batch_cap;   /* the batch gate's bound of a partition's batch, in estimated request bytes */
         int64_t linger_ns;   /* the producer's linger.ms */
         int64_t now, steps;  /* the current step's clock and number */
+        int64_t pass;        /* passes over the consumed batch */
         int64_t inflight;
         int64_t gen;     /* output generation: bumped by cp_out_reset */
         int64_t batches; /* consumer batches so far */
@@ -588,8 +590,8 @@ static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
         return NULL;
 }
 
-/* handle hands the consumed message m over (or reports it); 1 when the producer's queue is full and m must
- * wait for the next step. */
+/* handle hands the consumed message m over (or reports it); 1 when the batch gate holds it back, 2 when the
+ * producer's queue is full: m must wait. */
 static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
         int idx = part_of(t, m->partition);
         if (idx >= 0 && p->parts[idx].skip_gen == p->batches)
@@ -618,7 +620,7 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
                 return 1;
         int r = produce(p, idx, m, need);
         if (r == 1)
-                return 1;
+                return 2;
         if (r == 0) {
                 cp_fwd *f = fwd_of(p, idx);
                 if (f->records == 0) {
@@ -667,22 +669,36 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
                 p->pos = 0;
                 p->n = (int)n;
         }
+        /* One pass over what is left of the consumed batch: a record the gate holds back stays, with every
+         * later record of its partition (order), while the other partitions' records go on; after a full
+         * producer queue, everything stays. Held records keep their order at the front of msgs. */
         struct cp_topic *last = NULL;
         rd_kafka_topic_t *last_rkt = NULL;
-        while (p->pos < p->n) {
-                rd_kafka_message_t *m = p->msgs[p->pos];
+        int keep = p->pos, full = 0;
+        p->pass++;
+        for (int i = p->pos; i < p->n; i++) {
+                rd_kafka_message_t *m = p->msgs[i];
                 if (!last_rkt || m->rkt != last_rkt) {
                         last_rkt = m->rkt;
                         last = topic_of(p, m->rkt);
                 }
-                if (handle(p, m, last)) {
-                        /* The gate holds the record back or the producer's queue is full: wait a little for
-                         * deliveries, and hand Go what happened so far; the next step goes on with this record. */
-                        kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10);
-                        return cp_out_of(p);
+                int idx = part_of(last, m->partition);
+                int r = full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, last);
+                if (r) {
+                        full = full || r == 2;
+                        if (idx >= 0)
+                                p->parts[idx].held_pass = p->pass;
+                        p->msgs[keep++] = m;
+                        continue;
                 }
                 rd_kafka_message_destroy(m);
-                p->pos++;
+        }
+        p->n = keep;
+        if (p->pos < p->n) {
+                /* Wait a little for deliveries, and hand Go what happened so far; the next step goes on with the
+                 * held records. */
+                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10);
+                return cp_out_of(p);
         }
         rd_kafka_poll(p->p, 0);
         return cp_out_of(p);
