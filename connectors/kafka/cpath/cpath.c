@@ -521,6 +521,17 @@ static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
         return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
 }
 
+/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more,
+ * or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
+static int held_can_go(cp_pipe *p) {
+        if (p->failed || atomic_load(&p->interrupted))
+                return 1;
+        for (int i = 0; i < p->nparts; i++)
+                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0)
+                        return 1;
+        return 0;
+}
+
 /* kick_or_wait waits up to ms for deliveries. When a batch held back by the gate has not been sent yet, it
  * sends every partition's batch at once instead of after linger.ms: rd_kafka_flush makes librdkafka's
  * broker threads treat queued records as ready for as long as it runs. */
@@ -535,7 +546,13 @@ static void kick_or_wait(cp_pipe *p, int ms) {
                         if (p->parts[i].out_n > 0)
                                 p->parts[i].sent = 1;
         } else {
-                rd_kafka_poll(p->p, ms);
+                /* Until a partition with held records can take them, or ms: returning to Go at every delivery
+                 * report of another partition only cost context switches. */
+                int64_t end = t0 + (int64_t)ms * 1000000, now = t0;
+                do { /* at least one poll: a full producer queue waits for any delivery report */
+                        rd_kafka_poll(p->p, (int)((end - now + 999999) / 1000000));
+                        now = now_ns();
+                } while (now < end && !held_can_go(p));
         }
         p->out.target_wait_ns += now_ns() - t0;
 }
