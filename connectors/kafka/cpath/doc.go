@@ -21,10 +21,11 @@
 //     5 ms in the producer's poll and returns (Batch.Paced);
 //  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
 //     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
-//     opaque, each through the batch gate (below). When the gate holds a record back or the producer's
-//     queue is full, it waits up to 10 ms for deliveries and returns, keeping the rest of the batch for the
-//     next Step: Go sees acknowledgements at least that often, so stall detection, commits and capacity
-//     advice (Batch.TargetWait) work as on the Go path.
+//     opaque, each through the batch gate (below). A record the gate holds back stays, with the later
+//     records of its partition, while the other partitions' records go on; after a full producer queue,
+//     everything stays. Then it waits up to 10 ms for deliveries (until a partition with held records can
+//     take them) and returns, keeping what stayed for the next Step: Go sees acknowledgements at least that
+//     often, so stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
 //
 // The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
 // partition's in-flight records against its limit of five in-flight requests, so a partition has one
