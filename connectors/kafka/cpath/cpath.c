@@ -27,7 +27,7 @@ struct cp_part {
         int64_t start_at;   /* where the pipeline assigned it */
         int64_t next;       /* next source offset expected; -1 before the first record */
         int64_t first_past; /* the first record's offset when it lay past start_at and the partition is read again */
-        int64_t skip_gen;   /* records of the batch of this generation are stale (the partition was sought) */
+        int64_t skip_gen;   /* its records consumed in this batch or before are stale (the partition was sought) */
         int confirmed;      /* a delivery with a target offset came for it from this producer */
         int broken;         /* a delivery failed: nothing after counts */
         /* The batch gate (see gate): records of the partition produced and not yet reported, their estimated
@@ -61,6 +61,7 @@ struct cp_pipe {
         cp_out out;
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
+        int64_t msg_batch[CP_BATCH_MAX]; /* the consumer batch (p->batches) each of msgs came in */
 };
 
 static void *grow(void *buf, int *cap, int need, size_t elem) {
@@ -532,24 +533,26 @@ static int held_can_go(cp_pipe *p) {
         return 0;
 }
 
-/* kick_or_wait waits up to ms for deliveries. When a batch held back by the gate has not been sent yet, it
- * sends every partition's batch at once instead of after linger.ms: rd_kafka_flush makes librdkafka's
- * broker threads treat queued records as ready for as long as it runs. */
-static void kick_or_wait(cp_pipe *p, int ms) {
+/* kick_or_wait sends the pending batches when a partition with held records has one not sent yet:
+ * rd_kafka_flush makes librdkafka's broker threads treat queued records as ready while it runs (briefly:
+ * the broker thread only needs to see it), so they go now instead of after linger.ms, and nothing joins a
+ * sent batch. Then, when wait is set, it waits up to ms until a partition with held records can take them
+ * (returning to Go at every delivery report of another partition only cost context switches), at least for
+ * one delivery report (a full producer queue). */
+static void kick_or_wait(cp_pipe *p, int ms, int wait) {
         int kick = 0;
         for (int i = 0; i < p->nparts && !kick; i++)
-                kick = p->parts[i].out_n > 0 && !p->parts[i].sent;
+                kick = p->parts[i].held_pass == p->pass && p->parts[i].out_n > 0 && !p->parts[i].sent;
         int64_t t0 = now_ns();
         if (kick) {
-                rd_kafka_flush(p->p, ms);
+                rd_kafka_flush(p->p, 1);
                 for (int i = 0; i < p->nparts; i++)
                         if (p->parts[i].out_n > 0)
                                 p->parts[i].sent = 1;
-        } else {
-                /* Until a partition with held records can take them, or ms: returning to Go at every delivery
-                 * report of another partition only cost context switches. */
-                int64_t end = t0 + (int64_t)ms * 1000000, now = t0;
-                do { /* at least one poll: a full producer queue waits for any delivery report */
+        }
+        if (wait) {
+                int64_t end = t0 + (int64_t)ms * 1000000, now = now_ns();
+                do {
                         rd_kafka_poll(p->p, (int)((end - now + 999999) / 1000000));
                         now = now_ns();
                 } while (now < end && !held_can_go(p));
@@ -609,9 +612,9 @@ static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
 
 /* handle hands the consumed message m over (or reports it); 1 when the batch gate holds it back, 2 when the
  * producer's queue is full: m must wait. */
-static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
+static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, struct cp_topic *t) {
         int idx = part_of(t, m->partition);
-        if (idx >= 0 && p->parts[idx].skip_gen == p->batches)
+        if (idx >= 0 && batch <= p->parts[idx].skip_gen)
                 return 0; /* consumed before the partition was sought: stale */
         if (m->err) {
                 if (m->err != RDK_ERR__PARTITION_EOF) {
@@ -668,30 +671,46 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         }
         if (p->failed || atomic_load(&p->interrupted))
                 return cp_out_of(p);
-        if (p->pos >= p->n) {
-                /* The previous batch is through: consume the next one. */
-                if (max <= 0 || max > CP_BATCH_MAX)
-                        max = CP_BATCH_MAX;
-                ssize_t n = rd_kafka_consume_batch_queue(p->q, timeout_ms, p->msgs, (size_t)max);
+        /* Consume when what is in hand is through, and also, without waiting, while the gate holds records
+         * back and there is room: the other partitions need not wait for the held ones' deliveries. */
+        if (max <= 0 || max > CP_BATCH_MAX)
+                max = CP_BATCH_MAX;
+        int held = p->n - p->pos;
+        if (held > 0 && p->pos > 0) {
+                memmove(p->msgs, p->msgs + p->pos, sizeof(p->msgs[0]) * (size_t)held);
+                memmove(p->msg_batch, p->msg_batch + p->pos, sizeof(p->msg_batch[0]) * (size_t)held);
+                p->pos = 0;
+                p->n = held;
+        }
+        int room = CP_BATCH_MAX - held;
+        if (room > max)
+                room = max;
+        if (held == 0 || room >= max / 4) {
+                ssize_t n = rd_kafka_consume_batch_queue(p->q, held ? 0 : timeout_ms, p->msgs + p->n, (size_t)room);
                 if (n < 0) {
                         cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
                         e->part = -1;
                         e->code = rd_kafka_last_error();
                         e->offset = -1;
                         set_msg(e, rd_kafka_err2str(e->code));
-                        return cp_out_of(p);
+                        if (!held)
+                                return cp_out_of(p);
+                } else if (n > 0 || !held) {
+                        p->batches++;
+                        p->out.consumed += n;
+                        if (!held)
+                                p->pos = p->n = 0;
+                        for (ssize_t i = 0; i < n; i++)
+                                p->msg_batch[p->n + i] = p->batches;
+                        p->n += (int)n;
                 }
-                p->batches++;
-                p->out.consumed += n;
-                p->pos = 0;
-                p->n = (int)n;
         }
-        /* One pass over what is left of the consumed batch: a record the gate holds back stays, with every
-         * later record of its partition (order), while the other partitions' records go on; after a full
-         * producer queue, everything stays. Held records keep their order at the front of msgs. */
+        /* One pass over the records in hand: a record the gate holds back stays, with every later record of
+         * its partition (order), while the other partitions' records go on; after a full producer queue,
+         * everything stays. Held records keep their order at the front. */
         struct cp_topic *last = NULL;
         rd_kafka_topic_t *last_rkt = NULL;
-        int keep = p->pos, full = 0;
+        int keep = p->pos, full = 0, moved = 0;
         p->pass++;
         for (int i = p->pos; i < p->n; i++) {
                 rd_kafka_message_t *m = p->msgs[i];
@@ -700,21 +719,23 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
                         last = topic_of(p, m->rkt);
                 }
                 int idx = part_of(last, m->partition);
-                int r = full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, last);
+                int r = full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, p->msg_batch[i], last);
                 if (r) {
                         full = full || r == 2;
                         if (idx >= 0)
                                 p->parts[idx].held_pass = p->pass;
+                        p->msg_batch[keep] = p->msg_batch[i];
                         p->msgs[keep++] = m;
                         continue;
                 }
+                moved++;
                 rd_kafka_message_destroy(m);
         }
         p->n = keep;
         if (p->pos < p->n) {
-                /* Wait a little for deliveries, and hand Go what happened so far; the next step goes on with the
-                 * held records. */
-                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10);
+                /* Records are held: send what must go, and unless this pass moved records and there is room to
+                 * consume more, wait a little for deliveries; hand Go what happened so far. */
+                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4);
                 return cp_out_of(p);
         }
         rd_kafka_poll(p->p, 0);
