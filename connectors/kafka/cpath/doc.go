@@ -19,13 +19,15 @@
 //  1. serves the producer's delivery reports and the consumer's error and statistics callbacks;
 //  2. if the key and value bytes produced but not yet reported exceed PaceBytes × partitions, waits up to
 //     5 ms in the producer's poll and returns (Batch.Paced);
-//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
-//     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
-//     opaque, each through the batch gate (below). A record the gate holds back stays, with the later
-//     records of its partition, while the other partitions' records go on; after a full producer queue,
-//     everything stays. Then it waits up to 10 ms for deliveries (until a partition with held records can
-//     take them) and returns, keeping what stayed for the next Step: Go sees acknowledgements at least that
-//     often, so stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
+//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (waiting only when it holds no
+//     records back; up to MaxBatch records in hand) and produces what it holds (RD_KAFKA_MSG_F_COPY), with
+//     the source offset as the message's opaque, each through the batch gate (below). A record the gate
+//     holds back stays, with the later records of its partition, while the other partitions' records go
+//     on; after a full producer queue, everything stays. When a pass moved nothing (or there is no room to
+//     consume), it waits up to 10 ms for deliveries, until a partition with held records can take them, and
+//     returns, keeping what stayed for the next Step: Go sees acknowledgements at least that often, so stall
+//     detection, commits and capacity advice (Batch.TargetWait) work as on the Go path. A seek makes every
+//     record of the partition in hand stale.
 //
 // The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
 // partition's in-flight records against its limit of five in-flight requests, so a partition has one
@@ -36,7 +38,7 @@
 // request (batch.size and message.max.bytes, less generous overheads: filling batch.size key and value bytes
 // would leave a remainder queued behind the request) and is younger than 80% of linger.ms or was begun in
 // the same step. A record that cannot join makes Step send every pending batch at once (rd_kafka_flush
-// briefly, which makes queued records ready) and wait; a sent batch takes nothing more until each of its
+// for 1 ms, which makes queued records ready while it runs); a sent batch takes nothing more until each of its
 // records has been reported. PaceBytes stays as a bound of the whole pipeline.
 //
 // The Batch it returns says, per partition and never per record:
