@@ -42,8 +42,8 @@ func ParseDataPath(s string) (DataPath, error) {
 }
 
 // The C path's batches and pacing. cpathPace is the bound of produced-but-undelivered bytes per partition,
-// in batch.size units (issue 15: 1.5 × batch.size × partitions kept librdkafka's idempotent producer from
-// starving the brokers and cost no throughput). cpathWait bounds how long a step waits for a batch to fill:
+// in batch.size units, over the whole pipeline; what keeps librdkafka's idempotent producer from spinning is
+// cpath's batch gate (one batch per partition at a time, doc.go), which stays under it. cpathWait bounds how long a step waits for a batch to fill:
 // librdkafka's batch consume waits for a full batch or its timeout, so this is latency added at low rates.
 const (
 	cpathBatch = 1024
@@ -225,7 +225,12 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		case <-flushCtx.Done():
 		}
 	}()
-	left := pl.Flush(flushCtx)
+	left := pl.Outstanding()
+	if pl.AuthFailure() == nil && pl.Fatal() == nil {
+		left = pl.Flush(flushCtx)
+	}
+	// Otherwise the producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
+	// budget or message.timeout.ms ran out (records queued before a failed authentication was known).
 	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already
 	if left > 0 {
 		if err := pl.Purge(true); err != nil {

@@ -22,6 +22,10 @@ type Batch struct {
 	Acked          []Acked // per partition in delivery (= produce) order
 	Failures       []Failure
 	ConsumerErrors []ConsumerError
+	// ProducerErrors are the producer's error events (fatal ones answer kafka.IsFatal). librdkafka retries
+	// most of them itself; the pipeline keeps a fatal one and a failed authentication for Fatal and
+	// AuthFailure.
+	ProducerErrors []error
 	Consumed       int   // records (and errors) the consumer returned
 	InFlightBytes  int64 // key and value bytes produced and not yet reported
 	Paced          bool  // the step waited for deliveries instead of consuming
@@ -93,6 +97,7 @@ func (p *Pipeline) Take() *Batch {
 	o := C.cp_out_of(p.c)
 	b := &p.b
 	b.Forwarded, b.Acked, b.Failures, b.ConsumerErrors = b.Forwarded[:0], b.Acked[:0], b.Failures[:0], b.ConsumerErrors[:0]
+	b.ProducerErrors = b.ProducerErrors[:0]
 	b.Consumed, b.InFlightBytes, b.Paced = int(o.consumed), int64(o.inflight_bytes), o.paced != 0
 	b.TargetWait = time.Duration(o.target_wait_ns)
 	b.Pending = int(o.pending)
@@ -124,6 +129,13 @@ func (p *Pipeline) Take() *Batch {
 				Err: kafka.CodeError(int(e.code), C.GoString(&e.msg[0]), e.fatal == 1)})
 		}
 	}
+	if o.nperrs > 0 {
+		for _, e := range unsafe.Slice(o.perrs, int(o.nperrs)) {
+			err := kafka.CodeError(int(e.code), C.GoString(&e.msg[0]), e.fatal == 1)
+			b.ProducerErrors = append(b.ProducerErrors, err)
+			p.producerError(err)
+		}
+	}
 	if o.nlogs > 0 && p.log != nil {
 		for _, l := range unsafe.Slice(o.logs, int(o.nlogs)) {
 			p.logLine(int(l.level), l.producer != 0, C.GoString(&l.fac[0]), C.GoString(&l.msg[0]))
@@ -141,6 +153,26 @@ func (p *Pipeline) Take() *Batch {
 		}
 	}
 	return b
+}
+
+// producerError keeps what the producer's error event err means for the pipeline, as package kafka's
+// Producer does for its events: a fatal error (the producer is unusable) or a failed authentication (records
+// wait for a connection that cannot succeed); the first of each is kept.
+func (p *Pipeline) producerError(err error) {
+	switch {
+	case kafka.IsFatal(err):
+		if p.fatal.CompareAndSwap(nil, &err) && p.log != nil {
+			p.log.Error("producer fatal error", "error", err)
+		}
+	case kafka.IsAuthentication(err):
+		if p.auth.CompareAndSwap(nil, &err) && p.log != nil {
+			p.log.Debug("producer authentication failed", "error", err)
+		}
+	default:
+		if p.log != nil {
+			p.log.Debug("producer error", "error", err)
+		}
+	}
 }
 
 // logLine forwards one librdkafka log line (syslog level) to the pipeline's logger.

@@ -27,9 +27,15 @@ struct cp_part {
         int64_t start_at;   /* where the pipeline assigned it */
         int64_t next;       /* next source offset expected; -1 before the first record */
         int64_t first_past; /* the first record's offset when it lay past start_at and the partition is read again */
-        int64_t skip_gen;   /* records of the batch of this generation are stale (the partition was sought) */
+        int64_t skip_gen;   /* its records consumed in this batch or before are stale (the partition was sought) */
         int confirmed;      /* a delivery with a target offset came for it from this producer */
         int broken;         /* a delivery failed: nothing after counts */
+        /* The batch gate (see gate): records of the partition produced and not yet reported, their estimated
+         * size in a ProduceRequest, when (p->now) and in which step the first of them was produced, and
+         * whether the batch has been kicked (sent) so that nothing may join it. */
+        int64_t out_n, out_wire, started, started_step;
+        int sent;
+        int64_t held_pass; /* a record of this pass of the consumed batch is held: so are its later ones */
         int64_t fwd_gen, ack_gen;
         int fwd_idx, ack_idx;
 };
@@ -42,6 +48,10 @@ struct cp_pipe {
         struct cp_part *parts;
         int nparts;
         int64_t limit; /* pacing: bound of produced-but-undelivered bytes */
+        int64_t batch_cap;   /* the batch gate's bound of a partition's batch, in estimated request bytes */
+        int64_t linger_ns;   /* the producer's linger.ms */
+        int64_t now, steps;  /* the current step's clock and number */
+        int64_t pass;        /* passes over the consumed batch */
         int64_t inflight;
         int64_t gen;     /* output generation: bumped by cp_out_reset */
         int64_t batches; /* consumer batches so far */
@@ -49,10 +59,9 @@ struct cp_pipe {
         int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
         atomic_int interrupted;
         cp_out out;
-        char fatal[512];
-        char auth[512];
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
+        int64_t msg_batch[CP_BATCH_MAX]; /* the consumer batch (p->batches) each of msgs came in */
 };
 
 static void *grow(void *buf, int *cap, int need, size_t elem) {
@@ -150,6 +159,10 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         if (idx < 0)
                 return; /* cannot happen: every produced record names a part's topic and partition */
         struct cp_part *pt = &p->parts[idx];
+        if (pt->out_n > 0 && --pt->out_n == 0) {
+                pt->sent = 0;
+                pt->out_wire = 0;
+        }
         int64_t src = (int64_t)(intptr_t)m->_private;
         int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         int64_t ts = msg_ts(m);
@@ -176,24 +189,28 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         set_msg(e, m->err ? rd_kafka_err2str(m->err) : "written without a target offset before any confirmed delivery");
 }
 
+/* on_error hands every error event of either client to Go, which decides what it means (package kafka's
+ * IsAuthentication, IsFatal), as it does for confluent-kafka-go's clients: classifying here missed failed TLS
+ * handshakes and refused certificates, which librdkafka reports under other codes than
+ * RD_KAFKA_RESP_ERR__AUTHENTICATION. */
 static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) {
         cp_pipe *p = opaque;
-        if (rk == p->p) {
-                if (err == RDK_ERR__FATAL && !p->fatal[0]) {
-                        char buf[400];
-                        int code = rd_kafka_fatal_error(rk, buf, sizeof(buf));
-                        snprintf(p->fatal, sizeof(p->fatal), "%s (fatal error %d)", buf, code);
-                } else if (err == RDK_ERR__AUTHENTICATION) {
-                        snprintf(p->auth, sizeof(p->auth), "%s", reason);
-                }
-                return; /* everything else the producer retries itself */
-        }
-        cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
+        cp_err *e = rk == p->p ? add_err(&p->out.perrs, &p->out.nperrs, &p->out.capperrs)
+                               : add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
         e->part = -1;
         e->code = err;
         e->offset = -1;
-        e->fatal = err == RDK_ERR__FATAL;
         set_msg(e, reason);
+        if (err == RDK_ERR__FATAL) {
+                /* "Local: Fatal error" says nothing; the underlying error says why (a fence, a sequence gap). */
+                char buf[sizeof(e->msg)];
+                int code = rd_kafka_fatal_error(rk, buf, sizeof(buf));
+                e->fatal = 1;
+                if (code) {
+                        e->code = code;
+                        set_msg(e, buf);
+                }
+        }
 }
 
 /* on_log keeps a log line for Go (log.queue: librdkafka calls it from rd_kafka_poll, on the pipeline's
@@ -226,6 +243,30 @@ static int on_stats(rd_kafka_t *rk, char *json, size_t len, void *opaque) {
         return 0; /* librdkafka frees json */
 }
 
+/* conf_num reads a numeric property of conf (its default when unset), or def when it cannot. */
+static double conf_num(rd_kafka_conf_t *conf, const char *name, double def) {
+        char buf[64];
+        size_t size = sizeof(buf);
+        if (rd_kafka_conf_get(conf, name, buf, &size) != RDK_CONF_OK)
+                return def;
+        char *end;
+        double v = strtod(buf, &end);
+        return end == buf ? def : v;
+}
+
+/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
+ * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
+ * records (request and record batch headers, topic name, client id), generously. */
+#define CP_RECORD_OVERHEAD 48
+#define CP_REQUEST_RESERVE 512
+
+/* gate_conf takes the batch gate's bounds from the producer's configuration (see gate). */
+static void gate_conf(cp_pipe *p, rd_kafka_conf_t *conf) {
+        double batch = conf_num(conf, "batch.size", 1000000), max = conf_num(conf, "message.max.bytes", 1000000);
+        p->batch_cap = (int64_t)(batch < max ? batch : max) - CP_REQUEST_RESERVE;
+        p->linger_ns = (int64_t)(conf_num(conf, "queue.buffering.max.ms", 5) * 1e6);
+}
+
 static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *errstr, int errstr_size) {
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         for (int i = 0; props && props[i] && props[i + 1]; i += 2) {
@@ -238,6 +279,8 @@ static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *e
                 rd_kafka_conf_destroy(conf);
                 return NULL;
         }
+        if (type == RDK_PRODUCER)
+                gate_conf(p, conf);
         rd_kafka_conf_set_log_cb(conf, on_log);
         rd_kafka_conf_set_opaque(conf, p);
         rd_kafka_conf_set_error_cb(conf, on_error);
@@ -343,6 +386,7 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->out.acks);
         free(p->out.fails);
         free(p->out.cerrs);
+        free(p->out.perrs);
         free(p->out.logs);
         free(p->stats[0]);
         free(p->stats[1]);
@@ -374,7 +418,7 @@ cp_out *cp_out_of(cp_pipe *p) {
 
 void cp_out_reset(cp_pipe *p) {
         p->gen++;
-        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nlogs = 0;
+        p->out.nfwd = p->out.nacks = p->out.nfails = p->out.ncerrs = p->out.nperrs = p->out.nlogs = 0;
         p->out.consumed = 0;
         p->out.paced = 0;
         p->out.target_wait_ns = 0;
@@ -457,9 +501,68 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
         return 1;
 }
 
+/* gate tells whether record m, of estimated request size need, must wait before it joins partition pt's
+ * batch (1) or may be produced now (0).
+ *
+ * Why: librdkafka 2.11.1's idempotent producer counts a partition's in-flight *records* against its limit
+ * of in-flight *requests* (RD_KAFKA_IDEMP_MAX_INFLIGHT, 5), so a partition has one ProduceRequest in flight
+ * at a time; and a record queued behind it whose linger.ms has expired makes the broker thread's poll
+ * timeout zero: the thread spins until the response arrives. Eight such threads on two cores starved the
+ * brokers, whose answers then came later still (the collapse at tasks.max 8 in docs/benchmarks.md).
+ *
+ * So each partition has one batch at a time: records join it while it fits one request (batch.size, less
+ * overheads: a batch that only fills by librdkafka's count of key and value bytes leaves a remainder queued
+ * behind the request) and is younger than most of linger.ms (or was begun in this step), and nothing joins
+ * it once it has been kicked (kick) until every record of it has been reported. */
+static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
+        if (pt->out_n == 0)
+                return 0;
+        if (pt->sent || pt->out_wire + need > p->batch_cap)
+                return 1;
+        return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
+}
+
+/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more,
+ * or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
+static int held_can_go(cp_pipe *p) {
+        if (p->failed || atomic_load(&p->interrupted))
+                return 1;
+        for (int i = 0; i < p->nparts; i++)
+                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0)
+                        return 1;
+        return 0;
+}
+
+/* kick_or_wait sends the pending batches when a partition with held records has one not sent yet:
+ * rd_kafka_flush makes librdkafka's broker threads treat queued records as ready while it runs (briefly:
+ * the broker thread only needs to see it), so they go now instead of after linger.ms, and nothing joins a
+ * sent batch. Then, when wait is set, it waits up to ms until a partition with held records can take them
+ * (returning to Go at every delivery report of another partition only cost context switches), at least for
+ * one delivery report (a full producer queue). */
+static void kick_or_wait(cp_pipe *p, int ms, int wait) {
+        int kick = 0;
+        for (int i = 0; i < p->nparts && !kick; i++)
+                kick = p->parts[i].held_pass == p->pass && p->parts[i].out_n > 0 && !p->parts[i].sent;
+        int64_t t0 = now_ns();
+        if (kick) {
+                rd_kafka_flush(p->p, 1);
+                for (int i = 0; i < p->nparts; i++)
+                        if (p->parts[i].out_n > 0)
+                                p->parts[i].sent = 1;
+        }
+        if (wait) {
+                int64_t end = t0 + (int64_t)ms * 1000000, now = now_ns();
+                do {
+                        rd_kafka_poll(p->p, (int)((end - now + 999999) / 1000000));
+                        now = now_ns();
+                } while (now < end && !held_can_go(p));
+        }
+        p->out.target_wait_ns += now_ns() - t0;
+}
+
 /* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
  * keeps the record for the next step), -1 on a refused record (reported in fails). */
-static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need) {
         struct cp_part *pt = &p->parts[idx];
         int64_t ts = msg_ts(m);
         rd_kafka_headers_t *src = NULL, *hdrs = NULL;
@@ -472,6 +575,12 @@ static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m) {
                               RDK_V_END);
         if (err == RDK_ERR_NO_ERROR) {
                 p->inflight += (int64_t)(m->len + m->key_len);
+                if (pt->out_n++ == 0) {
+                        pt->started = p->now;
+                        pt->started_step = p->steps;
+                        pt->out_wire = 0;
+                }
+                pt->out_wire += need;
                 return 0;
         }
         if (hdrs)
@@ -501,11 +610,11 @@ static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
         return NULL;
 }
 
-/* handle hands the consumed message m over (or reports it); 1 when the producer's queue is full and m must
- * wait for the next step. */
-static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
+/* handle hands the consumed message m over (or reports it); 1 when the batch gate holds it back, 2 when the
+ * producer's queue is full: m must wait. */
+static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, struct cp_topic *t) {
         int idx = part_of(t, m->partition);
-        if (idx >= 0 && p->parts[idx].skip_gen == p->batches)
+        if (idx >= 0 && batch <= p->parts[idx].skip_gen)
                 return 0; /* consumed before the partition was sought: stale */
         if (m->err) {
                 if (m->err != RDK_ERR__PARTITION_EOF) {
@@ -525,9 +634,13 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
         struct cp_part *pt = &p->parts[idx];
         if (pt->next < 0 && first_record(p, idx, m->offset))
                 return 0;
-        int r = produce(p, idx, m);
-        if (r == 1)
+        int64_t hsize = headers_size(m);
+        int64_t need = (int64_t)(m->len + m->key_len) + hsize + CP_RECORD_OVERHEAD;
+        if (gate(p, pt, need))
                 return 1;
+        int r = produce(p, idx, m, need);
+        if (r == 1)
+                return 2;
         if (r == 0) {
                 cp_fwd *f = fwd_of(p, idx);
                 if (f->records == 0) {
@@ -537,7 +650,7 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
                 f->records++;
                 f->last = m->offset;
                 f->value_bytes += (int64_t)m->len;
-                f->size_bytes += (int64_t)(m->len + m->key_len) + headers_size(m);
+                f->size_bytes += (int64_t)(m->len + m->key_len) + hsize;
                 f->last_ts = msg_ts(m);
                 pt->next = m->offset + 1;
                 f->next = pt->next;
@@ -546,6 +659,8 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, struct cp_topic *t) {
 }
 
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
+        p->now = now_ns();
+        p->steps++;
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
         if (p->limit > 0 && p->inflight > p->limit) {
@@ -556,40 +671,72 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         }
         if (p->failed || atomic_load(&p->interrupted))
                 return cp_out_of(p);
-        if (p->pos >= p->n) {
-                /* The previous batch is through: consume the next one. */
-                if (max <= 0 || max > CP_BATCH_MAX)
-                        max = CP_BATCH_MAX;
-                ssize_t n = rd_kafka_consume_batch_queue(p->q, timeout_ms, p->msgs, (size_t)max);
+        /* Consume when what is in hand is through, and also, without waiting, while the gate holds records
+         * back and there is room: the other partitions need not wait for the held ones' deliveries. */
+        if (max <= 0 || max > CP_BATCH_MAX)
+                max = CP_BATCH_MAX;
+        int held = p->n - p->pos;
+        if (held > 0 && p->pos > 0) {
+                memmove(p->msgs, p->msgs + p->pos, sizeof(p->msgs[0]) * (size_t)held);
+                memmove(p->msg_batch, p->msg_batch + p->pos, sizeof(p->msg_batch[0]) * (size_t)held);
+                p->pos = 0;
+                p->n = held;
+        }
+        int room = CP_BATCH_MAX - held;
+        if (room > max)
+                room = max;
+        if (held == 0 || room >= max / 4) {
+                ssize_t n = rd_kafka_consume_batch_queue(p->q, held ? 0 : timeout_ms, p->msgs + p->n, (size_t)room);
                 if (n < 0) {
                         cp_err *e = add_err(&p->out.cerrs, &p->out.ncerrs, &p->out.capcerrs);
                         e->part = -1;
                         e->code = rd_kafka_last_error();
                         e->offset = -1;
                         set_msg(e, rd_kafka_err2str(e->code));
-                        return cp_out_of(p);
+                        if (!held)
+                                return cp_out_of(p);
+                } else if (n > 0 || !held) {
+                        p->batches++;
+                        p->out.consumed += n;
+                        if (!held)
+                                p->pos = p->n = 0;
+                        for (ssize_t i = 0; i < n; i++)
+                                p->msg_batch[p->n + i] = p->batches;
+                        p->n += (int)n;
                 }
-                p->batches++;
-                p->out.consumed += n;
-                p->pos = 0;
-                p->n = (int)n;
         }
+        /* One pass over the records in hand: a record the gate holds back stays, with every later record of
+         * its partition (order), while the other partitions' records go on; after a full producer queue,
+         * everything stays. Held records keep their order at the front. */
         struct cp_topic *last = NULL;
         rd_kafka_topic_t *last_rkt = NULL;
-        while (p->pos < p->n) {
-                rd_kafka_message_t *m = p->msgs[p->pos];
+        int keep = p->pos, full = 0, moved = 0;
+        p->pass++;
+        for (int i = p->pos; i < p->n; i++) {
+                rd_kafka_message_t *m = p->msgs[i];
                 if (!last_rkt || m->rkt != last_rkt) {
                         last_rkt = m->rkt;
                         last = topic_of(p, m->rkt);
                 }
-                if (handle(p, m, last)) {
-                        /* The producer's queue is full: wait a little for deliveries, and hand Go what happened so
-                         * far; the next step goes on with this record. */
-                        wait_target(p, timeout_ms < 10 ? timeout_ms : 10);
-                        return cp_out_of(p);
+                int idx = part_of(last, m->partition);
+                int r = full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, p->msg_batch[i], last);
+                if (r) {
+                        full = full || r == 2;
+                        if (idx >= 0)
+                                p->parts[idx].held_pass = p->pass;
+                        p->msg_batch[keep] = p->msg_batch[i];
+                        p->msgs[keep++] = m;
+                        continue;
                 }
+                moved++;
                 rd_kafka_message_destroy(m);
-                p->pos++;
+        }
+        p->n = keep;
+        if (p->pos < p->n) {
+                /* Records are held: send what must go, and unless this pass moved records and there is room to
+                 * consume more, wait a little for deliveries; hand Go what happened so far. */
+                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4);
+                return cp_out_of(p);
         }
         rd_kafka_poll(p->p, 0);
         return cp_out_of(p);
@@ -641,20 +788,6 @@ int cp_positions(cp_pipe *p, int64_t *pos) {
                 pos[i] = (!err && l->elems[i].err == 0 && l->elems[i].offset >= 0) ? l->elems[i].offset : -1;
         rd_kafka_topic_partition_list_destroy(l);
         return err;
-}
-
-int cp_fatal(cp_pipe *p, char *buf, int size) {
-        if (!p->fatal[0])
-                return 0;
-        snprintf(buf, (size_t)size, "%s", p->fatal);
-        return 1;
-}
-
-int cp_auth(cp_pipe *p, char *buf, int size) {
-        if (!p->auth[0])
-                return 0;
-        snprintf(buf, (size_t)size, "%s", p->auth);
-        return 1;
 }
 
 char *cp_take_stats(cp_pipe *p, int which) {

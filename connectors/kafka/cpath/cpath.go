@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -59,6 +60,9 @@ type Pipeline struct {
 	onStats func(bool, string)
 	log     *slog.Logger
 	b       Batch // reused by Take
+	// fatal and auth are the producer's first fatal error and failed authentication, set by Take (from the
+	// producer's error events), read by Fatal and AuthFailure from any goroutine.
+	fatal, auth atomic.Pointer[error]
 }
 
 // Version returns the version of the librdkafka the package runs on.
@@ -233,22 +237,23 @@ func (p *Pipeline) Positions() ([]int64, error) {
 	return pos, nil
 }
 
-// Fatal returns the producer's fatal error, if librdkafka raised one.
+// Fatal returns the producer's fatal error, if librdkafka raised one: the producer is unusable then. It is
+// known from the Step, Flush or Take that served the event.
 func (p *Pipeline) Fatal() error {
-	var buf [512]C.char
-	if C.cp_fatal(p.c, &buf[0], C.int(len(buf))) == 0 {
-		return nil
+	if e := p.fatal.Load(); e != nil {
+		return *e
 	}
-	return kafka.CodeError(-150, C.GoString(&buf[0]), true)
+	return nil
 }
 
-// AuthFailure returns the producer's last failed authentication, if any.
+// AuthFailure returns the producer's first failed authentication (kafka.IsAuthentication: a failed SASL or
+// TLS handshake, a refused certificate), if any: records then wait for a connection that cannot succeed.
+// It is known from the Step, Flush or Take that served the event.
 func (p *Pipeline) AuthFailure() error {
-	var buf [512]C.char
-	if C.cp_auth(p.c, &buf[0], C.int(len(buf))) == 0 {
-		return nil
+	if e := p.auth.Load(); e != nil {
+		return *e
 	}
-	return kafka.CodeError(-169, C.GoString(&buf[0]), false)
+	return nil
 }
 
 // Close closes the consumer and destroys the producer, dropping whatever it still holds (Flush first).

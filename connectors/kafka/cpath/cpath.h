@@ -40,7 +40,9 @@ typedef struct {
         int64_t last_ts;
 } cp_ack;
 
-/* An error: a failed delivery (the first of its partition), or a consumer error (part -1: client-wide). */
+/* An error: a failed delivery (the first of its partition), a consumer error (part -1: client-wide), or an
+ * error event of the producer (part -1). fatal: 1 for librdkafka's fatal error (code and msg are then the
+ * underlying error rd_kafka_fatal_error names), -1 for a record the producer refused. */
 typedef struct {
         int32_t part;
         int32_t code;
@@ -67,6 +69,8 @@ typedef struct {
         int nfails, capfails;
         cp_err *cerrs;
         int ncerrs, capcerrs;
+        cp_err *perrs; /* the producer's error events */
+        int nperrs, capperrs;
         cp_log *logs;
         int nlogs, caplogs;
         int64_t consumed;       /* records (and errors) the consumer returned */
@@ -104,9 +108,6 @@ int cp_watermarks(cp_pipe *p, int part, int timeout_ms, int64_t *low, int64_t *h
 int cp_cached_watermarks(cp_pipe *p, int part, int64_t *low, int64_t *high);
 /* cp_positions fills pos[i] with partition i's position (-1 unknown). */
 int cp_positions(cp_pipe *p, int64_t *pos);
-/* cp_fatal copies the producer's fatal error (0: none); cp_auth the last authentication failure. */
-int cp_fatal(cp_pipe *p, char *buf, int size);
-int cp_auth(cp_pipe *p, char *buf, int size);
 /* cp_take_stats returns the newest statistics of the consumer (which 0) or producer (1), or NULL; the
  * caller frees it with free(). */
 char *cp_take_stats(cp_pipe *p, int which);

@@ -343,3 +343,44 @@ func TestAFullProducerQueueKeepsTheRestOfTheBatchInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEachPartitionHasOneBatchAtATime: without any pacing bound, what the pipeline has produced and not yet
+// seen reported stays within one batch.size per partition (the batch gate, doc.go): records never queue
+// behind a partition's request in flight, where librdkafka's broker thread would spin.
+func TestEachPartitionHasOneBatchAtATime(t *testing.T) {
+	t.Parallel()
+	const partitions, perPartition, batchSize = 2, 2000, 16 << 10
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, partitions, nil)
+	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
+	var recs []kafkatest.Record
+	for p := range int32(partitions) {
+		for i := range perPartition {
+			recs = append(recs, kafkatest.Record{Topic: src, Partition: p, Value: bytes.Repeat([]byte{'v'}, 100+i%50)})
+		}
+	}
+	kafkatest.Produce(t, "A", recs)
+	var parts []cpath.Part
+	for p := range int32(partitions) {
+		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
+	}
+	pl := pipeline(t, parts, 0, map[string]string{"batch.size": fmt.Sprint(batchSize), "linger.ms": "50"})
+	if err := pl.Assign([]int64{cpath.OffsetBeginning, cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	run(t, pl, l, func() bool { return len(l.acked[0]) == perPartition && len(l.acked[1]) == perPartition })
+	if len(l.failures) > 0 || len(l.cerrs) > 0 {
+		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
+	}
+	if l.maxFlight > batchSize*partitions {
+		t.Errorf("in-flight bytes reached %d, above one batch.size (%d) per partition", l.maxFlight, batchSize)
+	}
+	for p := range partitions {
+		for i, off := range l.acked[p] {
+			if off != int64(i) {
+				t.Fatalf("partition %d report %d: source offset %d", p, i, off)
+			}
+		}
+	}
+}

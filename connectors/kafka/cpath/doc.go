@@ -18,14 +18,28 @@
 //
 //  1. serves the producer's delivery reports and the consumer's error and statistics callbacks;
 //  2. if the key and value bytes produced but not yet reported exceed PaceBytes × partitions, waits up to
-//     5 ms in the producer's poll and returns (Batch.Paced): librdkafka 2.11's idempotent producer keeps
-//     about one request per partition in flight and its broker threads busy-spin meanwhile, so a loop that
-//     queues freely starves the brokers on a small machine (issue 15's finding);
-//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (or goes on with the rest of the
-//     previous one) and produces its records (RD_KAFKA_MSG_F_COPY), with the source offset as the message's
-//     opaque. When the producer's queue is full, it waits up to 10 ms in the producer's poll and returns,
-//     keeping the rest of the batch for the next Step: Go sees acknowledgements at least that often, so
-//     stall detection, commits and capacity advice (Batch.TargetWait) work as on the Go path.
+//     5 ms in the producer's poll and returns (Batch.Paced);
+//  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (waiting only when it holds no
+//     records back; up to MaxBatch records in hand) and produces what it holds (RD_KAFKA_MSG_F_COPY), with
+//     the source offset as the message's opaque, each through the batch gate (below). A record the gate
+//     holds back stays, with the later records of its partition, while the other partitions' records go
+//     on; after a full producer queue, everything stays. When a pass moved nothing (or there is no room to
+//     consume), it waits up to 10 ms for deliveries, until a partition with held records can take them, and
+//     returns, keeping what stayed for the next Step: Go sees acknowledgements at least that often, so stall
+//     detection, commits and capacity advice (Batch.TargetWait) work as on the Go path. A seek makes every
+//     record of the partition in hand stale.
+//
+// The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
+// partition's in-flight records against its limit of five in-flight requests, so a partition has one
+// ProduceRequest in flight; and a record queued behind it once its linger.ms has expired makes the broker
+// thread poll with a zero timeout until the response comes: it spins. At tasks.max 8 on two cores, eight
+// spinning producer threads starved the brokers, whose answers came later still, and the pipelines
+// collapsed (docs/benchmarks.md). So a record joins its partition's batch only while the batch fits one
+// request (batch.size and message.max.bytes, less generous overheads: filling batch.size key and value bytes
+// would leave a remainder queued behind the request) and is younger than 80% of linger.ms or was begun in
+// the same step. A record that cannot join makes Step send every pending batch at once (rd_kafka_flush
+// for 1 ms, which makes queued records ready while it runs); a sent batch takes nothing more until each of its
+// records has been reported. PaceBytes stays as a bound of the whole pipeline.
 //
 // The Batch it returns says, per partition and never per record:
 //
@@ -61,11 +75,20 @@
 // CachedWatermarks and Interrupt may be called from others (librdkafka's calls are thread-safe; Close waits
 // for them). Batches are copied into Go memory; no C pointer outlives a call.
 //
+// # Errors
+//
+// Error events of both clients reach Go in the Batch, unclassified: the consumer's as client-wide
+// ConsumerErrors (Part -1), the producer's as ProducerErrors; a fatal error carries the underlying code and
+// message (rd_kafka_fatal_error) and answers kafka.IsFatal. Go decides what they mean with package kafka's
+// helpers, as for confluent-kafka-go's clients: the pipeline keeps the producer's first fatal error (Fatal)
+// and first failed authentication (AuthFailure: kafka.IsAuthentication, so a failed SASL or TLS handshake or
+// a refused certificate), and the source task fails on them as the Go path does. It then drops what the
+// producer still holds instead of flushing it: that producer can deliver nothing, and waiting kept a task
+// whose records were queued before the failure was known RUNNING until the stop budget ran out (the gap
+// server's TestWrongTaskPasswordFailsTheTask showed with KMIRROR_TEST_DATA_PATH=c, now closed).
+//
 // # What stays out
 //
-// Known gap: a target producer that cannot authenticate (wrong SASL password) is logged, but the pipeline's
-// error callback does not see it as the Go path's producer does, so the task stays RUNNING (stalled, with
-// its target-unreachable notice) instead of going FAILED; server's TestWrongTaskPasswordFailsTheTask
-// (target producer) fails with KMIRROR_TEST_DATA_PATH=c. Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
+// Transactions (exactly-once mode) stay on the Go path. librdkafka's log lines are queued (log.queue) and
 // served by the same polls, then handed to Config.Log at the levels package kafka uses.
 package cpath

@@ -91,6 +91,7 @@ rd_kafka_resp_err_t rd_kafka_last_error(void);
 rd_kafka_conf_t *rd_kafka_conf_new(void);
 void rd_kafka_conf_destroy(rd_kafka_conf_t *conf);
 int rd_kafka_conf_set(rd_kafka_conf_t *conf, const char *name, const char *value, char *errstr, size_t errstr_size);
+int rd_kafka_conf_get(const rd_kafka_conf_t *conf, const char *name, char *dest, size_t *dest_size);
 void rd_kafka_conf_set_opaque(rd_kafka_conf_t *conf, void *opaque);
 void rd_kafka_conf_set_dr_msg_cb(rd_kafka_conf_t *conf,
                                  void (*dr_msg_cb)(rd_kafka_t *rk, const rd_kafka_message_t *rkmessage, void *opaque));
