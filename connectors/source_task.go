@@ -469,7 +469,13 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		case <-flushCtx.Done():
 		}
 	}()
-	left := producer.Flush(flushCtx)
+	left := producer.Outstanding()
+	if producer.AuthFailure() == nil && producer.Fatal() == nil {
+		left = producer.Flush(flushCtx)
+	}
+	// Otherwise the producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
+	// budget or the delivery timeout ran out (records queued before a failed authentication was known), as the
+	// C path found (replicateC).
 	if left > 0 {
 		if err := producer.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
