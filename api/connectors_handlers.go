@@ -182,7 +182,7 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 	}
 	var c store.Connector
 	created := false
-	if hasHiddenSecret(cfg) {
+	if len(hiddenSecrets(cfg)) > 0 {
 		// A config read back with its secrets hidden: replace it under the row lock, with the stored secrets.
 		c, err = s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
 			full, err := keepStoredSecrets(cfg, c.Config, name)

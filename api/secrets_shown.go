@@ -61,11 +61,7 @@ func shownConfig(cfg map[string]string, reveal bool) map[string]string {
 // when it does not exist yet); a [hidden] that stands for nothing stored is refused, naming the key.
 func keepStoredSecrets(sent *props, stored map[string]string, connector string) (*props, error) {
 	cfg := sent.clone()
-	for _, k := range cfg.keys {
-		v := cfg.values[k]
-		if v == nil || *v != hiddenValue || !clientconfig.IsSecret(k) {
-			continue
-		}
+	for _, k := range hiddenSecrets(cfg) {
 		old, ok := stored[k]
 		if !ok {
 			return nil, errorf(http.StatusBadRequest, "Connector configuration is invalid and contains the following 1 error(s):\n"+
@@ -77,12 +73,13 @@ func keepStoredSecrets(sent *props, stored map[string]string, connector string) 
 	return cfg, nil
 }
 
-// hasHiddenSecret tells whether cfg gives any secret as [hidden].
-func hasHiddenSecret(cfg *props) bool {
+// hiddenSecrets are the keys of cfg that give a secret as [hidden].
+func hiddenSecrets(cfg *props) []string {
+	var keys []string
 	for _, k := range cfg.keys {
 		if v := cfg.values[k]; v != nil && *v == hiddenValue && clientconfig.IsSecret(k) {
-			return true
+			keys = append(keys, k)
 		}
 	}
-	return false
+	return keys
 }

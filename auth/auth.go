@@ -173,7 +173,7 @@ func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 		// delete a connector. Programs (curl, Terraform) send no Origin or Sec-Fetch-Site and pass.
 		if p.Method == "basic" {
 			if err := a.csrf.Check(r); err != nil {
-				writeForbidden(w, "Refused a cross-origin request: "+err.Error())
+				WriteForbidden(w, "Refused a cross-origin request: "+err.Error())
 				return
 			}
 		}
@@ -334,7 +334,7 @@ func Authorize(open func(r *http.Request) bool) func(http.Handler) http.Handler 
 			case p.Role == RoleAdmin, Reads(r.Method):
 				next.ServeHTTP(w, r)
 			default:
-				writeForbidden(w, fmt.Sprintf("User %s has the %s role, which may only read (GET); %s %s needs the %s role",
+				WriteForbidden(w, fmt.Sprintf("User %s has the %s role, which may only read (GET); %s %s needs the %s role",
 					p.Name, p.Role, r.Method, r.URL.EscapedPath(), RoleAdmin))
 			}
 		})
@@ -346,8 +346,8 @@ func Reads(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead
 }
 
-// writeForbidden answers 403 with Connect's error body, {"error_code":403,"message":...}.
-func writeForbidden(w http.ResponseWriter, message string) {
+// WriteForbidden answers 403 with Connect's error body, {"error_code":403,"message":...}.
+func WriteForbidden(w http.ResponseWriter, message string) {
 	body, _ := json.Marshal(struct {
 		ErrorCode int    `json:"error_code"`
 		Message   string `json:"message"`

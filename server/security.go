@@ -124,7 +124,8 @@ func (s *security) authenticate(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if (r.TLS == nil || len(r.TLS.VerifiedChains) == 0) && !isProbe(r) {
-			writeClientCertRequired(w)
+			// The handshake succeeded without a client certificate, which only /health accepts.
+			auth.WriteForbidden(w, "A client certificate issued by a CA of --tls-client-ca is required; only GET /health is served without one")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -134,14 +135,6 @@ func (s *security) authenticate(next http.Handler) http.Handler {
 // isProbe reports whether r is a health probe, which needs no credentials of any kind.
 func isProbe(r *http.Request) bool {
 	return auth.Reads(r.Method) && (r.URL.Path == "/health" || r.URL.Path == "/health/")
-}
-
-// writeClientCertRequired answers 403 with Connect's error body: the TLS handshake succeeded without a client
-// certificate, which only /health accepts.
-func writeClientCertRequired(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusForbidden)
-	_, _ = w.Write([]byte(`{"error_code":403,"message":"A client certificate issued by a CA of --tls-client-ca is required; only GET /health is served without one"}`))
 }
 
 // authorize wraps the REST API's handler, which the dashboard calls in-process with the browser request's

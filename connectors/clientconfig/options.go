@@ -3,6 +3,7 @@ package clientconfig
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,14 +29,7 @@ type Options struct {
 }
 
 // allowedOAuthURL reports whether url is one of OAuthURLs.
-func (o Options) allowedOAuthURL(url string) bool {
-	for _, u := range o.OAuthURLs {
-		if strings.TrimSpace(u) == url {
-			return true
-		}
-	}
-	return false
-}
+func (o Options) allowedOAuthURL(url string) bool { return slices.Contains(o.OAuthURLs, url) }
 
 // describeOAuthURLs names the allowed token endpoints for an error message.
 func (o Options) describeOAuthURLs() string {
