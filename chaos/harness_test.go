@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -117,6 +119,38 @@ func (h *harness) killKafka(t *testing.T, cluster string) time.Duration {
 
 func (h *harness) startKafka(t *testing.T, cluster string) time.Duration {
 	return h.fault(t, "kafka", "start", cluster)
+}
+
+// freezeKafka stops broker cluster's process (SIGSTOP): its connections stay open and nothing it was asked
+// gets an answer. The returned function lets it go on (SIGCONT); the test's cleanup does so in any case. The
+// PID is the one scripts/harness recorded, checked against the process's command line.
+func (h *harness) freezeKafka(t *testing.T, cluster string) (thaw func()) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(h.dir, "kafka-"+cluster+".pid"))
+	if err != nil {
+		t.Fatalf("broker %s's PID: %v", cluster, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		t.Fatalf("broker %s's PID file: %v", cluster, err)
+	}
+	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil || !bytes.Contains(cmdline, []byte("kafka.Kafka")) || !bytes.Contains(cmdline, []byte(filepath.Join(h.dir, cluster, "server.properties"))) {
+		t.Fatalf("PID %d is not broker %s of this harness (%v)", pid, cluster, err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP broker %s: %v", cluster, err)
+	}
+	var once sync.Once
+	thaw = func() {
+		once.Do(func() {
+			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
+				t.Errorf("SIGCONT broker %s: %v", cluster, err)
+			}
+		})
+	}
+	t.Cleanup(thaw)
+	return thaw
 }
 
 func (h *harness) killPostgres(t *testing.T) time.Duration { return h.fault(t, "pg", "kill") }

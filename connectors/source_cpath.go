@@ -209,10 +209,16 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		defer close(watched)
 		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, reader)
 	}()
+	overdueWatched := make(chan struct{})
+	go func() {
+		defer close(overdueWatched)
+		r.watchOverdue(watchCtx, pl)
+	}()
 
 	loopErr, committerErr, committerDone := r.cPollLoop(ctx, pl, reader, syncs, committer)
 	stopWatching()
 	<-watched
+	<-overdueWatched
 
 	// Soft stop, as replicate's: everything in flight reaches the target (or fails) within the stop budget; a
 	// revoked lease drops what is queued at once.
@@ -226,11 +232,12 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		}
 	}()
 	left := pl.Outstanding()
-	if pl.AuthFailure() == nil && pl.Fatal() == nil {
+	if r.failure.Load() == nil && pl.AuthFailure() == nil && pl.Fatal() == nil {
 		left = pl.Flush(flushCtx)
 	}
-	// Otherwise the producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
-	// budget or message.timeout.ms ran out (records queued before a failed authentication was known).
+	// Otherwise nothing more may be written (after a delivery failure: source_overdue.go), or the producer
+	// delivers nothing more: waiting would keep a failed task RUNNING until the stop budget or
+	// message.timeout.ms ran out (records queued before a failed authentication was known).
 	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already
 	if left > 0 {
 		if err := pl.Purge(true); err != nil {
@@ -323,10 +330,10 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 			}
 		}
 		if forwarded && !lease.Valid() {
-			// The lease ended while records were being handed over: nothing queued may be sent now.
-			if err := pl.Purge(false); err != nil {
-				r.log.Warn("purge the producer", "error", err)
-			}
+			// The lease ended while records were being handed over: nothing queued may be sent now, and the
+			// pipeline ends (pollLoop's leaseLapsed).
+			f := b.Forwarded[0]
+			r.leaseLapsed(r.parts[f.Part], f.First, pl)
 		}
 	}
 	return nil, nil, false
@@ -429,6 +436,7 @@ func (p *sourcePartition) forwardedBatch(first, last, firstTS int64, n int, valu
 	}
 	p.sent.push(sentBatch{last: last, ts: firstTS})
 	p.batched += n
+	p.pushed += uint64(n)
 	p.bytes += uint64(valueBytes)
 	p.ranges.ForwardedN(n)
 	p.mu.Unlock()

@@ -35,12 +35,15 @@ type sourcePartition struct {
 	confirmed   bool                   // a delivery of the current pipeline's producer came with a target offset
 	broken      bool                   // a delivery failed: acked must not move past the failed record until the pipeline restarts
 	acks        uint64                 // acknowledgements so far (the hot path's only stall bookkeeping)
+	pushed      uint64                 // records forwarded so far, less those taken back (overdue's bookkeeping)
 	bytes       uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
 	lastTS      int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
 	readNext    int64                  // the consumer's position when it last had nothing to return; -1 unknown
 	// Owned by the stall check (stalledFor): when it last saw the partition idle or acknowledging.
 	acksSeen   uint64
 	progressAt time.Time
+	// Owned by the overdue watch (overdue): at its checks, how many records had been forwarded.
+	marks []forwardMark // oldest first; usually one or two, so a slice rather than a ring
 
 	// Exactly-once mode (source_transactions.go): records the target acknowledged inside the open transaction,
 	// which count as replicated only once it commits.
@@ -116,6 +119,7 @@ func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 		}
 	}
 	p.inflight.push(inflightRecord{offset: offset, ts: ts, size: size})
+	p.pushed++
 	p.bytes += uint64(valueBytes)
 	p.ranges.Forwarded()
 	p.mu.Unlock()
@@ -134,6 +138,42 @@ func (p *sourcePartition) stalledFor(now time.Time) time.Duration {
 	return now.Sub(p.progressAt)
 }
 
+// forwardMark is what the overdue watch saw at one of its checks: how many records had been forwarded by then.
+type forwardMark struct {
+	at     time.Time
+	pushed uint64
+}
+
+// overdue tells whether the oldest record still waiting for its delivery report was forwarded at least after
+// ago as seen at now, and its source offset (on the C path, an offset at most its own). Reading the clock per
+// record would cost the hot path; instead the caller's periodic checks (every tick) mark how many records had
+// been forwarded, and the oldest waiting record is older than the earliest mark that counts it: so the answer
+// is late by at most one tick, never early.
+func (p *sourcePartition) overdue(now time.Time, after time.Duration) (offset int64, overdue bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	waiting := uint64(p.inflight.len() + p.batched)
+	done := p.pushed - min(waiting, p.pushed)
+	drop := 0
+	for drop < len(p.marks) && p.marks[drop].pushed <= done {
+		drop++ // every record forwarded by then has been reported
+	}
+	p.marks = p.marks[drop:]
+	if waiting == 0 {
+		return 0, false
+	}
+	if n := len(p.marks); n == 0 || p.marks[n-1].pushed != p.pushed {
+		p.marks = append(p.marks, forwardMark{at: now, pushed: p.pushed})
+	}
+	if now.Sub(p.marks[0].at) < after {
+		return 0, false
+	}
+	if rec, ok := p.inflight.peek(); ok {
+		return rec.offset, true
+	}
+	return p.batchedHead, true
+}
+
 // inflightLen is how many forwarded records await their delivery report.
 func (p *sourcePartition) inflightLen() int {
 	p.mu.Lock()
@@ -145,6 +185,7 @@ func (p *sourcePartition) inflightLen() int {
 func (p *sourcePartition) unforward() {
 	p.mu.Lock()
 	p.inflight.popBack()
+	p.pushed--
 	p.ranges.Dropped()
 	p.mu.Unlock()
 }

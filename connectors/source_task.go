@@ -95,6 +95,8 @@ var (
 	errRecreated = errors.New("source topics were re-created")
 	// errLeaseRevoked ends a pipeline whose run lost its unit: it must write nothing more.
 	errLeaseRevoked = errors.New("the run's lease was revoked")
+	// errLeaseLapsed ends a pipeline whose lease ended while it handed a record to its producer.
+	errLeaseLapsed = errors.New("this worker's lease ended while the record was being handed to the producer, so what the producer held was dropped; replicating again from the last acknowledged record")
 	// errUnconfirmedDelivery: the producer reported a record written without the target saying so (see
 	// kafka.Delivery.Unconfirmed).
 	errUnconfirmedDelivery = errors.New("the target acknowledged a later record of the partition while this one's request had no answer, so whether this one was written is unknown; replicating again from the last record the target confirmed")
@@ -119,16 +121,22 @@ type sourceRun struct {
 	offsetLagMax                            int64
 	pollTimeout                             time.Duration
 
-	failure     atomic.Pointer[error]         // the first delivery failure of the current pipeline
-	recreated   atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
-	producer    atomic.Pointer[kafka.Producer]
-	stalled     atomic.Bool       // a partition has had records in flight without acknowledgement for stallAfter
-	stallAfter  time.Duration     // a quarter of the producer's delivery timeout
-	remoteIDs   map[string]string // remote topic -> the topic id it had when first seen
-	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
-	limit       *lograte.Limiter
-	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
-	txns        *sourceTxns // exactly-once mode (source_transactions.go); nil without it
+	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
+	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
+	// it sets failure and purges: no record is produced after a purge (source_overdue.go).
+	produceMu  sync.Mutex
+	recreated  atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
+	producer   atomic.Pointer[kafka.Producer]
+	stalled    atomic.Bool   // a partition has had records in flight without acknowledgement for stallAfter
+	stallAfter time.Duration // a quarter of the producer's delivery timeout
+	// overdueAfter is a little less than it: a record unacknowledged that long ends the pipeline
+	// (source_overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
+	overdueAfter time.Duration
+	remoteIDs    map[string]string // remote topic -> the topic id it had when first seen
+	sourceAdmin  *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
+	limit        *lograte.Limiter
+	taskMetrics  taskMetrics // offset commit time and records in flight (zero without metrics)
+	txns         *sourceTxns // exactly-once mode (source_transactions.go); nil without it
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
@@ -198,6 +206,12 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	capDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
 		r.stallAfter = time.Duration(ms) * time.Millisecond / 4
+		if !t.eos {
+			r.overdueAfter = overdueAllowance(time.Duration(ms) * time.Millisecond)
+		}
+	}
+	if !t.eos {
+		requireGapless(r.producerProps, r.log)
 	}
 	if t.eos {
 		if r.txns, err = r.newSourceTxns(index); err != nil {
@@ -453,10 +467,16 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		defer close(watched)
 		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, consumer)
 	}()
+	overdueWatched := make(chan struct{})
+	go func() {
+		defer close(overdueWatched)
+		r.watchOverdue(watchCtx, producer)
+	}()
 
 	loopErr, committerErr, committerDone := r.pollLoop(ctx, consumer, producer, committer)
 	stopWatching()
 	<-watched
+	<-overdueWatched
 
 	// Soft stop: let everything in flight reach the target (or fail), then commit it. The stop budget ends the
 	// wait; a revoked lease ends it at once, dropping what is queued.
@@ -470,12 +490,13 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		}
 	}()
 	left := producer.Outstanding()
-	if producer.AuthFailure() == nil && producer.Fatal() == nil {
+	if r.failure.Load() == nil && producer.AuthFailure() == nil && producer.Fatal() == nil {
 		left = producer.Flush(flushCtx)
 	}
-	// Otherwise the producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
-	// budget or the delivery timeout ran out (records queued before a failed authentication was known), as the
-	// C path found (replicateC).
+	// After a delivery failure nothing the producer holds may be written: the next pipeline sends it again
+	// after the failed record (source_overdue.go). A failed or broken producer delivers nothing more: waiting
+	// would keep a failed task RUNNING until the stop budget or the delivery timeout ran out (records queued
+	// before a failed authentication was known), as the C path found (replicateC).
 	if left > 0 {
 		if err := producer.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
@@ -508,6 +529,9 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 		committerErr = err
 	}
 	if loopErr != nil {
+		if f := r.failure.Load(); f != nil && kafka.IsGapless(loopErr) {
+			return *f // the producer stopped for the failed delivery, which says why
+		}
 		return loopErr
 	}
 	if check := r.recreated.Load(); check != nil {
@@ -661,13 +685,36 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		}
 		if !lease.Valid() {
 			// The lease ended while the record was being handed over (the process stalled in between): it may
-			// have been queued after the lease ended, so nothing queued may be sent now.
-			if err := producer.Purge(false); err != nil {
-				r.log.Warn("purge the producer", "error", err)
-			}
+			// have been queued after the lease ended, so nothing queued may be sent now, and the pipeline ends.
+			r.leaseLapsed(p, off, producer)
 		}
 	}
 	return nil, nil, false
+}
+
+// leaseLapsed ends the pipeline because its lease ended while the record at offset of p was being handed to
+// the producer, dropping what the producer holds.
+func (r *sourceRun) leaseLapsed(p *sourcePartition, offset int64, producer purger) {
+	r.halt(&pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
+		r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, errLeaseLapsed)}, producer)
+}
+
+// halt ends the pipeline with err, if nothing ended it before, and drops everything its producer holds
+// (nil: nothing to drop yet): records behind a failed or overdue one must not reach the target before it,
+// since the next pipeline sends it again, and neither may a record produced after the purge
+// (source_overdue.go). It reports whether err is the pipeline's failure.
+func (r *sourceRun) halt(err error, producer purger) bool {
+	r.produceMu.Lock()
+	defer r.produceMu.Unlock()
+	if !r.failure.CompareAndSwap(nil, &err) {
+		return false
+	}
+	if producer != nil {
+		if err := producer.Purge(true); err != nil {
+			r.log.Warn("purge the producer", "error", err)
+		}
+	}
+	return true
 }
 
 // How long a pipeline start waits for remote partitions that cannot take writes yet (see awaitRemotesWritable).
@@ -836,7 +883,13 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 	offset, size := rec.Offset(), len(rec.Value())
 	var waitStart time.Time // set once the queue was found full
 	for {
+		r.produceMu.Lock()
+		if r.failure.Load() != nil {
+			r.produceMu.Unlock()
+			return errAbandoned
+		}
 		err := producer.Forward(rec, p.remote)
+		r.produceMu.Unlock()
 		if !waitStart.IsZero() {
 			r.clock.targetWait(time.Since(waitStart))
 			waitStart = time.Now()
@@ -883,7 +936,8 @@ func (r *sourceRun) refusedError(p *sourcePartition, offset int64, size int, err
 }
 
 // deliveryFailed records the pipeline's first delivery failure: a failed report (deliveryErr) or one that
-// came without a target offset before any confirmed one (deliveryErr nil), of the record at upstream.
+// came without a target offset before any confirmed one (deliveryErr nil), of the record at upstream, and
+// drops what the producer holds (halt).
 func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryErr error, producer purger) {
 	var err error
 	if deliveryErr != nil {
@@ -899,13 +953,7 @@ func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryE
 		err = &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
 	}
-	if r.failure.CompareAndSwap(nil, &err) && producer != nil {
-		// Records behind the failed one must not reach the target before it: the next pipeline re-sends
-		// from the failed record, and anything written after it now would land out of order.
-		if err := producer.Purge(true); err != nil {
-			r.log.Warn("purge the producer after a failed delivery", "error", err)
-		}
-	}
+	r.halt(err, producer)
 }
 
 // delivered handles one delivery report of the replication producer.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"regexp"
+	"strings"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
@@ -32,17 +33,25 @@ func forwardLogs(logs chan ckafka.LogEvent, done <-chan struct{}, log *slog.Logg
 			return
 		case ev = <-logs:
 		}
-		level := slog.LevelDebug
-		switch {
-		case ev.Level <= 3:
-			level = slog.LevelError
-		case ev.Level == 4:
-			level = slog.LevelWarn
-		case ev.Level <= 6:
-			level = slog.LevelInfo
-		}
-		log.Log(context.Background(), level, ev.Message, "client", ev.Name, "tag", ev.Tag)
+		log.Log(context.Background(), LogLevel(ev.Level, ev.Tag, ev.Message), ev.Message, "client", ev.Name, "tag", ev.Tag)
 	}
+}
+
+// LogLevel is the slog level of a librdkafka log line of syslog level, facility tag and text. librdkafka warns
+// about every experimental property it is given: the replication producer's enable.gapless.guarantee is set
+// by kmirror on purpose (connectors' requireGapless), so that warning is debug.
+func LogLevel(level int, tag, msg string) slog.Level {
+	switch {
+	case tag == "CONFWARN" && strings.Contains(msg, "enable.gapless.guarantee is experimental"):
+		return slog.LevelDebug
+	case level <= 3:
+		return slog.LevelError
+	case level == 4:
+		return slog.LevelWarn
+	case level <= 6:
+		return slog.LevelInfo
+	}
+	return slog.LevelDebug
 }
 
 // invalidValue matches librdkafka's rejection of a property value, which quotes the value.

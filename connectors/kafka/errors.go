@@ -37,6 +37,12 @@ func IsPurged(err error) bool {
 	return hasCode(err, ckafka.ErrPurgeQueue) || hasCode(err, ckafka.ErrPurgeInflight)
 }
 
+// IsGapless tells whether err is a producer's fatal error raised for enable.gapless.guarantee: a failure
+// that could have left a gap in a partition's records stopped the producer, and the failed delivery says why.
+func IsGapless(err error) bool {
+	return hasCode(err, ckafka.ErrGaplessGuarantee)
+}
+
 // IsTopicExists tells whether err says a topic already exists.
 func IsTopicExists(err error) bool {
 	return hasCode(err, ckafka.ErrTopicAlreadyExists)

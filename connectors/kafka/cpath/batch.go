@@ -8,7 +8,6 @@ import "C"
 
 import (
 	"context"
-	"log/slog"
 	"time"
 	"unsafe"
 
@@ -162,7 +161,7 @@ func (p *Pipeline) producerError(err error) {
 	switch {
 	case kafka.IsFatal(err):
 		if p.fatal.CompareAndSwap(nil, &err) && p.log != nil {
-			p.log.Error("producer fatal error", "error", err)
+			p.log.Log(context.Background(), kafka.FatalLevel(err, p.purged.Load()), "producer fatal error", "error", err)
 		}
 	case kafka.IsAuthentication(err):
 		if p.auth.CompareAndSwap(nil, &err) && p.log != nil {
@@ -177,18 +176,9 @@ func (p *Pipeline) producerError(err error) {
 
 // logLine forwards one librdkafka log line (syslog level) to the pipeline's logger.
 func (p *Pipeline) logLine(level int, producer bool, fac, msg string) {
-	l := slog.LevelDebug
-	switch {
-	case level <= 3:
-		l = slog.LevelError
-	case level == 4:
-		l = slog.LevelWarn
-	case level <= 6:
-		l = slog.LevelInfo
-	}
 	client := "consumer"
 	if producer {
 		client = "producer"
 	}
-	p.log.Log(context.Background(), l, msg, "client", client, "tag", fac)
+	p.log.Log(context.Background(), kafka.LogLevel(level, fac, msg), msg, "client", client, "tag", fac)
 }

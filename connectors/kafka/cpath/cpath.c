@@ -1,6 +1,7 @@
 /*
  * cpath.c: the record path of a source task in C (see doc.go for the contract with Go).
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +59,11 @@ struct cp_pipe {
         int failed;      /* a delivery failed or a record was refused: stop producing */
         int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
         atomic_int interrupted;
+        /* produce_mu is held while a step hands records to the producer and while cp_purge purges it, from
+         * any thread; purged is set under it: once the producer has been purged nothing more is produced, or a
+         * record produced after the purge could be written ahead of the purged ones it follows. */
+        pthread_mutex_t produce_mu;
+        int purged;
         cp_out out;
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
@@ -151,6 +157,12 @@ static void ack_into(cp_pipe *p, int idx, int kind, int64_t src, int64_t target,
                                        .size_bytes = size, .last_ts = ts};
 }
 
+/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
+ * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
+ * records (request and record batch headers, topic name, client id), generously. */
+#define CP_RECORD_OVERHEAD 48
+#define CP_REQUEST_RESERVE 512
+
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
         (void)rk;
         cp_pipe *p = opaque;
@@ -159,12 +171,12 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         if (idx < 0)
                 return; /* cannot happen: every produced record names a part's topic and partition */
         struct cp_part *pt = &p->parts[idx];
+        int64_t src = (int64_t)(intptr_t)m->_private;
+        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         if (pt->out_n > 0 && --pt->out_n == 0) {
                 pt->sent = 0;
                 pt->out_wire = 0;
         }
-        int64_t src = (int64_t)(intptr_t)m->_private;
-        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         int64_t ts = msg_ts(m);
         if (pt->broken) {
                 ack_into(p, idx, CP_ACK_DROPPED, src, -1, size, ts);
@@ -254,11 +266,6 @@ static double conf_num(rd_kafka_conf_t *conf, const char *name, double def) {
         return end == buf ? def : v;
 }
 
-/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
- * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
- * records (request and record batch headers, topic name, client id), generously. */
-#define CP_RECORD_OVERHEAD 48
-#define CP_REQUEST_RESERVE 512
 
 /* gate_conf takes the batch gate's bounds from the producer's configuration (see gate). */
 static void gate_conf(cp_pipe *p, rd_kafka_conf_t *conf) {
@@ -306,6 +313,7 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
         p->parts = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*p->parts));
         p->topics = calloc((size_t)(nparts > 0 ? nparts : 1), sizeof(*p->topics));
         p->nparts = nparts;
+        pthread_mutex_init(&p->produce_mu, NULL);
         p->limit = pace_bytes > 0 ? pace_bytes * (nparts > 0 ? nparts : 1) : 0;
         p->gen = 1;
         if (!(p->p = new_client(p, RDK_PRODUCER, pprops, errstr, errstr_size)) ||
@@ -390,6 +398,7 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->out.logs);
         free(p->stats[0]);
         free(p->stats[1]);
+        pthread_mutex_destroy(&p->produce_mu);
         free(p);
 }
 
@@ -629,7 +638,7 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, struct cp_to
                 }
                 return 0;
         }
-        if (idx < 0 || p->failed || p->parts[idx].broken)
+        if (idx < 0 || p->failed || p->purged || p->parts[idx].broken)
                 return 0;
         struct cp_part *pt = &p->parts[idx];
         if (pt->next < 0 && first_record(p, idx, m->offset))
@@ -712,6 +721,7 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         rd_kafka_topic_t *last_rkt = NULL;
         int keep = p->pos, full = 0, moved = 0;
         p->pass++;
+        pthread_mutex_lock(&p->produce_mu);
         for (int i = p->pos; i < p->n; i++) {
                 rd_kafka_message_t *m = p->msgs[i];
                 if (!last_rkt || m->rkt != last_rkt) {
@@ -731,6 +741,7 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
                 moved++;
                 rd_kafka_message_destroy(m);
         }
+        pthread_mutex_unlock(&p->produce_mu);
         p->n = keep;
         if (p->pos < p->n) {
                 /* Records are held: send what must go, and unless this pass moved records and there is room to
@@ -756,7 +767,12 @@ int cp_purge(cp_pipe *p, int in_flight) {
         int flags = RDK_PURGE_F_QUEUE | RDK_PURGE_F_NON_BLOCKING;
         if (in_flight)
                 flags |= RDK_PURGE_F_INFLIGHT;
-        return rd_kafka_purge(p->p, flags);
+        pthread_mutex_lock(&p->produce_mu);
+        p->purged = 1;
+        atomic_store(&p->interrupted, 1);
+        int err = rd_kafka_purge(p->p, flags);
+        pthread_mutex_unlock(&p->produce_mu);
+        return err;
 }
 
 int cp_outstanding(cp_pipe *p) {

@@ -51,8 +51,8 @@ type Config struct {
 }
 
 // Pipeline is one consumer on the source feeding one producer on the target, records moving in C. Step,
-// Flush, Take, Assign, Seek, Positions and Purge must be called from one goroutine at a time; Watermarks,
-// CachedWatermarks, Interrupt, Fatal and AuthFailure from any. Close ends it.
+// Flush, Take, Assign, Seek and Positions must be called from one goroutine at a time; Watermarks,
+// CachedWatermarks, Interrupt, Purge, Fatal and AuthFailure from any. Close ends it.
 type Pipeline struct {
 	mu      sync.RWMutex // held for writing by Close only: it destroys p.c
 	c       *C.cp_pipe
@@ -63,6 +63,7 @@ type Pipeline struct {
 	// fatal and auth are the producer's first fatal error and failed authentication, set by Take (from the
 	// producer's error events), read by Fatal and AuthFailure from any goroutine.
 	fatal, auth atomic.Pointer[error]
+	purged      atomic.Bool // Purge was called (kafka.FatalLevel)
 }
 
 // Version returns the version of the librdkafka the package runs on.
@@ -164,8 +165,16 @@ func (p *Pipeline) Flush(ctx context.Context) int {
 }
 
 // Purge drops the records still queued in the producer, and with inFlight also those in flight; their
-// reports fail (Failures, kafka.IsPurged).
+// reports fail (Failures, kafka.IsPurged). The pipeline produces nothing more after it: a record produced
+// after the purge would be written ahead of the purged ones before it. It may be called while another
+// goroutine steps the pipeline (it waits for the step to finish handing records to the producer).
 func (p *Pipeline) Purge(inFlight bool) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if p.c == nil {
+		return nil
+	}
+	p.purged.Store(true)
 	f := C.int(0)
 	if inFlight {
 		f = 1
