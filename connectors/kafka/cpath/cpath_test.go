@@ -465,3 +465,48 @@ func TestAPurgeStopsProducingEvenDuringAStep(t *testing.T) {
 	}
 	t.Logf("%d steps; forwarded %v, acknowledged %d and %d", steps, l.forwarded, len(l.acked[0]), len(l.acked[1]))
 }
+
+// TestWithLingerZeroAPartitionKeepsUpToFourBatchesOutstanding: with linger.ms 0 the gate lets a partition have
+// more than one batch produced and not reported (one at a time cost a round trip through Go per batch), never
+// more than four batch.size, and order and offsets stay exact.
+func TestWithLingerZeroAPartitionKeepsUpToFourBatchesOutstanding(t *testing.T) {
+	t.Parallel()
+	const partitions, perPartition, batchSize = 2, 3000, 8 << 10
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, partitions, nil)
+	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
+	var recs []kafkatest.Record
+	for p := range int32(partitions) {
+		for i := range perPartition {
+			recs = append(recs, kafkatest.Record{Topic: src, Partition: p, Value: bytes.Repeat([]byte{'v'}, 100+i%50)})
+		}
+	}
+	kafkatest.Produce(t, "A", recs)
+	var parts []cpath.Part
+	for p := range int32(partitions) {
+		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
+	}
+	pl := pipeline(t, parts, 0, map[string]string{"batch.size": fmt.Sprint(batchSize), "linger.ms": "0"})
+	if err := pl.Assign([]int64{cpath.OffsetBeginning, cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	run(t, pl, l, func() bool { return len(l.acked[0]) == perPartition && len(l.acked[1]) == perPartition })
+	if len(l.failures) > 0 || len(l.cerrs) > 0 {
+		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
+	}
+	if l.maxFlight > 4*batchSize*partitions {
+		t.Errorf("in-flight bytes reached %d, above four batch.size (%d) per partition", l.maxFlight, batchSize)
+	}
+	if l.maxFlight <= batchSize*partitions {
+		t.Errorf("in-flight bytes reached only %d: one batch.size (%d) per partition at a time", l.maxFlight, batchSize)
+	}
+	t.Logf("most bytes produced and not reported: %d (batch.size %d, %d partitions)", l.maxFlight, batchSize, partitions)
+	for p := range partitions {
+		for i, off := range l.acked[p] {
+			if off != int64(i) {
+				t.Fatalf("partition %d report %d: source offset %d", p, i, off)
+			}
+		}
+	}
+}
