@@ -16,9 +16,7 @@
  * spins once it is older than linger.ms. So each partition has one batch at a time (the batch gate, as
  * connectors/kafka/cpath does): records join it while it fits one request and is younger than most of
  * linger.ms; then every pending batch is sent at once (rd_kafka_flush, which makes queued records ready)
- * and nothing joins a sent batch until all of it has been reported. With linger.ms 0 (the producer sends at
- * once, and anything queued behind a request spins), a partition may have STREAM_BATCHES batches
- * outstanding instead and nothing is kicked, as on kmirror's C path. pace_bytes still bounds the pipeline.
+ * and nothing joins a sent batch until all of it has been reported. pace_bytes still bounds the pipeline.
  *
  * Config file (one directive a line, values are the rest of the line):
  *   consumer KEY VALUE         librdkafka property of every consumer
@@ -86,7 +84,6 @@ static int64_t linger_us;      /* the producer's linger.ms */
  * besides its records, generously (as connectors/kafka/cpath). */
 #define RECORD_OVERHEAD 48
 #define REQUEST_RESERVE 512
-#define STREAM_BATCHES 4 /* with linger.ms 0: batches a partition may have outstanding (gate_holds) */
 
 static int64_t mono_us(void) {
         struct timespec ts;
@@ -187,16 +184,12 @@ static rd_kafka_conf_t *make_conf(struct prop *props, int n) {
         return conf;
 }
 
-static long long record_size(const rd_kafka_message_t *m);
-
 /* Delivery reports: called from rd_kafka_poll(producer) on the worker's thread. */
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
         (void)rk;
         struct worker *w = opaque;
         atomic_fetch_sub(&w->inflight, (long long)(m->len + m->key_len));
         struct part *pt = m->_private;
-        if (pt)
-                pt->out_wire -= record_size(m);
         if (pt && --pt->out_n == 0) {
                 pt->sent = 0;
                 pt->out_wire = 0;
@@ -230,8 +223,6 @@ static struct part *find_part(struct worker *w, const char *topic, int32_t parti
 static int gate_holds(struct worker *w, struct part *pt, long long need) {
         if (pt->out_n == 0)
                 return 0;
-        if (linger_us == 0) /* as kmirror's C path: a partition keeps up to STREAM_BATCHES batches outstanding */
-                return pt->out_wire + need > STREAM_BATCHES * batch_cap;
         return pt->sent || pt->out_wire + need > batch_cap ||
                (pt->started_batch != w->batches && mono_us() - pt->started >= linger_us / 10 * 8);
 }
@@ -241,7 +232,7 @@ static int gate_holds(struct worker *w, struct part *pt, long long need) {
  * nothing joins a sent batch until all of it is reported. */
 static void kick_or_wait(struct worker *w, rd_kafka_t *p) {
         int kick = 0;
-        for (int i = 0; i < w->nparts && !kick && linger_us > 0; i++)
+        for (int i = 0; i < w->nparts && !kick; i++)
                 kick = w->parts[i].out_n > 0 && !w->parts[i].sent;
         if (!kick) {
                 rd_kafka_poll(p, 5);

@@ -162,8 +162,6 @@ static void ack_into(cp_pipe *p, int idx, int kind, int64_t src, int64_t target,
  * records (request and record batch headers, topic name, client id), generously. */
 #define CP_RECORD_OVERHEAD 48
 #define CP_REQUEST_RESERVE 512
-/* With linger.ms 0, how many batches of records a partition may have produced and not reported (see gate). */
-#define CP_STREAM_BATCHES 4
 
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
         (void)rk;
@@ -175,7 +173,6 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         struct cp_part *pt = &p->parts[idx];
         int64_t src = (int64_t)(intptr_t)m->_private;
         int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
-        pt->out_wire -= size + CP_RECORD_OVERHEAD;
         if (pt->out_n > 0 && --pt->out_n == 0) {
                 pt->sent = 0;
                 pt->out_wire = 0;
@@ -525,36 +522,23 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
  * So each partition has one batch at a time: records join it while it fits one request (batch.size, less
  * overheads: a batch that only fills by librdkafka's count of key and value bytes leaves a remainder queued
  * behind the request) and is younger than most of linger.ms (or was begun in this step), and nothing joins
- * it once it has been kicked (kick) until every record of it has been reported.
- *
- * With linger.ms 0 the producer was asked to send every record at once, and a record queued behind a request
- * always makes the broker thread spin: one batch at a time cost a round trip through Go per batch of a few
- * records (3,166 records/s in the benchmark's small-batches scenario, against 47,862 on the Go path). There
- * the gate bounds what a partition has outstanding (CP_STREAM_BATCHES batches) and nothing more: librdkafka
- * sends the next request the moment the previous one is answered, as on the Go path. */
+ * it once it has been kicked (kick) until every record of it has been reported. */
 static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
         if (pt->out_n == 0)
                 return 0;
-        if (p->linger_ns == 0)
-                return pt->out_wire + need > CP_STREAM_BATCHES * p->batch_cap;
         if (pt->sent || pt->out_wire + need > p->batch_cap)
                 return 1;
         return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
 }
 
-/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more
- * (with linger.ms 0: room for another batch), or the pipeline stopped producing (a failure, an interrupt):
- * then the step has work again. */
+/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more,
+ * or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
 static int held_can_go(cp_pipe *p) {
         if (p->failed || atomic_load(&p->interrupted))
                 return 1;
-        for (int i = 0; i < p->nparts; i++) {
-                struct cp_part *pt = &p->parts[i];
-                if (pt->held_pass != p->pass)
-                        continue;
-                if (pt->out_n == 0 || (p->linger_ns == 0 && pt->out_wire <= (CP_STREAM_BATCHES - 1) * p->batch_cap))
+        for (int i = 0; i < p->nparts; i++)
+                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0)
                         return 1;
-        }
         return 0;
 }
 
@@ -566,7 +550,7 @@ static int held_can_go(cp_pipe *p) {
  * one delivery report (a full producer queue). */
 static void kick_or_wait(cp_pipe *p, int ms, int wait) {
         int kick = 0;
-        for (int i = 0; i < p->nparts && !kick && p->linger_ns > 0; i++)
+        for (int i = 0; i < p->nparts && !kick; i++)
                 kick = p->parts[i].held_pass == p->pass && p->parts[i].out_n > 0 && !p->parts[i].sent;
         int64_t t0 = now_ns();
         if (kick) {

@@ -39,12 +39,7 @@
 // would leave a remainder queued behind the request) and is younger than 80% of linger.ms or was begun in
 // the same step. A record that cannot join makes Step send every pending batch at once (rd_kafka_flush
 // for 1 ms, which makes queued records ready while it runs); a sent batch takes nothing more until each of its
-// records has been reported. With linger.ms 0 the producer was asked to send each record at once, and a record
-// queued behind a request always makes the broker thread spin, so one batch at a time bought nothing and cost
-// a round trip through Go per batch of a few records (3,166 records/s in the benchmark's small-batches
-// scenario): there a partition may have up to four batches produced and not reported, and librdkafka sends
-// the next request the moment the previous one is answered, as the Go path does. PaceBytes stays as a bound
-// of the whole pipeline.
+// records has been reported. PaceBytes stays as a bound of the whole pipeline.
 //
 // The Batch it returns says, per partition and never per record:
 //
