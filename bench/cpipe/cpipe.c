@@ -232,7 +232,7 @@ static int gate_holds(struct worker *w, struct part *pt, long long need) {
  * nothing joins a sent batch until all of it is reported. */
 static void kick_or_wait(struct worker *w, rd_kafka_t *p) {
         int kick = 0;
-        for (int i = 0; i < w->nparts && !kick; i++)
+        for (int i = 0; i < w->nparts && !kick && linger_us > 0; i++) /* linger.ms 0: nothing waits to be kicked */
                 kick = w->parts[i].out_n > 0 && !w->parts[i].sent;
         if (!kick) {
                 rd_kafka_poll(p, 5);

@@ -545,12 +545,13 @@ static int held_can_go(cp_pipe *p) {
 /* kick_or_wait sends the pending batches when a partition with held records has one not sent yet:
  * rd_kafka_flush makes librdkafka's broker threads treat queued records as ready while it runs (briefly:
  * the broker thread only needs to see it), so they go now instead of after linger.ms, and nothing joins a
- * sent batch. Then, when wait is set, it waits up to ms until a partition with held records can take them
+ * sent batch. With linger.ms 0 nothing waits to be sent, and the kick only cost time: a partition's
+ * produce-to-report cycle took ~7.6 ms with it and ~0.5 ms without (4-record batches, batch.size 5 KiB). Then, when wait is set, it waits up to ms until a partition with held records can take them
  * (returning to Go at every delivery report of another partition only cost context switches), at least for
  * one delivery report (a full producer queue). */
 static void kick_or_wait(cp_pipe *p, int ms, int wait) {
         int kick = 0;
-        for (int i = 0; i < p->nparts && !kick; i++)
+        for (int i = 0; i < p->nparts && !kick && p->linger_ns > 0; i++)
                 kick = p->parts[i].held_pass == p->pass && p->parts[i].out_n > 0 && !p->parts[i].sent;
         int64_t t0 = now_ns();
         if (kick) {

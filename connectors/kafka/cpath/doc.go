@@ -39,7 +39,8 @@
 // would leave a remainder queued behind the request) and is younger than 80% of linger.ms or was begun in
 // the same step. A record that cannot join makes Step send every pending batch at once (rd_kafka_flush
 // for 1 ms, which makes queued records ready while it runs); a sent batch takes nothing more until each of its
-// records has been reported. PaceBytes stays as a bound of the whole pipeline.
+// records has been reported (with linger.ms 0 there is nothing to kick: records go at once). PaceBytes stays
+// as a bound of the whole pipeline.
 //
 // The Batch it returns says, per partition and never per record:
 //
