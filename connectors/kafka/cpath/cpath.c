@@ -545,11 +545,14 @@ static int held_can_go(cp_pipe *p) {
 /* kick_or_wait sends the pending batches when a partition with held records has one not sent yet:
  * rd_kafka_flush makes librdkafka's broker threads treat queued records as ready while it runs (briefly:
  * the broker thread only needs to see it), so they go now instead of after linger.ms, and nothing joins a
- * sent batch. With linger.ms 0 nothing waits to be sent, and the kick only cost time: a partition's
- * produce-to-report cycle took ~7.6 ms with it and ~0.5 ms without (4-record batches, batch.size 5 KiB). Then, when wait is set, it waits up to ms until a partition with held records can take them
- * (returning to Go at every delivery report of another partition only cost context switches), at least for
- * one delivery report (a full producer queue). */
-static void kick_or_wait(cp_pipe *p, int ms, int wait) {
+ * sent batch; with linger.ms 0 nothing waits to be sent, and there is no kick. Then, when wait is set, it
+ * waits up to ms until a partition with held records can take them (returning to Go at every delivery report
+ * of another partition only cost context switches), at least for one delivery report when the producer's
+ * queue was full. The flush serves delivery reports itself, so the wait checks before it polls: polling first
+ * slept until the timeout whenever the flush had already freed the partition — a single-partition pipeline
+ * with linger.ms 0 and 4-record batches moved 514 records/s so, 5,782 with the check first, 7,555 without the
+ * kick at all. */
+static void kick_or_wait(cp_pipe *p, int ms, int wait, int full) {
         int kick = 0;
         for (int i = 0; i < p->nparts && !kick && p->linger_ns > 0; i++)
                 kick = p->parts[i].held_pass == p->pass && p->parts[i].out_n > 0 && !p->parts[i].sent;
@@ -562,10 +565,11 @@ static void kick_or_wait(cp_pipe *p, int ms, int wait) {
         }
         if (wait) {
                 int64_t end = t0 + (int64_t)ms * 1000000, now = now_ns();
-                do {
+                while (now < end && (full || !held_can_go(p))) {
                         rd_kafka_poll(p->p, (int)((end - now + 999999) / 1000000));
                         now = now_ns();
-                } while (now < end && !held_can_go(p));
+                        full = 0;
+                }
         }
         p->out.target_wait_ns += now_ns() - t0;
 }
@@ -747,7 +751,7 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         if (p->pos < p->n) {
                 /* Records are held: send what must go, and unless this pass moved records and there is room to
                  * consume more, wait a little for deliveries; hand Go what happened so far. */
-                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4);
+                kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4, full);
                 return cp_out_of(p);
         }
         rd_kafka_poll(p->p, 0);
