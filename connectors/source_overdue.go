@@ -32,6 +32,10 @@ import (
 // that long restarted pipelines for nothing (a target broker back from a kill -9 duplicated 2,609 records where
 // it used to duplicate about a hundred), and a restart's backoff is replication lag.
 
+// overdueRestartDelay is how long a task waits before it restarts a pipeline the overdue watch ended, instead
+// of the growing backoff of other pipeline failures.
+const overdueRestartDelay = 100 * time.Millisecond
+
 // errDeliveryOverdue ends a pipeline in which a record waited overdueAfter for its delivery report.
 var errDeliveryOverdue = errors.New("the target has not acknowledged the record, and the producer is about to give up on it; replicating again from the last acknowledged record, so that no later record of the partition is written before it")
 

@@ -79,14 +79,21 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 		if time.Since(began) > time.Minute {
 			backoff = time.Second // it worked for a while: this is a new failure, not the same one again
 		}
-		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", backoff)
+		delay := backoff
+		if errors.Is(err, errDeliveryOverdue) {
+			// A slow target, not a refusing one: a longer wait only adds lag (and a source topic deleted meanwhile
+			// takes its unreplicated records with it). The allowance itself paces these restarts.
+			delay = overdueRestartDelay
+		} else {
+			backoff = min(2*backoff, 30*time.Second)
+		}
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", delay)
 		r.notice("pipeline", tasks.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-time.After(backoff):
+		case <-time.After(delay):
 		}
-		backoff = min(2*backoff, 30*time.Second)
 	}
 }
 

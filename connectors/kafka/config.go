@@ -39,10 +39,13 @@ func forwardLogs(logs chan ckafka.LogEvent, done <-chan struct{}, log *slog.Logg
 
 // LogLevel is the slog level of a librdkafka log line of syslog level, facility tag and text. librdkafka warns
 // about every experimental property it is given: the replication producer's enable.gapless.guarantee is set
-// by kmirror on purpose (connectors' requireGapless), so that warning is debug.
+// by kmirror on purpose (connectors' requireGapless), so that warning is debug, and so is the fatal error such
+// a producer logs when kmirror purges its records in flight.
 func LogLevel(level int, tag, msg string) slog.Level {
 	switch {
-	case tag == "CONFWARN" && strings.Contains(msg, "enable.gapless.guarantee is experimental"):
+	case tag == "CONFWARN" && strings.Contains(msg, "enable.gapless.guarantee is experimental"),
+		strings.Contains(msg, "Purged in flight") && strings.Contains(msg, "unable to satisfy gap-less guarantee"):
+		// The second: a gap-less producer stops when the task purges records in flight, as the task asked.
 		return slog.LevelDebug
 	case level <= 3:
 		return slog.LevelError
