@@ -145,3 +145,22 @@ func TestOverdueAllowanceLeavesLibrdkafkaItsTimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestRequireGaplessOnIdempotentProducersOnly: an idempotent replication producer runs gap-less, even when the
+// user turned it off; a producer without idempotence (which gap-less requires) is left alone.
+func TestRequireGaplessOnIdempotentProducersOnly(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, c := range []struct {
+		props map[string]string
+		want  string
+	}{
+		{map[string]string{"enable.idempotence": "true"}, "true"},
+		{map[string]string{"enable.idempotence": "true", "enable.gapless.guarantee": "false"}, "true"},
+		{map[string]string{"enable.idempotence": "false"}, ""},
+	} {
+		requireGapless(c.props, log)
+		if got := c.props["enable.gapless.guarantee"]; got != c.want {
+			t.Errorf("requireGapless: enable.gapless.guarantee = %q, want %q (%v)", got, c.want, c.props)
+		}
+	}
+}

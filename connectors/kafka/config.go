@@ -43,9 +43,7 @@ func forwardLogs(logs chan ckafka.LogEvent, done <-chan struct{}, log *slog.Logg
 // a producer logs when kmirror purges its records in flight.
 func LogLevel(level int, tag, msg string) slog.Level {
 	switch {
-	case tag == "CONFWARN" && strings.Contains(msg, "enable.gapless.guarantee is experimental"),
-		strings.Contains(msg, "Purged in flight") && strings.Contains(msg, "unable to satisfy gap-less guarantee"):
-		// The second: a gap-less producer stops when the task purges records in flight, as the task asked.
+	case tag == "CONFWARN" && strings.Contains(msg, "enable.gapless.guarantee is experimental"), purgedGapless(msg):
 		return slog.LevelDebug
 	case level <= 3:
 		return slog.LevelError
@@ -55,6 +53,14 @@ func LogLevel(level int, tag, msg string) slog.Level {
 		return slog.LevelInfo
 	}
 	return slog.LevelDebug
+}
+
+// purgedGapless tells whether msg is the fatal error a gap-less producer raises when the task purges its
+// requests (librdkafka fails them as "Purged in flight" or "Purged in queue", permanent errors): the producer
+// stops as the task asked.
+func purgedGapless(msg string) bool {
+	return strings.Contains(msg, "unable to satisfy gap-less guarantee") &&
+		(strings.Contains(msg, "Purged in flight") || strings.Contains(msg, "Purged in queue"))
 }
 
 // invalidValue matches librdkafka's rejection of a property value, which quotes the value.

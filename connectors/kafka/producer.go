@@ -43,7 +43,6 @@ type Producer struct {
 	log    *slog.Logger
 	fatal  atomic.Pointer[error]
 	auth   atomic.Pointer[error]
-	purged atomic.Bool // Purge was called: a gap-less producer then stops, as asked (see fatalLevel)
 }
 
 // NewProducer creates a producer from librdkafka properties; onDelivery is called from one goroutine, in
@@ -107,7 +106,7 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 			if e.IsFatal() {
 				err := error(e)
 				p.fatal.Store(&err)
-				p.log.Log(context.Background(), FatalLevel(err, p.purged.Load()), "producer fatal error", "error", e)
+				p.log.Log(context.Background(), FatalLevel(err), "producer fatal error", "error", e)
 			} else if IsAuthentication(e) {
 				err := error(e)
 				p.auth.Store(&err)
@@ -119,11 +118,10 @@ func (p *Producer) events(onDelivery func(Delivery), o options) {
 	}
 }
 
-// FatalLevel is the level a producer's fatal error is logged at: Error, except the gap-less guarantee's
-// after the caller purged the producer, which is what a purge of records in flight does to a gap-less producer
-// (the caller is dropping it anyway).
-func FatalLevel(err error, purged bool) slog.Level {
-	if purged && IsGapless(err) {
+// FatalLevel is the level a producer's fatal error is logged at: Error, except the gap-less guarantee's after
+// the caller purged the producer's requests (purgedGapless): the caller is dropping the producer anyway.
+func FatalLevel(err error) slog.Level {
+	if IsGapless(err) && purgedGapless(err.Error()) {
 		return slog.LevelDebug
 	}
 	return slog.LevelError
@@ -191,7 +189,6 @@ func (p *Producer) Flush(ctx context.Context) int {
 // is then unknown. Their delivery reports fail. A run that lost its lease calls it so that nothing it queued is
 // written after its successor started.
 func (p *Producer) Purge(inFlight bool) error {
-	p.purged.Store(true)
 	flags := ckafka.PurgeQueue | ckafka.PurgeNonBlocking
 	if inFlight {
 		flags |= ckafka.PurgeInFlight

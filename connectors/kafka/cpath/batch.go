@@ -161,7 +161,7 @@ func (p *Pipeline) producerError(err error) {
 	switch {
 	case kafka.IsFatal(err):
 		if p.fatal.CompareAndSwap(nil, &err) && p.log != nil {
-			p.log.Log(context.Background(), kafka.FatalLevel(err, p.purged.Load()), "producer fatal error", "error", err)
+			p.log.Log(context.Background(), kafka.FatalLevel(err), "producer fatal error", "error", err)
 		}
 	case kafka.IsAuthentication(err):
 		if p.auth.CompareAndSwap(nil, &err) && p.log != nil {

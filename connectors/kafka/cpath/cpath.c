@@ -157,12 +157,6 @@ static void ack_into(cp_pipe *p, int idx, int kind, int64_t src, int64_t target,
                                        .size_bytes = size, .last_ts = ts};
 }
 
-/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
- * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
- * records (request and record batch headers, topic name, client id), generously. */
-#define CP_RECORD_OVERHEAD 48
-#define CP_REQUEST_RESERVE 512
-
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque) {
         (void)rk;
         cp_pipe *p = opaque;
@@ -171,12 +165,12 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         if (idx < 0)
                 return; /* cannot happen: every produced record names a part's topic and partition */
         struct cp_part *pt = &p->parts[idx];
-        int64_t src = (int64_t)(intptr_t)m->_private;
-        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         if (pt->out_n > 0 && --pt->out_n == 0) {
                 pt->sent = 0;
                 pt->out_wire = 0;
         }
+        int64_t src = (int64_t)(intptr_t)m->_private;
+        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
         int64_t ts = msg_ts(m);
         if (pt->broken) {
                 ack_into(p, idx, CP_ACK_DROPPED, src, -1, size, ts);
@@ -266,6 +260,11 @@ static double conf_num(rd_kafka_conf_t *conf, const char *name, double def) {
         return end == buf ? def : v;
 }
 
+/* A record's worst-case size in a ProduceRequest beyond its key, value and headers (librdkafka's
+ * RD_KAFKAP_MESSAGE_V2_MAX_OVERHEAD plus a header's own varints), and what a request needs besides its
+ * records (request and record batch headers, topic name, client id), generously. */
+#define CP_RECORD_OVERHEAD 48
+#define CP_REQUEST_RESERVE 512
 
 /* gate_conf takes the batch gate's bounds from the producer's configuration (see gate). */
 static void gate_conf(cp_pipe *p, rd_kafka_conf_t *conf) {

@@ -63,7 +63,6 @@ type Pipeline struct {
 	// fatal and auth are the producer's first fatal error and failed authentication, set by Take (from the
 	// producer's error events), read by Fatal and AuthFailure from any goroutine.
 	fatal, auth atomic.Pointer[error]
-	purged      atomic.Bool // Purge was called (kafka.FatalLevel)
 }
 
 // Version returns the version of the librdkafka the package runs on.
@@ -174,7 +173,6 @@ func (p *Pipeline) Purge(inFlight bool) error {
 	if p.c == nil {
 		return nil
 	}
-	p.purged.Store(true)
 	f := C.int(0)
 	if inFlight {
 		f = 1

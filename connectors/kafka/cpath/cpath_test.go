@@ -97,6 +97,25 @@ func (l *ledger) add(t *testing.T, b *cpath.Batch) {
 	l.maxFlight = max(l.maxFlight, b.InFlightBytes)
 }
 
+// sourceParts creates a source topic on A with perPartition records in each of its partitions (record i's
+// value of size(i) bytes) and an empty remote topic on B, and returns the pipeline's parts.
+func sourceParts(t *testing.T, partitions, perPartition int, size func(i int) int) []cpath.Part {
+	t.Helper()
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, partitions, nil)
+	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
+	var recs []kafkatest.Record
+	var parts []cpath.Part
+	for p := range int32(partitions) {
+		for i := range perPartition {
+			recs = append(recs, kafkatest.Record{Topic: src, Partition: p, Value: bytes.Repeat([]byte{'v'}, size(i))})
+		}
+		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
+	}
+	kafkatest.Produce(t, "A", recs)
+	return parts
+}
+
 // run steps p until done says so or the deadline passes, then flushes and takes the last reports.
 func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
 	t.Helper()
@@ -350,20 +369,7 @@ func TestAFullProducerQueueKeepsTheRestOfTheBatchInOrder(t *testing.T) {
 func TestEachPartitionHasOneBatchAtATime(t *testing.T) {
 	t.Parallel()
 	const partitions, perPartition, batchSize = 2, 2000, 16 << 10
-	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
-	kafkatest.CreateTopic(t, "A", src, partitions, nil)
-	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
-	var recs []kafkatest.Record
-	for p := range int32(partitions) {
-		for i := range perPartition {
-			recs = append(recs, kafkatest.Record{Topic: src, Partition: p, Value: bytes.Repeat([]byte{'v'}, 100+i%50)})
-		}
-	}
-	kafkatest.Produce(t, "A", recs)
-	var parts []cpath.Part
-	for p := range int32(partitions) {
-		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
-	}
+	parts := sourceParts(t, partitions, perPartition, func(i int) int { return 100 + i%50 })
 	pl := pipeline(t, parts, 0, map[string]string{"batch.size": fmt.Sprint(batchSize), "linger.ms": "50"})
 	if err := pl.Assign([]int64{cpath.OffsetBeginning, cpath.OffsetBeginning}); err != nil {
 		t.Fatal(err)
@@ -392,20 +398,7 @@ func TestEachPartitionHasOneBatchAtATime(t *testing.T) {
 func TestAPurgeStopsProducingEvenDuringAStep(t *testing.T) {
 	t.Parallel()
 	const partitions, perPartition = 2, 20000
-	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
-	kafkatest.CreateTopic(t, "A", src, partitions, nil)
-	kafkatest.CreateTopic(t, "B", dst, partitions, nil)
-	var recs []kafkatest.Record
-	for p := range int32(partitions) {
-		for range perPartition {
-			recs = append(recs, kafkatest.Record{Topic: src, Partition: p, Value: bytes.Repeat([]byte{'v'}, 200)})
-		}
-	}
-	kafkatest.Produce(t, "A", recs)
-	var parts []cpath.Part
-	for p := range int32(partitions) {
-		parts = append(parts, cpath.Part{Topic: src, Partition: p, Remote: dst})
-	}
+	parts := sourceParts(t, partitions, perPartition, func(int) int { return 200 })
 	pl := pipeline(t, parts, 0, nil)
 	if err := pl.Assign([]int64{cpath.OffsetBeginning, cpath.OffsetBeginning}); err != nil {
 		t.Fatal(err)
