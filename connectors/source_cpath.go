@@ -133,7 +133,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	defer sourceAdmin.Close()
 	sourceAdmin.Timeout = 10 * time.Second
 	r.sourceAdmin = sourceAdmin
-	syncs, err := r.startSources(ctx, sourceAdmin)
+	syncs, err := r.startSyncs()
 	if err != nil {
 		return err
 	}
@@ -171,24 +171,10 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	defer pl.Close()
 	r.stalled.Store(false)
 
-	starts := make([]kafka.Start, 0, len(r.parts))
-	for _, p := range r.parts {
-		acked := p.reset()
-		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
-		if acked < 0 {
-			switch r.resetPolicy {
-			case "latest":
-				start.Offset = kafka.OffsetEnd
-			case "error":
-				return fmt.Errorf("%s topic %s partition %d has no stored offset and the consumer's auto.offset.reset is none: set an offset with PATCH /connectors/%s/offsets",
-					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
-			default:
-				start.Offset = kafka.OffsetBeginning
-			}
-		}
-		starts = append(starts, start)
+	starts, err := r.startOffsets(ctx, sourceAdmin)
+	if err != nil {
+		return err
 	}
-	r.resolveBeginnings(ctx, sourceAdmin, starts)
 	offsets := make([]int64, len(starts))
 	for i, p := range r.parts {
 		p.startAt = starts[i].Offset

@@ -63,27 +63,48 @@ func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consum
 
 // restartRecreated starts each partition of a re-created source topic over at the new topic's beginning (or
 // as auto.offset.reset says), and reports what the deleted topic held that was never replicated — only when
-// something was.
+// something was. What it held is known from two sources: the end offset the identity watch last saw, and how
+// far this task's pipelines had read it (p.next and p.readEnd: no poll loop runs here). The second matters
+// across pipeline restarts: the records an ended pipeline had read but the target had not confirmed are gone
+// with the topic, and the watch, every few seconds, may never have seen its end that far. What nobody read
+// cannot be known: records written to the topic after the last look at its end and deleted with it. The
+// report names that tail too (from which offset on it would have been), and a deletion found when a pipeline
+// starts is reported even when nothing is known to be lost (as a re-creation, not as a loss): the topic may
+// have grown while no pipeline read it.
 func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 	for _, p := range parts {
 		acked, _ := p.progress()
 		p.mu.Lock()
 		seenEnd, oldID, newID := p.seenEnd, p.sourceID, p.newID
 		p.mu.Unlock()
+		readEnd := max(p.next, p.readEnd) // -1: this task has not read the partition since it started
+		end := max(seenEnd, readEnd)
 		base := fmt.Sprintf("%s topic %s partition %d was deleted and re-created (topic id %s, now %s)",
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, oldID, newID)
 		switch {
-		case seenEnd > acked+1:
-			msg := fmt.Sprintf("DATA NOT REPLICATED: %s; records %d to %d of the deleted topic were not replicated before it was deleted (its end offset as last seen); the new topic is replicated from offset 0",
-				base, acked+1, seenEnd-1)
-			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", seenEnd-1)
+		case end > acked+1:
+			var inFlight string
+			if readEnd > acked+1 {
+				inFlight = fmt.Sprintf(" (records %d to %d had been read and were in flight when a pipeline restarted: any of them the target wrote all the same are on it)",
+					acked+1, readEnd-1)
+			}
+			msg := fmt.Sprintf("DATA NOT REPLICATED: %s; records %d to %d of the deleted topic were not confirmed by the target before it was deleted and cannot be read again%s, nor can any it held from offset %d on, which this task never read; the new topic is replicated from offset 0",
+				base, acked+1, end-1, inFlight, end)
+			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", end-1)
 			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID),
-				partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, acked+1, seenEnd-1))
+				partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, acked+1, end-1))
 		case startup:
-			r.log.Warn(base+"; the new topic is replicated from its beginning. Whether the deleted topic had records after the committed offset that were never replicated cannot be known: this task was not running when it was deleted",
-				"topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
+			why := "this task was not running when it was deleted"
+			if readEnd >= 0 {
+				why = "the deletion was found when a pipeline of this task started (the one before had replicated everything it read)"
+			}
+			msg := fmt.Sprintf("%s; the new topic is replicated from its beginning. Any records the deleted topic held from offset %d on were not replicated, and whether it held any cannot be known: %s",
+				base, acked+1, why)
+			r.log.Warn(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
+			r.notice(fmt.Sprintf("recreated:%s-%d:%s", p.tp.Topic, p.tp.Partition, newID),
+				partitionNotice(NoticeSourceTopicRecreated, msg, p.tp.Topic, p.tp.Partition, acked+1, -1))
 		default:
-			r.log.Info(base+"; every record of the deleted topic had been replicated; the new topic is replicated from its beginning",
+			r.log.Info(base+"; every record of the deleted topic that this task saw had been replicated; the new topic is replicated from its beginning",
 				"topic", p.tp.Topic, "partition", p.tp.Partition)
 		}
 		p.restartAt(newID)

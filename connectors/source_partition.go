@@ -52,6 +52,9 @@ type sourcePartition struct {
 	// Owned by the poll loop.
 	txnLast int64 // exactly-once: the last source offset forwarded in the open transaction; -1 none
 	next    int64 // the next source offset the consumer should return; -1 until known
+	// readEnd is the furthest next of this task's earlier pipelines in the current source topic (-1: none):
+	// what a topic deleted during a restart took with it (restartRecreated).
+	readEnd int64
 	fresh   bool  // nothing forwarded yet in this pipeline
 	startAt int64 // where the pipeline assigned the partition: an offset, or kafka.OffsetBeginning/OffsetEnd
 	// firstPast is the first record's offset when it lay past startAt and the pipeline read the partition again
@@ -78,7 +81,7 @@ type sourcePartition struct {
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
-	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, firstPast: -1, txnLast: -1, sourceID: sourceID,
+	return &sourcePartition{tp: tp, remote: &remote, acked: stored, committed: stored, next: -1, readEnd: -1, firstPast: -1, txnLast: -1, sourceID: sourceID,
 		ranges: offsetmap.NewTracker(nil), lastTS: noTimestamp, readNext: -1}
 }
 
@@ -303,6 +306,7 @@ func (p *sourcePartition) restartAt(id string) {
 	p.acked, p.delivered = -1, false
 	p.committed = -1
 	p.readNext = -1
+	p.next, p.readEnd = -1, -1 // positions in the deleted topic (no poll loop runs while a partition starts over)
 	p.sourceID, p.newID, p.idDirty, p.seenEnd, p.logStart = id, "", true, 0, 0
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
@@ -329,6 +333,7 @@ func (p *sourcePartition) reset() int64 {
 	p.inflight = ring[inflightRecord]{}
 	p.batched = 0
 	p.sent = ring[sentBatch]{}
+	p.readEnd = max(p.readEnd, p.next)
 	p.next = -1
 	p.fresh = true
 	p.firstPast = -1

@@ -398,7 +398,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	sourceAdmin.Timeout = 10 * time.Second
 	r.sourceAdmin = sourceAdmin
 
-	syncs, err := r.startSources(ctx, sourceAdmin)
+	syncs, err := r.startSyncs()
 	if err != nil {
 		return err
 	}
@@ -432,25 +432,11 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		}
 	}
 
-	starts := make([]kafka.Start, 0, len(r.parts))
-	for _, p := range r.parts {
-		acked := p.reset()
-		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
-		if acked < 0 {
-			switch r.resetPolicy {
-			case "latest":
-				start.Offset = kafka.OffsetEnd
-			case "error":
-				closeProducer()
-				return fmt.Errorf("%s topic %s partition %d has no stored offset and the consumer's auto.offset.reset is none: set an offset with PATCH /connectors/%s/offsets",
-					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
-			default:
-				start.Offset = kafka.OffsetBeginning
-			}
-		}
-		starts = append(starts, start)
+	starts, err := r.startOffsets(ctx, sourceAdmin)
+	if err != nil {
+		closeProducer()
+		return err
 	}
-	r.resolveBeginnings(ctx, sourceAdmin, starts)
 	for i, p := range r.parts {
 		p.startAt = starts[i].Offset
 	}
@@ -588,17 +574,9 @@ func (r *sourceRun) loopEnds(producer loopClient, committer <-chan error) (stop 
 	return false, nil, nil, false
 }
 
-// startSources is what a pipeline of either data path does once it can ask the source: the ids of the source
-// topics decide where each partition starts (a topic re-created since its offset was committed starts over:
-// the stored offset belongs to the deleted topic; a source that cannot answer yet is no reason not to start,
-// the watcher checks again), and the offset-sync producer is made when the connector emits syncs (nil
-// otherwise; the caller closes it).
-func (r *sourceRun) startSources(ctx context.Context, sourceAdmin *kafka.Admin) (*offsetSyncer, error) {
-	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
-		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
-	} else {
-		r.restartRecreated(check.recreated, true)
-	}
+// startSyncs makes the offset-sync producer when the connector emits syncs (nil otherwise; the caller closes
+// it).
+func (r *sourceRun) startSyncs() (*offsetSyncer, error) {
 	if r.syncTopic == "" {
 		return nil, nil
 	}
@@ -610,6 +588,39 @@ func (r *sourceRun) startSources(ctx context.Context, sourceAdmin *kafka.Admin) 
 		p.withOffsetSyncs(r.offsetLagMax)
 	}
 	return syncs, nil
+}
+
+// startOffsets is where each partition of a new pipeline of either data path starts: after its last
+// acknowledged record, or where auto.offset.reset says. The ids of the source topics are checked first, at
+// the last moment before the consumer is assigned: a topic re-created since its offsets were acknowledged
+// starts over (they belong to the deleted topic), and the check must not precede a start that waited for
+// the target — librdkafka would go on reading the new topic at the old topic's offsets as if nothing had
+// happened. A source that cannot answer yet is no reason not to start: the identity watch checks again.
+func (r *sourceRun) startOffsets(ctx context.Context, sourceAdmin *kafka.Admin) ([]kafka.Start, error) {
+	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
+	} else {
+		r.restartRecreated(check.recreated, true)
+	}
+	starts := make([]kafka.Start, 0, len(r.parts))
+	for _, p := range r.parts {
+		acked := p.reset()
+		start := kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition, Offset: acked + 1}
+		if acked < 0 {
+			switch r.resetPolicy {
+			case "latest":
+				start.Offset = kafka.OffsetEnd
+			case "error":
+				return nil, fmt.Errorf("%s topic %s partition %d has no stored offset and the consumer's auto.offset.reset is none: set an offset with PATCH /connectors/%s/offsets",
+					r.sourceAlias, p.tp.Topic, p.tp.Partition, r.t.id.Connector)
+			default:
+				start.Offset = kafka.OffsetBeginning
+			}
+		}
+		starts = append(starts, start)
+	}
+	r.resolveBeginnings(ctx, sourceAdmin, starts)
+	return starts, nil
 }
 
 // pollLoop moves records from the consumer to the producer until ctx is done or something breaks. It hands a

@@ -94,8 +94,8 @@
 // idle task averages about 0 rather than NaN.
 //
 // kmirror_unit_notices{connector,task,kind} counts the notices a running unit shows beside its state
-// (source_unreachable, target_unreachable, data_not_replicated, source_truncated, remote_topic_recreated,
-// writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
+// (source_unreachable, target_unreachable, data_not_replicated, source_truncated, source_topic_recreated,
+// remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
 // shown; alert on `kmirror_unit_notices > 0`.
 //
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
