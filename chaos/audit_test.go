@@ -23,9 +23,10 @@ type auditRow struct {
 	AbortedOnA     int // records A holds in aborted transactions of a transactional source producer
 	AbortedOnB     int // of those, copies on B: a read_committed reader of B must see none
 	Producers      []int64
-	MissingSeqs    string // ranges, for the report
-	MissingOnA     string // the offsets on A of the missing sequences, as A acknowledged them: where to look
-	FirstOnB       string // the partition's first record as read on B ("offset 0 gen 1 seq 1"): a reader that
+	MissingSeqs    string  // ranges, for the report
+	MissingOnA     string  // the offsets on A of the missing sequences, as A acknowledged them: where to look
+	missingAt      []int64 // the same, each one
+	FirstOnB       string  // the partition's first record as read on B ("offset 0 gen 1 seq 1"): a reader that
 	// skipped the log's start shows here, apart from a mirror that never wrote it
 }
 
@@ -180,6 +181,7 @@ func audit(topic string, recs [][]remoteRecord, exps ...*expected) *auditResult 
 			row.Missing = len(missing)
 			row.MissingSeqs = ranges(missing, 6)
 			row.MissingOnA = ranges(missingAt, 6)
+			row.missingAt = missingAt
 			if len(rs) > 0 {
 				row.FirstOnB = fmt.Sprintf("offset %d gen %d seq %d", rs[0].offset, rs[0].gen, rs[0].seq)
 			}
