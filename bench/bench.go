@@ -165,7 +165,7 @@ func (b *bench) run(ctx context.Context) error {
 	b.env = environment(b)
 	if b.cfg.kmirrorBin != "" {
 		b.kmirrorBin = b.cfg.kmirrorBin
-	} else if contains(b.cfg.systems, "kmirror") && !b.cfg.pprof {
+	} else if contains(b.cfg.systems, "kmirror") {
 		b.kmirrorBin = filepath.Join(b.out, "kmirror")
 		logf("building ./cmd/kmirror")
 		cmd := exec.Command("go", "build", "-o", b.kmirrorBin, "./cmd/kmirror")

@@ -9,9 +9,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"net/http"
-	_ "net/http/pprof" // the serve subcommand's profiling endpoint
+	_ "net/http/pprof" // the pipe's profiling endpoint
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -20,7 +19,6 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
-	"github.com/kmirror/kmirror/server"
 )
 
 // pipeConfig is what the orchestrator hands the pipe subcommand (as a JSON file).
@@ -75,26 +73,6 @@ func pipeMain(args []string) error {
 		}
 	}
 	return kafkabench.Pipe(ctx, pc)
-}
-
-// serveMain is `kmirror serve` with net/http/pprof on a second listener, for profiling runs.
-func serveMain(args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	dbURL := fs.String("database-url", "", "PostgreSQL URL")
-	listen := fs.String("listen", "127.0.0.1:8083", "REST API address")
-	pprofAddr := fs.String("pprof", "127.0.0.1:6060", "net/http/pprof address")
-	level := fs.String("log-level", "INFO", "root log level")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	go servePprof(*pprofAddr)
-	loggers, err := server.NewLoggers(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug - 4}), *level)
-	if err != nil {
-		return err
-	}
-	return server.Run(ctx, server.Config{Listen: *listen, DatabaseURL: *dbURL, Loggers: loggers})
 }
 
 func servePprof(addr string) {

@@ -37,8 +37,6 @@ func main() {
 		switch os.Args[1] {
 		case "pipe":
 			err = pipeMain(os.Args[2:])
-		case "serve":
-			err = serveMain(os.Args[2:])
 		case "wanlink":
 			err = wanlinkMain(os.Args[2:])
 		default:
@@ -178,7 +176,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&c.refresh, "refresh", 1, "refresh.topics.interval.seconds for kmirror and MM2")
 	fs.DurationVar(&c.quietWait, "quiet-wait", time.Minute, "before each run, wait up to this long for other processes to use < 10% of the machine (0: don't)")
 	fs.DurationVar(&c.maxRun, "max-run", 5*time.Minute, "give up waiting for one run to finish after this long")
-	fs.BoolVar(&c.pprof, "pprof", false, "run kmirror with net/http/pprof (this binary's serve subcommand) and save CPU and heap profiles")
+	fs.BoolVar(&c.pprof, "pprof", false, "run kmirror with its net/http/pprof listener (serve --pprof-listen) and save CPU and heap profiles")
 	fs.DurationVar(&c.profileFor, "profile-seconds", 10*time.Second, "length of kmirror's CPU profile (with -pprof)")
 	fs.BoolVar(&c.stats, "stats", false, "write the pipe's librdkafka statistics (1 s interval) and summarise them")
 	registerCheckpointFlags(fs, &c.ck)
@@ -279,7 +277,7 @@ func runMain(args []string) error {
 
 func init() {
 	// The orchestrator does little work itself; one P keeps it from competing with the systems under test.
-	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "serve" && os.Args[1] != "wanlink") {
+	if len(os.Args) < 2 || (os.Args[1] != "pipe" && os.Args[1] != "wanlink") {
 		runtime.GOMAXPROCS(1)
 	}
 }

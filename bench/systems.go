@@ -234,26 +234,22 @@ func (k kmirrorSystem) start(ctx context.Context, b *bench, f flow, run string) 
 		return nil, err
 	}
 	listen := fmt.Sprintf("127.0.0.1:%d", port)
-	var c *child
 	logPath := filepath.Join(b.out, "logs", run+".log")
+	args := []string{"serve", "--database-url", b.h.databaseURL(db), "--listen", listen}
 	var pprofAddr string
 	if b.cfg.pprof && k.label == "kmirror" {
 		pp, err := freePort()
 		if err != nil {
+			_ = dropDB()
 			return nil, err
 		}
 		pprofAddr = fmt.Sprintf("127.0.0.1:%d", pp)
-		c, err = startChild(logPath, envList(k.env(b)), b.self, "serve", "-database-url", b.h.databaseURL(db), "-listen", listen, "-pprof", pprofAddr)
-		if err != nil {
-			_ = dropDB()
-			return nil, err
-		}
-	} else {
-		c, err = startChild(logPath, envList(k.env(b)), k.bin(b), "serve", "--database-url", b.h.databaseURL(db), "--listen", listen)
-		if err != nil {
-			_ = dropDB()
-			return nil, err
-		}
+		args = append(args, "--pprof-listen", pprofAddr)
+	}
+	c, err := startChild(logPath, envList(k.env(b)), k.bin(b), args...)
+	if err != nil {
+		_ = dropDB()
+		return nil, err
 	}
 	stop := func() error {
 		err := c.stop(90 * time.Second)
