@@ -14,9 +14,10 @@ import (
 // kmirror's speed a partition's 10,000 records are acknowledged within one or two round trips to the sync
 // cluster, so with 10 the syncs that fall due together collapsed into one pending sync per partition (18-70
 // per 10,000 records against MM2's 43-69, measured by TestOffsetSyncsDenseEnough), and Java tools translating
-// from them re-read thousands of records. A sync is 24 bytes: 100 in flight cost nothing and let every sync
-// MM2's rules ask for go out.
-const maxInflightOffsetSyncs = 100
+// from them re-read thousands of records. A sync is 24 bytes: 1,000 in flight cost nothing and let every sync
+// MM2's rules ask for go out, also while they linger 50 ms in the producer (clientconfig's offsetSyncsLingerMs:
+// at 300,000 records/s a task's syncs fall due at 3,000 a second, 150 per linger).
+const maxInflightOffsetSyncs = 1000
 
 // offsetSyncer sends a source task's offset syncs to the offset-syncs topic. Which syncs to send is decided per
 // partition (mirror.PartitionSyncs, on the delivery path, without a shared lock); this type queues them, keeps

@@ -15,7 +15,8 @@ import (
 // minSyncsPer10k is the fewest offset syncs per 10,000 records each partition of TestOffsetSyncsDenseEnough's
 // burst may get. MM2's rules ask for one per 101 records (99 per 10,000, plus the first and the promoted last).
 // Java MM2 4.1.1 measured 43-69 per 10,000 in such a burst; kmirror 12 while its syncs lingered 100 ms, 18-70
-// with MM2's cap of 10 in flight, and 100 in every run on a quiet machine with its cap of 100. Under load the
+// with MM2's cap of 10 in flight, and 100 in every run on a quiet machine with its cap of 100 (and with 1,000
+// while syncs linger 50 ms: offsetSyncsLingerMs in connectors/clientconfig). Under load the
 // sync producer's acknowledgements slow down, more syncs fall due than may be in flight, and MM2's pending map
 // (newest replaces older) collapses them: 76 under a full CI run, 11 beside another real-cluster test. So the
 // density depends on the machine's load and the floor only catches syncs that stop; the logged densities are

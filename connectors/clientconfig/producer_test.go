@@ -132,6 +132,10 @@ func TestProducerDefaults(t *testing.T) {
 	require.Equal(t, "120000", syncs.Props["message.timeout.ms"])
 	require.Equal(t, "true", syncs.Props["enable.idempotence"])
 	require.Equal(t, 60*time.Second, syncs.MaxBlock)
+	require.Equal(t, "50", syncs.Props["linger.ms"], "offset syncs linger so that none queues behind a request in flight")
+	require.NotContains(t, data.Props, "linger.ms", "the data producer keeps librdkafka's linger unless set")
+	lingered := mustTranslate(t, OffsetSyncsProducer, map[string]string{"bootstrap.servers": "b:1", "linger.ms": "0"})
+	require.Equal(t, "0", lingered.Props["linger.ms"], "a configured linger.ms wins")
 
 	blocked := mustTranslate(t, OffsetSyncsProducer, map[string]string{"bootstrap.servers": "b:1", "max.block.ms": "1500"})
 	require.Equal(t, 1500*time.Millisecond, blocked.MaxBlock)
