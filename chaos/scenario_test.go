@@ -209,9 +209,10 @@ func (s *scenario) finishAwaiting(within time.Duration, currentOnly bool) *audit
 	s.t.Helper()
 	acked := s.prod.Stop()
 	s.t.Logf("producer of generation %d stopped: acknowledged per partition %v", s.prod.gen, acked)
-	exps, awaited := s.expectations(), s.expectations()
+	exps := s.expectations()
+	awaited := exps
 	if currentOnly {
-		awaited = []*expected{s.prod.expected()}
+		awaited = exps[len(exps)-1:] // expectations ends with the current generation's
 	}
 	res := s.auditAfter(within, awaited, exps)
 	s.audited = true
