@@ -67,6 +67,19 @@ func cpathProps(props map[string]string, partitions int) map[string]string {
 	return out
 }
 
+// cpathProducerProps are cpathProps for the pipeline's producer. An idempotent one connects to every broker it
+// learns of at once (enable.sparse.connections false, unless configured): librdkafka asks for the producer id
+// every 500 ms until one of them is up, and with sparse connections the first such broker came up only on the
+// second ask — about a second before the first record could go, against half of that (measured at start-up in
+// the server tests: 376–964 ms with sparse connections, 406–489 ms without).
+func cpathProducerProps(props map[string]string, partitions int) map[string]string {
+	out := cpathProps(props, partitions)
+	if _, set := props["enable.sparse.connections"]; !set && props["enable.idempotence"] == "true" {
+		out["enable.sparse.connections"] = "false"
+	}
+	return out
+}
+
 // cpathReader answers sourceReader for a C pipeline, whose partitions are the run's parts in order.
 type cpathReader struct {
 	pl  *cpath.Pipeline
@@ -125,7 +138,32 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
 	defer removeProducerStats()
 
-	// The C clients are the pipeline's own; admin requests go through clients of package kafka of their own.
+	// The pipeline's clients start first, as the Go path's do, so that the producer's request for its producer
+	// id overlaps the admin work below; awaitProducer then holds consuming back until it has one.
+	parts := make([]cpath.Part, len(r.parts))
+	for i, p := range r.parts {
+		parts[i] = cpath.Part{Topic: p.tp.Topic, Partition: p.tp.Partition, Remote: *p.remote}
+	}
+	batch := propInt(r.producerProps, libDefaultBatchSize, "batch.size")
+	pl, err := cpath.New(cpath.Config{
+		Consumer: cpathProps(r.consumerProps, len(r.parts)), Producer: cpathProducerProps(r.producerProps, len(r.parts)), Parts: parts,
+		PaceBytes: int64(cpathPace * float64(batch)),
+		Log:       r.log,
+		OnStats: func(producer bool, json string) {
+			if producer {
+				producerStats(json)
+			} else {
+				consumerStats(json)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	defer pl.Close()
+	r.stalled.Store(false)
+
+	// The admin requests go through clients of package kafka of their own.
 	sourceAdmin, err := kafka.NewAdmin(cpathAdminProps(r.consumerProps))
 	if err != nil {
 		return err
@@ -148,33 +186,11 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	targetAdmin.Timeout = 10 * time.Second
 	r.awaitRemotesWritable(ctx, targetAdmin)
 
-	parts := make([]cpath.Part, len(r.parts))
-	for i, p := range r.parts {
-		parts[i] = cpath.Part{Topic: p.tp.Topic, Partition: p.tp.Partition, Remote: *p.remote}
-	}
-	batch := propInt(r.producerProps, libDefaultBatchSize, "batch.size")
-	pl, err := cpath.New(cpath.Config{
-		Consumer: cpathProps(r.consumerProps, len(r.parts)), Producer: cpathProps(r.producerProps, len(r.parts)), Parts: parts,
-		PaceBytes: int64(cpathPace * float64(batch)),
-		Log:       r.log,
-		OnStats: func(producer bool, json string) {
-			if producer {
-				producerStats(json)
-			} else {
-				consumerStats(json)
-			}
-		},
-	})
-	if err != nil {
-		return err
-	}
-	defer pl.Close()
-	r.stalled.Store(false)
-
 	starts, err := r.startOffsets(ctx, sourceAdmin)
 	if err != nil {
 		return err
 	}
+	r.awaitProducer(ctx, pl)
 	offsets := make([]int64, len(starts))
 	for i, p := range r.parts {
 		p.startAt = starts[i].Offset
@@ -240,6 +256,24 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	}
 	pl.Close()
 	return r.settle(ctx, loopErr, committerErr, syncs)
+}
+
+// awaitProducer holds consuming back until the pipeline's producer can send, for up to the producer's delivery
+// timeout: an idempotent producer made a moment ago has no producer id yet (about a second here), and records
+// handed to it meanwhile waited in its queue on the clock of the overdue watch and the stall pause. Past
+// stallAfter the wait is reported as a stall is, so that a target down at start is visible as soon as
+// before; past the timeout the pipeline starts anyway, and the clients' errors come with its first step.
+func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
+	start := time.Now()
+	defer func() { r.clock.targetWait(time.Since(start)) }()
+	if pl.ProducerReady(ctx, r.stallAfter) {
+		return
+	}
+	r.setStalled(true)
+	timeout := time.Duration(propInt(r.producerProps, 300_000, "message.timeout.ms")) * time.Millisecond
+	if pl.ProducerReady(ctx, timeout-r.stallAfter) {
+		r.setStalled(false)
+	}
 }
 
 // cpathAdminProps are the properties of an admin client beside a C pipeline's client: the connection's,

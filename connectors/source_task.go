@@ -1201,6 +1201,11 @@ func (r *sourceRun) checkStall(now time.Time) {
 			break
 		}
 	}
+	r.setStalled(stalled)
+}
+
+// setStalled pauses forwarding (stalled) or resumes it, and says so when that changes.
+func (r *sourceRun) setStalled(stalled bool) {
 	if r.stalled.Swap(stalled) != stalled {
 		if stalled {
 			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)

@@ -59,6 +59,10 @@ struct cp_pipe {
         int failed;      /* a delivery failed or a record was refused: stop producing */
         int pos, n;      /* msgs[pos..n) were consumed and not handed over yet (a full producer queue) */
         atomic_int interrupted;
+        /* The idempotent producer's id (see producer_id_conf): ready once librdkafka says it has one; quiet_debug
+         * when the configuration asked for no debug lines, so that those kmirror asked for stay out of the log. */
+        int idempotent, quiet_debug;
+        atomic_int pid_ready;
         /* produce_mu is held while a step hands records to the producer and while cp_purge purges it, from
          * any thread; purged is set under it: once the producer has been purged nothing more is produced, or a
          * record produced after the purge could be written ahead of the purged ones it follows. */
@@ -225,6 +229,10 @@ static void on_error(rd_kafka_t *rk, int err, const char *reason, void *opaque) 
 static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf) {
         cp_pipe *p = rd_kafka_opaque(rk);
         cp_out *o = &p->out;
+        if (rk == p->p && fac && buf && !strcmp(fac, "IDEMPSTATE") && strstr(buf, "-> Assigned"))
+                atomic_store(&p->pid_ready, 1);
+        if (rk == p->p && p->quiet_debug && level >= 7)
+                return;
         if (o->nlogs >= CP_LOGS_MAX)
                 return;
         o->logs = grow(o->logs, &o->caplogs, o->nlogs + 1, sizeof(cp_log));
@@ -273,6 +281,29 @@ static void gate_conf(cp_pipe *p, rd_kafka_conf_t *conf) {
         p->linger_ns = (int64_t)(conf_num(conf, "queue.buffering.max.ms", 5) * 1e6);
 }
 
+/* producer_id_conf makes an idempotent producer say when it has its producer id. Until then it sends nothing,
+ * and it asks for the id in 500 ms steps until a broker it learned from the metadata is up: about a second
+ * after start, during which the records it holds age on message.timeout.ms, the overdue watch and the stall
+ * pause. librdkafka tells only in a debug line of its "eos" context (state change "-> Assigned"), so that
+ * context is added to the configuration's debug contexts; when those were none, on_log drops every debug
+ * line again. */
+static int producer_id_conf(cp_pipe *p, rd_kafka_conf_t *conf, char *errstr, int errstr_size) {
+        char v[512];
+        size_t n = sizeof(v);
+        if (rd_kafka_conf_get(conf, "enable.idempotence", v, &n) != RDK_CONF_OK || strcmp(v, "true"))
+                return 0;
+        p->idempotent = 1;
+        n = sizeof(v);
+        if (rd_kafka_conf_get(conf, "debug", v, &n) != RDK_CONF_OK)
+                v[0] = 0;
+        if (strstr(v, "eos") || strstr(v, "all"))
+                return 0;
+        p->quiet_debug = v[0] == 0;
+        char dbg[sizeof(v) + 8];
+        snprintf(dbg, sizeof(dbg), "%s%seos", v, v[0] ? "," : "");
+        return rd_kafka_conf_set(conf, "debug", dbg, errstr, (size_t)errstr_size) != RDK_CONF_OK;
+}
+
 static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *errstr, int errstr_size) {
         rd_kafka_conf_t *conf = rd_kafka_conf_new();
         for (int i = 0; props && props[i] && props[i + 1]; i += 2) {
@@ -285,8 +316,13 @@ static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *e
                 rd_kafka_conf_destroy(conf);
                 return NULL;
         }
-        if (type == RDK_PRODUCER)
+        if (type == RDK_PRODUCER) {
                 gate_conf(p, conf);
+                if (producer_id_conf(p, conf, errstr, errstr_size)) {
+                        rd_kafka_conf_destroy(conf);
+                        return NULL;
+                }
+        }
         rd_kafka_conf_set_log_cb(conf, on_log);
         rd_kafka_conf_set_opaque(conf, p);
         rd_kafka_conf_set_error_cb(conf, on_error);
@@ -755,6 +791,18 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         }
         rd_kafka_poll(p->p, 0);
         return cp_out_of(p);
+}
+
+int cp_producer_ready(cp_pipe *p, int timeout_ms) {
+        int64_t end = now_ns() + (int64_t)timeout_ms * 1000000;
+        for (;;) {
+                if (!p->idempotent || atomic_load(&p->pid_ready))
+                        return 1;
+                int64_t left = end - now_ns();
+                if (left <= 0 || atomic_load(&p->interrupted))
+                        return 0;
+                rd_kafka_poll(p->p, left > 10000000 ? 10 : (int)((left + 999999) / 1000000));
+        }
 }
 
 void cp_serve(cp_pipe *p, int timeout_ms) {

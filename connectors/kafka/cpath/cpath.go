@@ -146,6 +146,23 @@ func (p *Pipeline) Step(timeout time.Duration, max int) *Batch {
 	return p.Take()
 }
 
+// ProducerReady serves the producer until it can send — an idempotent producer sends nothing before it has
+// its producer id, which librdkafka asks for in 500 ms steps until a broker is up — or timeout or ctx ends,
+// and tells whether it can. What the clients reported meanwhile is in the next Take.
+func (p *Pipeline) ProducerReady(ctx context.Context, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for ctx.Err() == nil {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false
+		}
+		if C.cp_producer_ready(p.c, C.int(min(left, 100*time.Millisecond).Milliseconds())) == 1 {
+			return true
+		}
+	}
+	return false
+}
+
 // Serve serves delivery reports and the clients' callbacks for up to timeout, consuming nothing; they are in
 // the next Take.
 func (p *Pipeline) Serve(timeout time.Duration) {

@@ -94,6 +94,10 @@ int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);
 /* cp_step serves delivery reports and, unless paced, consumes one batch (up to max records, waiting up to
  * timeout_ms) and produces it. */
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max);
+/* cp_producer_ready serves the producer for up to timeout_ms until it can send: an idempotent producer once
+ * it has its producer id, any other at once. Returns 1 when it can, 0 when the time ran out or the pipeline
+ * was interrupted. Errors meanwhile are in the next output. */
+int cp_producer_ready(cp_pipe *p, int timeout_ms);
 /* cp_serve serves delivery reports and callbacks for up to timeout_ms, consuming nothing. */
 void cp_serve(cp_pipe *p, int timeout_ms);
 /* cp_flush waits up to timeout_ms for outstanding deliveries; returns how many are left. */

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -457,4 +460,87 @@ func TestAPurgeStopsProducingEvenDuringAStep(t *testing.T) {
 		t.Fatalf("forwarded %v: everything, so the purge came too late to show anything", l.forwarded)
 	}
 	t.Logf("%d steps; forwarded %v, acknowledged %d and %d", steps, l.forwarded, len(l.acked[0]), len(l.acked[1]))
+}
+
+// recordedLogs is a slog handler keeping every record it gets.
+type recordedLogs struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *recordedLogs) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordedLogs) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.recs = append(h.recs, r)
+	return nil
+}
+func (h *recordedLogs) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordedLogs) WithGroup(string) slog.Handler      { return h }
+
+func (h *recordedLogs) debugLines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, r := range h.recs {
+		if r.Level < slog.LevelInfo {
+			out = append(out, r.Message)
+		}
+	}
+	return out
+}
+
+// An idempotent producer can send once it has its producer id; ProducerReady waits for that, and the debug
+// lines librdkafka is asked for to learn it stay out of the log when the configuration asked for none.
+func TestProducerReadyWaitsForTheProducerID(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		producer  map[string]string
+		wantDebug bool
+		wantQuick bool
+	}{
+		{name: "idempotent", producer: map[string]string{"enable.idempotence": "true"}},
+		{name: "idempotent, debug asked for", producer: map[string]string{"enable.idempotence": "true", "debug": "broker"}, wantDebug: true},
+		{name: "not idempotent", producer: map[string]string{"enable.idempotence": "false"}, wantQuick: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+			kafkatest.CreateTopic(t, "A", src, 1, nil)
+			kafkatest.CreateTopic(t, "B", dst, 1, nil)
+			logs := &recordedLogs{}
+			prod := map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "acks": "all"}
+			for k, v := range tc.producer {
+				prod[k] = v
+			}
+			pl, err := cpath.New(cpath.Config{
+				Consumer: map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "group.id": "cpath-test",
+					"enable.auto.commit": "false", "auto.offset.reset": "error"},
+				Producer: prod,
+				Parts:    []cpath.Part{{Topic: src, Partition: 0, Remote: dst}},
+				Log:      slog.New(logs),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(pl.Close)
+			start := time.Now()
+			if !pl.ProducerReady(t.Context(), 30*time.Second) {
+				t.Fatalf("producer not ready after %s", time.Since(start))
+			}
+			took := time.Since(start)
+			if tc.wantQuick && took > 50*time.Millisecond {
+				t.Errorf("a producer that needs no producer id waited %s", took)
+			}
+			pl.Take() // hands the log lines over
+			got := logs.debugLines()
+			if (len(got) > 0) != tc.wantDebug {
+				t.Errorf("debug lines %q, want some: %v", got, tc.wantDebug)
+			}
+			if tc.wantDebug && !slices.ContainsFunc(got, func(l string) bool { return strings.Contains(l, "-> Assigned") }) {
+				t.Errorf("ready before librdkafka said the producer has its id: %q", got)
+			}
+		})
+	}
 }

@@ -11,6 +11,15 @@
 // static librdkafka bundled with confluent-kafka-go, which package kafka's import brings into the binary.
 // Only this package and connectors/kafka touch librdkafka. Admin operations stay with package kafka.
 //
+// # Start
+//
+// An idempotent producer sends nothing until it has its producer id, and librdkafka 2.11.1 asks for it in
+// 500 ms steps until a broker it learned from the metadata is up: most of a second after New. ProducerReady
+// waits for it, so that the caller consumes only once records can go (the source task's clocks on
+// unacknowledged records — the overdue watch, the stall pause — start when a record is handed over).
+// librdkafka says so only in a debug line of its "eos" context, so New adds that context to the producer's;
+// when the configuration asked for no debug context, those lines are dropped before they reach Log.
+//
 // # The contract
 //
 // Each source partition (Part) is produced to the same partition of its remote topic, key, value, headers
