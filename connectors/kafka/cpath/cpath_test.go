@@ -46,12 +46,21 @@ func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]
 		Parts:     parts,
 		PaceBytes: pace,
 		OnStats:   stats,
+		Log:       slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
 	return p
+}
+
+// testWriter writes a test's log lines to its output, shown when it fails.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSuffix(string(b), "\n"))
+	return len(b), nil
 }
 
 // ledger is what a test learns from a pipeline's batches, checked as the source task uses them.
@@ -63,6 +72,9 @@ type ledger struct {
 	failures  []cpath.Failure
 	cerrs     []cpath.ConsumerError
 	maxFlight int64
+	steps     int // batches added
+	consumed  int // records and errors the consumer returned
+	paced     int // steps that waited for deliveries instead of consuming
 }
 
 func newLedger() *ledger {
@@ -98,6 +110,9 @@ func (l *ledger) add(t *testing.T, b *cpath.Batch) {
 	l.failures = append(l.failures, b.Failures...)
 	l.cerrs = append(l.cerrs, b.ConsumerErrors...)
 	l.maxFlight = max(l.maxFlight, b.InFlightBytes)
+	l.steps++
+	l.consumed += b.Consumed
+	l.paced += btoi(b.Paced)
 }
 
 // sourceParts creates a source topic on A with perPartition records in each of its partitions (record i's
@@ -125,7 +140,9 @@ func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
 	deadline := time.Now().Add(60 * time.Second)
 	for !done() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out: forwarded %v, acked %d partitions, failures %v, consumer errors %v", l.forwarded, len(l.acked), l.failures, l.cerrs)
+			pos, err := p.Positions()
+			t.Fatalf("timed out: forwarded %v, acked %d partitions, failures %v, consumer errors %v; %d steps, %d consumed, %d paced, consumer positions %v (%v)",
+				l.forwarded, len(l.acked), l.failures, l.cerrs, l.steps, l.consumed, l.paced, pos, err)
 		}
 		l.add(t, p.Step(10*time.Millisecond, cpath.MaxBatch))
 	}
