@@ -380,21 +380,33 @@ func TestSourceTaskAndWorkerSeries(t *testing.T) {
 	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	task := map[string]string{"connector": name}
-	// Sampled while the burst replicates: the largest sample of the 60 s window must be above 0.
-	var why string
-	require.Eventually(t, func() bool {
-		m := k.samples()
-		peaks := find(m["kafka_connect_source_task_source_record_active_count_max"], "task", task)
-		why = fmt.Sprintf("active-count-max %v", peaks)
+	// Sampled while records replicate: the largest sample of the 60 s window must be above 0. The sample is taken
+	// every 100 ms, and the C data path can move the whole burst between two of them, so records keep coming
+	// until a sample has seen some in flight.
+	inFlightSeen := func() (bool, string) {
+		peaks := find(k.samples()["kafka_connect_source_task_source_record_active_count_max"], "task", task)
 		for _, v := range peaks {
 			if v > 0 {
-				return true
+				return true, ""
 			}
 		}
-		return false
-	}, time.Minute, 100*time.Millisecond, "records in flight while replicating: %s", lazy(func() string { return why }))
+		return false, fmt.Sprintf("active-count-max %v", peaks)
+	}
+	for deadline := time.Now().Add(time.Minute); ; {
+		seen, why := inFlightSeen()
+		if seen {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("records in flight while replicating: %s", why)
+		}
+		more := makeRecords(topics, 3_000, len(sent))
+		kafkatest.Produce(t, "A", more)
+		sent = append(sent, more...)
+	}
 	awaitCount(t, prefixA, topics, sent, time.Minute)
 
+	var why string
 	require.Eventually(t, func() bool {
 		m := k.samples()
 		active := find(m["kafka_connect_source_task_source_record_active_count"], "task", task)
