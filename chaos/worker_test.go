@@ -60,7 +60,8 @@ func (w *worker) start() {
 		w.mu.Unlock()
 		w.t.Fatalf("worker %s: open log: %v", w.id, err)
 	}
-	args := append([]string{"serve", "--listen", w.addr, "--worker-id", w.id, "--log-level", "INFO"}, w.args...)
+	args := append([]string{"serve", "--listen", w.addr, "--worker-id", w.id, "--log-level", "INFO"}, dataPathArgs()...)
+	args = append(args, w.args...)
 	fmt.Fprintf(logf, "==== chaos: %s start #%d at %s: kmirror %s\n", w.id, w.starts, time.Now().Format(time.TimeOnly+".000"),
 		strings.Join(redactURL(args), " "))
 	cmd := exec.Command(suite.bin, args...)
@@ -90,6 +91,15 @@ func exitText(err error) string {
 		return "exit status 0"
 	}
 	return err.Error()
+}
+
+// dataPathArgs passes KMIRROR_TEST_DATA_PATH (go or c), as the server tests take it, to the workers as
+// --data-path: workerEnv keeps KMIRROR_DATA_PATH from them, so without it the suite runs the default path only.
+func dataPathArgs() []string {
+	if dp := os.Getenv("KMIRROR_TEST_DATA_PATH"); dp != "" {
+		return []string{"--data-path", dp}
+	}
+	return nil
 }
 
 // workerEnv drops KMIRROR_* variables of the caller's environment: every flag kmirror takes has one, and the
