@@ -68,13 +68,13 @@ func cpathProps(props map[string]string, partitions int) map[string]string {
 }
 
 // cpathProducerProps are cpathProps for the pipeline's producer. An idempotent one connects to every broker it
-// learns of at once (enable.sparse.connections false, unless configured): librdkafka asks for the producer id
+// learns of at once (enable.sparse.connections false): librdkafka asks for the producer id
 // every 500 ms until one of them is up, and with sparse connections the first such broker came up only on the
 // second ask — about a second before the first record could go, against half of that (measured at start-up in
 // the server tests: 376–964 ms with sparse connections, 406–489 ms without).
 func cpathProducerProps(props map[string]string, partitions int) map[string]string {
 	out := cpathProps(props, partitions)
-	if _, set := props["enable.sparse.connections"]; !set && props["enable.idempotence"] == "true" {
+	if props["enable.idempotence"] == "true" {
 		out["enable.sparse.connections"] = "false"
 	}
 	return out
@@ -270,8 +270,7 @@ func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
 		return
 	}
 	r.setStalled(true)
-	timeout := time.Duration(propInt(r.producerProps, 300_000, "message.timeout.ms")) * time.Millisecond
-	if pl.ProducerReady(ctx, timeout-r.stallAfter) {
+	if pl.ProducerReady(ctx, 3*r.stallAfter) { // stallAfter is a quarter of the delivery timeout
 		r.setStalled(false)
 	}
 }
