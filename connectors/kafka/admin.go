@@ -41,6 +41,14 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 	(*cm)["go.delivery.reports"] = false
 	(*cm)["go.events.channel.size"] = 100
 	(*cm)["go.produce.channel.size"] = 0
+	// With sparse connections a standalone admin client's broker rests in INIT once a connection fails, and
+	// each lookup of a request waiting for that broker (DescribeTopics, DescribeConfigs: anything sent to the
+	// controller or a given broker) asks for a connection at once, bypassing reconnect.backoff.ms: refused →
+	// broker state change → the request's lookup again → connect. With its cluster down that loop took
+	// about 1.8 cores of this machine's 2 for a worker of 6 C-path tasks (librdkafka 2.11.1). A connection
+	// kept wanted retries with the backoff instead. A task's consumer or producer wants its connections
+	// anyway, which is why admin clients derived from them never spun.
+	(*cm)["enable.sparse.connections"] = false
 	p, err := ckafka.NewProducer(cm)
 	if err != nil {
 		return nil, fmt.Errorf("create admin client: %w", withoutValues(err))
