@@ -93,7 +93,7 @@ func exitText(err error) string {
 	return err.Error()
 }
 
-// dataPathArgs passes KMIRROR_TEST_DATA_PATH (go or c), as the server tests take it, to the workers as
+// dataPathArgs passes KMIRROR_TEST_DATA_PATH (auto, c or go), as the server tests take it, to the workers as
 // --data-path: workerEnv keeps KMIRROR_DATA_PATH from them, so without it the suite runs the default path only.
 func dataPathArgs() []string {
 	if dp := os.Getenv("KMIRROR_TEST_DATA_PATH"); dp != "" {

@@ -25,7 +25,7 @@ type Registry struct {
 	metrics *metrics.Registry // nil: the tasks report no metrics
 	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
-	data    DataPath // how source tasks move records (DataPathGo when empty)
+	data    DataPath // how source tasks move records (DataPathAuto when empty)
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
@@ -42,8 +42,9 @@ func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport
 	return r
 }
 
-// WithDataPath sets how source tasks move records: DataPathGo (the default) or DataPathC, records moving in
-// C with per-batch bookkeeping in Go (source_cpath.go; exactly-once tasks stay on the Go path). It returns r.
+// WithDataPath sets how source tasks move records: DataPathAuto (the default), DataPathC, records moving in C
+// with per-batch bookkeeping in Go (source_cpath.go; exactly-once tasks stay on the Go path), or DataPathGo.
+// It returns r.
 func (r *Registry) WithDataPath(d DataPath) *Registry {
 	r.data = d
 	return r

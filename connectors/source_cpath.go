@@ -24,21 +24,27 @@ import (
 type DataPath string
 
 const (
-	// DataPathGo moves every record through Go (confluent-kafka-go): the proven path, and the default.
+	// DataPathAuto, the default, moves records in C unless the task is exactly-once (its transactions are the
+	// Go path's) or its producer's linger.ms is 0: there every batch is sent the moment it has a record, the C
+	// path's one batch per partition at a time then waits a round trip per few records, and the Go path was
+	// measured faster (docs/benchmarks.md, small batches).
+	DataPathAuto DataPath = "auto"
+	// DataPathGo moves every record through Go (confluent-kafka-go).
 	DataPathGo DataPath = "go"
-	// DataPathC moves records inside C (package cpath); Go sees per-batch bookkeeping only.
+	// DataPathC moves records inside C (package cpath); Go sees per-batch bookkeeping only. Exactly-once tasks
+	// stay on the Go path.
 	DataPathC DataPath = "c"
 )
 
-// ParseDataPath reads a --data-path value ("" is the default, go).
+// ParseDataPath reads a --data-path value ("" is the default, auto).
 func ParseDataPath(s string) (DataPath, error) {
-	switch DataPath(strings.ToLower(strings.TrimSpace(s))) {
-	case "", DataPathGo:
-		return DataPathGo, nil
-	case DataPathC:
-		return DataPathC, nil
+	switch d := DataPath(strings.ToLower(strings.TrimSpace(s))); d {
+	case "", DataPathAuto:
+		return DataPathAuto, nil
+	case DataPathGo, DataPathC:
+		return d, nil
 	}
-	return "", fmt.Errorf("data path %q: want go or c", s)
+	return "", fmt.Errorf("data path %q: want auto, c or go", s)
 }
 
 // The C path's batches and pacing. cpathPace is the bound of produced-but-undelivered bytes per partition,
@@ -51,8 +57,29 @@ const (
 	cpathWait  = 10 * time.Millisecond
 )
 
-// usesCPath tells whether this run replicates on the C path.
-func (r *sourceRun) usesCPath() bool { return r.t.dataPath == DataPathC && r.txns == nil }
+// usesCPath tells whether this run replicates on the C path (DataPathAuto's rule).
+func (r *sourceRun) usesCPath() bool {
+	if r.txns != nil {
+		return false
+	}
+	switch r.t.dataPath {
+	case DataPathGo:
+		return false
+	case DataPathC:
+		return true
+	}
+	return lingerMs(r.producerProps) > 0
+}
+
+// lingerMs is the producer's linger.ms (librdkafka's default when unset; a fraction of a millisecond counts).
+func lingerMs(props map[string]string) float64 {
+	for _, k := range []string{"linger.ms", "queue.buffering.max.ms"} {
+		if v, err := strconv.ParseFloat(props[k], 64); err == nil {
+			return v
+		}
+	}
+	return libDefaultLingerMs
+}
 
 // cpathProps returns librdkafka properties for the C clients: confluent-kafka-go's own go.* keys left out,
 // statistics as the Go clients get them (WithStats, every clientStatsEvery(partitions)).

@@ -444,7 +444,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		closeProducer()
 		return err
 	}
-	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias)
+	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias, "data_path", "go")
 	if r.log.Enabled(ctx, slog.LevelDebug) {
 		for _, s := range starts {
 			r.log.Debug("partition starts", "topic", s.Topic, "partition", s.Partition, "offset", s.Offset)

@@ -45,8 +45,8 @@ type Config struct {
 	// ExactlyOnceSource is the worker's exactly.once.source.support: with "enabled" source tasks replicate in
 	// transactions (connectors/source_transactions.go). Zero is disabled. Every worker of a cluster must agree.
 	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
-	// DataPath is how source tasks move records: connectors.DataPathGo (the default, also when empty) or
-	// connectors.DataPathC (records move in C; see connectors/source_cpath.go).
+	// DataPath is how source tasks move records: connectors.DataPathAuto (the default, also when empty),
+	// DataPathC (records move in C; see connectors/source_cpath.go) or DataPathGo.
 	DataPath connectors.DataPath
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules

@@ -61,7 +61,7 @@ func startKmirrorWith(t *testing.T, dbURL string, opts ...func(*server.Config)) 
 			WorkerTTL: 6 * time.Second, LeaseTTL: 6 * time.Second, StopTimeout: 20 * time.Second},
 		Ready: func(a string) { addr <- a },
 	}
-	// KMIRROR_TEST_DATA_PATH=c runs the source tasks of every test on the C data path (--data-path).
+	// KMIRROR_TEST_DATA_PATH (auto, c or go: --data-path) picks the data path of every test's source tasks.
 	if dp := os.Getenv("KMIRROR_TEST_DATA_PATH"); dp != "" {
 		d, err := connectors.ParseDataPath(dp)
 		require.NoError(t, err)

@@ -133,7 +133,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	pprofListen := fs.String("pprof-listen", "", "address of a net/http/pprof listener for profiling a running worker, e.g. 127.0.0.1:6060 (off when empty; never expose it) (KMIRROR_PPROF_LISTEN)")
-	dataPath := fs.String("data-path", "go", "how source tasks move records: go (through Go, the proven path) or c (inside librdkafka's C API, Go keeping per-batch bookkeeping; exactly-once tasks stay on go) (KMIRROR_DATA_PATH)")
+	dataPath := fs.String("data-path", "auto", "how source tasks move records: c (inside librdkafka's C API, Go keeping per-batch bookkeeping), go (every record through Go), or auto: c unless the task is exactly-once or its producer's linger.ms is 0 (KMIRROR_DATA_PATH)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
