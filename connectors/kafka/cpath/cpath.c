@@ -3,6 +3,7 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,7 +366,10 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
                         t = &p->topics[p->ntopics++];
                         t->name = strdup(topics[i]);
                         t->remote = strdup(remotes[i]);
-                        rd_kafka_topic_conf_t *tc = rd_kafka_topic_conf_new();
+                        /* The producer's own topic defaults (message.timeout.ms above all: the lease's fence on
+                         * the Kafka side, connectors/source_delivery.go), not librdkafka's: a fresh topic conf
+                         * would bring back its 300 s delivery timeout. */
+                        rd_kafka_topic_conf_t *tc = rd_kafka_default_topic_conf_dup(p->p);
                         rd_kafka_topic_conf_set_opaque(tc, t);
                         t->rkt = rd_kafka_topic_new(p->p, t->remote, tc);
                         if (!t->rkt) {
@@ -707,8 +711,14 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, struct cp_to
         return 0;
 }
 
-cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
+cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
         p->now = now_ns();
+        /* The run's permission to write is checked by Go before the step, but the step may wait up to
+         * timeout_ms for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with
+         * records in hand long after its permission ended and its partitions moved on: produced then, they
+         * land after the successor's (a split brain). So the permission's remaining time comes along, on the
+         * monotonic clock, and is checked again before records are handed to the producer. */
+        int64_t until = valid_ns < 0 ? INT64_MAX : p->now + valid_ns;
         p->steps++;
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
@@ -759,11 +769,18 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
          * everything stays. Held records keep their order at the front. */
         struct cp_topic *last = NULL;
         rd_kafka_topic_t *last_rkt = NULL;
-        int keep = p->pos, full = 0, moved = 0;
+        int keep = p->pos, full = 0, moved = 0, lapsed = now_ns() >= until;
         p->pass++;
         pthread_mutex_lock(&p->produce_mu);
         for (int i = p->pos; i < p->n; i++) {
                 rd_kafka_message_t *m = p->msgs[i];
+                if (!lapsed && ((i - p->pos) & 63) == 63)
+                        lapsed = now_ns() >= until;
+                if (lapsed) {
+                        p->msg_batch[keep] = p->msg_batch[i];
+                        p->msgs[keep++] = m;
+                        continue;
+                }
                 if (!last_rkt || m->rkt != last_rkt) {
                         last_rkt = m->rkt;
                         last = topic_of(p, m->rkt);
@@ -783,6 +800,8 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max) {
         }
         pthread_mutex_unlock(&p->produce_mu);
         p->n = keep;
+        if (lapsed)
+                return cp_out_of(p); /* nothing more goes out now; Go finds the permission ended */
         if (p->pos < p->n) {
                 /* Records are held: send what must go, and unless this pass moved records and there is room to
                  * consume more, wait a little for deliveries; hand Go what happened so far. */

@@ -1,9 +1,13 @@
 package cpath_test
 
 import (
+	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
+
+	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/cpath"
@@ -87,4 +91,43 @@ func TestConsumerAuthenticationFailureReachesGo(t *testing.T) {
 			t.Fatalf("producer errors %v: only the consumer authenticates", b.ProducerErrors)
 		}
 	}
+}
+
+// TestProducerHonoursMessageTimeout: the remote topics take the producer's message.timeout.ms, as a Go
+// producer's do. It is what fences a stalled worker on the Kafka side (connectors/source_delivery.go caps it
+// below the settle window): a record the producer could not send in time must fail, not wait for
+// librdkafka's 300 s topic default — with which a worker resumed from SIGSTOP wrote records after its
+// partitions' new owner. Here the producer cannot authenticate, so nothing can be sent.
+func TestProducerHonoursMessageTimeout(t *testing.T) {
+	t.Parallel()
+	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
+	kafkatest.CreateTopic(t, "A", src, 1, nil)
+	kafkatest.Produce(t, "A", []kafkatest.Record{{Topic: src, Value: []byte("v")}})
+	producer := maps.Clone(saslOnPlaintext)
+	producer["message.timeout.ms"] = "1500"
+	pl := pipeline(t, []cpath.Part{{Topic: src, Remote: dst}}, 0, producer)
+	if err := pl.Assign([]int64{cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	deadline := start.Add(60 * time.Second)
+	var failures []cpath.Failure
+	for len(failures) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the record neither delivered nor failed %v after it was produced (message.timeout.ms 1500)", time.Since(start))
+		}
+		b := pl.Step(10*time.Millisecond, cpath.MaxBatch)
+		if len(b.Acked) > 0 {
+			t.Fatalf("acknowledged %+v by a producer that cannot authenticate", b.Acked)
+		}
+		failures = append(failures, b.Failures...)
+	}
+	if f := failures[0]; f.Offset != 0 || !isTimedOut(f.Err) {
+		t.Fatalf("failure %+v: want the record at offset 0 timed out", f)
+	}
+}
+
+func isTimedOut(err error) bool {
+	var ke ckafka.Error
+	return errors.As(err, &ke) && ke.Code() == ckafka.ErrMsgTimedOut
 }

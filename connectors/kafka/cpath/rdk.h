@@ -109,6 +109,7 @@ rd_kafka_resp_err_t rd_kafka_set_log_queue(rd_kafka_t *rk, rd_kafka_queue_t *rkq
 const char *rd_kafka_name(const rd_kafka_t *rk);
 
 rd_kafka_topic_conf_t *rd_kafka_topic_conf_new(void);
+rd_kafka_topic_conf_t *rd_kafka_default_topic_conf_dup(rd_kafka_t *rk);
 void rd_kafka_topic_conf_set_opaque(rd_kafka_topic_conf_t *conf, void *rkt_opaque);
 rd_kafka_topic_t *rd_kafka_topic_new(rd_kafka_t *rk, const char *topic, rd_kafka_topic_conf_t *conf);
 void rd_kafka_topic_destroy(rd_kafka_topic_t *rkt);
