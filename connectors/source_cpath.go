@@ -355,7 +355,7 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 		}
 
 		start := time.Now()
-		b := pl.Step(cpathWait, cpathBatch)
+		b := pl.StepWithin(cpathWait, cpathBatch, lease.ValidFor())
 		// The step's time waiting for the target (pacing, a full producer queue) is timed in C; a step that
 		// consumed nothing waited for the source the rest of the time.
 		r.clock.targetWait(b.TargetWait)

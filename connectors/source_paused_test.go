@@ -72,6 +72,7 @@ func (e *pausedTestEnv) latest() (map[int32]tasks.PartitionStat, []time.Time) {
 type pausedTestLease struct{ revoked chan struct{} }
 
 func (pausedTestLease) Valid() bool                { return false }
+func (pausedTestLease) ValidFor() time.Duration    { return 0 }
 func (l pausedTestLease) Revoked() <-chan struct{} { return l.revoked }
 func (pausedTestLease) Settle() time.Duration      { return 10 * time.Second }
 

@@ -117,7 +117,13 @@ func (e *leaseOnlyEnv) Lease() tasks.Lease { return fixedLease{e.valid} }
 
 type fixedLease struct{ valid bool }
 
-func (l fixedLease) Valid() bool            { return l.valid }
+func (l fixedLease) Valid() bool { return l.valid }
+func (l fixedLease) ValidFor() time.Duration {
+	if l.valid {
+		return time.Hour
+	}
+	return 0
+}
 func (fixedLease) Revoked() <-chan struct{} { return nil }
 func (fixedLease) Settle() time.Duration    { return 3 * time.Second }
 

@@ -142,6 +142,11 @@ type Lease interface {
 	// Valid tells whether the run may hand new records to its clients now. It turns false when the worker's
 	// heartbeats have not been confirmed for a while (it may turn true again) and for good once Revoked.
 	Valid() bool
+	// ValidFor is how much longer the run may hand new records over unless the lease is extended meanwhile:
+	// zero when it is not Valid. A writer that may wait between its check and the hand-over (a C loop
+	// waiting for records) bounds the hand-over by it, on the monotonic clock, rather than trust Valid's
+	// answer from before the wait.
+	ValidFor() time.Duration
 	// Revoked is closed when the run has lost its unit for good: it must stop writing at once and drop what
 	// it has queued.
 	Revoked() <-chan struct{}

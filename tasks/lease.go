@@ -42,6 +42,14 @@ func (l *sessionLease) valid() bool {
 	return !l.gone.Load() && int64(time.Since(l.base)) < l.until.Load()
 }
 
+// remaining is how long the lease still runs unless extended: zero once it has ended.
+func (l *sessionLease) remaining() time.Duration {
+	if l.gone.Load() {
+		return 0
+	}
+	return max(0, time.Duration(l.until.Load()-int64(time.Since(l.base))))
+}
+
 // revoke ends the session's lease for good: the worker was declared dead or is leaving.
 func (l *sessionLease) revoke() {
 	l.once.Do(func() {
@@ -72,6 +80,13 @@ func newRunLease(s *sessionLease) *runLease {
 }
 
 func (l *runLease) Valid() bool { return !l.gone.Load() && l.session.valid() }
+
+func (l *runLease) ValidFor() time.Duration {
+	if l.gone.Load() {
+		return 0
+	}
+	return l.session.remaining()
+}
 
 func (l *runLease) Revoked() <-chan struct{} { return l.revoked }
 func (l *runLease) Settle() time.Duration    { return l.session.settle }

@@ -128,3 +128,5 @@ func (e pausedEnv) Lease() Lease { return pausedLease{e.lease} }
 type pausedLease struct{ *runLease }
 
 func (pausedLease) Valid() bool { return false }
+
+func (pausedLease) ValidFor() time.Duration { return 0 }

@@ -142,7 +142,15 @@ func (p *Pipeline) Assign(starts []int64) error {
 // (waiting up to timeout for the first ones) and produces them. It returns what happened since the last
 // Step or Take; the Batch is valid until the next call.
 func (p *Pipeline) Step(timeout time.Duration, max int) *Batch {
-	C.cp_step(p.c, C.int(timeout.Milliseconds()), C.int(max))
+	return p.StepWithin(timeout, max, -1)
+}
+
+// StepWithin is Step for a caller whose permission to write lasts only validFor from the call (negative: no
+// bound): records the step has in hand once that has passed — say the process was stopped while the step
+// waited for records — stay for a later step instead of going to the producer. The caller checks its
+// permission again before the next step.
+func (p *Pipeline) StepWithin(timeout time.Duration, max int, validFor time.Duration) *Batch {
+	C.cp_step(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()))
 	return p.Take()
 }
 

@@ -92,8 +92,9 @@ void cp_pipe_destroy(cp_pipe *p);
 /* cp_assign assigns every partition at starts[i] (an offset, RDK_OFFSET_BEGINNING or RDK_OFFSET_END). */
 int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);
 /* cp_step serves delivery reports and, unless paced, consumes one batch (up to max records, waiting up to
- * timeout_ms) and produces it. */
-cp_out *cp_step(cp_pipe *p, int timeout_ms, int max);
+ * timeout_ms) and produces it — only within valid_ns of the call (< 0: no bound): records in hand past that
+ * stay for a later step. */
+cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns);
 /* cp_producer_ready serves the producer for up to timeout_ms until it can send: an idempotent producer once
  * it has its producer id, any other at once. Returns 1 when it can, 0 when the time ran out or the pipeline
  * was interrupted. Errors meanwhile are in the next output. */

@@ -382,6 +382,41 @@ func TestAFullProducerQueueKeepsTheRestOfTheBatchInOrder(t *testing.T) {
 	}
 }
 
+// TestAStepPastItsPermissionProducesNothing: records a step has in hand once the caller's permission to write
+// has run out stay with the pipeline — none reaches the producer — and go out, in order, with the next steps
+// that may write. This is what keeps a worker stopped (SIGSTOP) inside a step's wait for records from writing
+// them on resume, after its partitions moved to another worker.
+func TestAStepPastItsPermissionProducesNothing(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	parts := sourceParts(t, 1, n, func(int) int { return 100 })
+	pl := pipeline(t, parts, 0, nil)
+	if err := pl.Assign([]int64{cpath.OffsetBeginning}); err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger()
+	deadline := time.Now().Add(60 * time.Second)
+	for l.consumed < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("consumed %d of %d records in %d steps", l.consumed, n, l.steps)
+		}
+		b := pl.StepWithin(10*time.Millisecond, cpath.MaxBatch, 0)
+		if len(b.Forwarded) > 0 || b.InFlightBytes > 0 {
+			t.Fatalf("a step without permission forwarded %+v (%d bytes with the producer)", b.Forwarded, b.InFlightBytes)
+		}
+		l.add(t, b)
+	}
+	run(t, pl, l, func() bool { return len(l.acked[0]) == n })
+	for i, off := range l.acked[0] {
+		if off != int64(i) {
+			t.Fatalf("report %d: source offset %d", i, off)
+		}
+	}
+	if got := kafkatest.ReadAll(t, "B", parts[0].Remote, 0); len(got) != n {
+		t.Fatalf("%d records on B, want %d", len(got), n)
+	}
+}
+
 // TestEachPartitionHasOneBatchAtATime: without any pacing bound, what the pipeline has produced and not yet
 // seen reported stays within one batch.size per partition (the batch gate, doc.go): records never queue
 // behind a partition's request in flight, where librdkafka's broker thread would spin.

@@ -38,6 +38,13 @@
 //     detection, commits and capacity advice (Batch.TargetWait) work as on the Go path. A seek makes every
 //     record of the partition in hand stale.
 //
+// StepWithin bounds step 3 by the caller's permission to write (the run's lease, ValidFor): past it on the
+// monotonic clock — checked after the consume and every 64 records of the pass — nothing more is produced
+// and what is in hand stays. The caller checks its lease before each step, but the step's wait for records
+// lies between that check and the hand-over: a worker stopped (SIGSTOP) in it resumed with records in hand
+// long after its partitions had moved, and wrote them after the successor's (the fault suite's
+// TestStallWorker saw 2 such stale records on B).
+//
 // The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
 // partition's in-flight records against its limit of five in-flight requests, so a partition has one
 // ProduceRequest in flight; and a record queued behind it once its linger.ms has expired makes the broker
