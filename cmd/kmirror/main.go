@@ -76,15 +76,19 @@ func (g *globals) loggers(stderr io.Writer) (*server.Loggers, error) {
 
 var envOption = ff.WithEnvVarPrefix("KMIRROR")
 
-// serveGCPercent is kmirror's garbage-collection pace unless GOGC says otherwise. Every replicated record
-// leaves its bytes as garbage once librdkafka has copied them, while the live heap stays a few megabytes, so
-// Go's default (collect when the heap doubles) collects every few megabytes. In the benchmark, 400 cut CPU per
-// GB by about a quarter for 10% more memory (docs/benchmarks.md); GOMEMLIMIT, if set, still caps the heap.
-const serveGCPercent = 400
+// goPathGCPercent is the garbage-collection pace of a worker whose source tasks move records through Go
+// (--data-path=go, or exactly-once source support: transactions are the Go path's), unless GOGC says
+// otherwise. There every replicated record leaves its bytes as garbage once librdkafka has copied them, while
+// the live heap stays a few megabytes, so Go's default (collect when the heap doubles) collects every few
+// megabytes; in the benchmark 400 cut CPU per GB by about a quarter for 10% more memory. On the C data path
+// records never enter Go and Go's default pace costs no measurable CPU, while 400 let the heap grow to five
+// times its live size: 1,000 partitions took 27–70 MB more peak RSS (docs/benchmarks.md). GOMEMLIMIT, if set,
+// still caps the heap.
+const goPathGCPercent = 400
 
-func paceGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(serveGCPercent)
+func paceGC(data connectors.DataPath, eos mirrorconfig.ExactlyOnceSourceSupport) {
+	if _, set := os.LookupEnv("GOGC"); !set && (data == connectors.DataPathGo || eos.Enabled()) {
+		debug.SetGCPercent(goPathGCPercent)
 	}
 }
 
@@ -168,7 +172,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			paceGC()
+			paceGC(data, eosSupport)
 			if *pprofListen != "" {
 				_, stopPprof, err := servePprof(ctx, *pprofListen)
 				if err != nil {
