@@ -35,14 +35,10 @@ func (l *sessionLease) extend(end time.Time) {
 	}
 }
 
-// valid is on the replication hot path (before and after every record a task hands over): two atomic loads
-// and a monotonic clock read. The clock is read here rather than a flag set by a timer, because after a stall
-// (SIGSTOP) the record loop may run before any timer goroutine does.
-func (l *sessionLease) valid() bool {
-	return !l.gone.Load() && int64(time.Since(l.base)) < l.until.Load()
-}
-
-// remaining is how long the lease still runs unless extended: zero once it has ended.
+// remaining is how long the lease still runs unless extended: zero once it has ended. It is on the replication
+// hot path (Valid, before and after every record a task hands over): two atomic loads and a monotonic clock
+// read. The clock is read here rather than a flag set by a timer, because after a stall (SIGSTOP) the record
+// loop may run before any timer goroutine does.
 func (l *sessionLease) remaining() time.Duration {
 	if l.gone.Load() {
 		return 0
@@ -79,7 +75,7 @@ func newRunLease(s *sessionLease) *runLease {
 	return l
 }
 
-func (l *runLease) Valid() bool { return !l.gone.Load() && l.session.valid() }
+func (l *runLease) Valid() bool { return l.ValidFor() > 0 }
 
 func (l *runLease) ValidFor() time.Duration {
 	if l.gone.Load() {

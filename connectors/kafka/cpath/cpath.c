@@ -776,17 +776,12 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
                 rd_kafka_message_t *m = p->msgs[i];
                 if (!lapsed && ((i - p->pos) & 63) == 63)
                         lapsed = now_ns() >= until;
-                if (lapsed) {
-                        p->msg_batch[keep] = p->msg_batch[i];
-                        p->msgs[keep++] = m;
-                        continue;
-                }
                 if (!last_rkt || m->rkt != last_rkt) {
                         last_rkt = m->rkt;
                         last = topic_of(p, m->rkt);
                 }
                 int idx = part_of(last, m->partition);
-                int r = full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, p->msg_batch[i], last);
+                int r = lapsed || full || (idx >= 0 && p->parts[idx].held_pass == p->pass) ? 1 : handle(p, m, p->msg_batch[i], last);
                 if (r) {
                         full = full || r == 2;
                         if (idx >= 0)
