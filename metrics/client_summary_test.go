@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -47,4 +49,47 @@ func mustParse(t *testing.T, doc string) *ClientDoc {
 	d, err := ParseClientStats(doc)
 	require.NoError(t, err)
 	return d
+}
+
+// consumerDoc returns a consumer statistics document shaped like librdkafka's: topics × partitions entries with
+// the fields librdkafka writes for each (most of them ignored by the parse).
+func consumerDoc(topics, partitions int) string {
+	var b strings.Builder
+	b.WriteString(`{"name":"c#consumer-1","type":"consumer","msg_cnt":0,"msg_size":0,"tx_bytes":1,"rx_bytes":2,"brokers":{},"topics":{`)
+	for t := range topics {
+		if t > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"topic-%d":{"topic":"topic-%d","age":1000,"metadata_age":900,`+
+			`"batchsize":{"min":0,"max":0,"avg":0,"sum":0,"cnt":0,"p99":0},"batchcnt":{"min":0,"max":0,"avg":0,"sum":0,"cnt":0,"p99":0},"partitions":{`, t, t)
+		for p := range partitions {
+			if p > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"%d":{"partition":%d,"broker":1,"leader":1,"desired":true,"unknown":false,"msgq_cnt":0,`+
+				`"msgq_bytes":0,"xmit_msgq_cnt":0,"xmit_msgq_bytes":0,"fetchq_cnt":0,"fetchq_size":0,"fetch_state":"active",`+
+				`"query_offset":-1001,"next_offset":10,"app_offset":10,"stored_offset":-1001,"stored_leader_epoch":-1,`+
+				`"commited_offset":-1001,"committed_offset":-1001,"committed_leader_epoch":-1,"eof_offset":10,"lo_offset":0,`+
+				`"hi_offset":12,"ls_offset":12,"consumer_lag":-1,"consumer_lag_stored":-1,"leader_epoch":0,"txmsgs":0,`+
+				`"txbytes":0,"rxmsgs":10,"rxbytes":10240,"msgs":10,"rx_ver_drops":0,"msgs_inflight":0,"next_ack_seq":0,`+
+				`"next_err_seq":0,"acked_msgid":0}`, p, p)
+		}
+		b.WriteString(`}}`)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// The document has an entry per partition of every topic the client knows — at a thousand partitions over
+// round-robin tasks, about a megabyte per client per interval — so what a parse allocates beside what it keeps
+// is what the statistics cost the Go heap.
+func BenchmarkParseClientStats1000Partitions(b *testing.B) {
+	doc := consumerDoc(100, 10)
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseClientStats(doc); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

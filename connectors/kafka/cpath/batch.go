@@ -2,6 +2,7 @@ package cpath
 
 /*
 #include <stdlib.h>
+#include <string.h>
 #include "cpath.h"
 */
 import "C"
@@ -145,9 +146,10 @@ func (p *Pipeline) Take() *Batch {
 	if stats && p.onStats != nil {
 		for which, producer := range []bool{false, true} {
 			if s := C.cp_take_stats(p.c, C.int(which)); s != nil {
-				json := C.GoString(s)
+				// Read in place (see Config.OnStats), not copied: a document is megabytes at a thousand
+				// partitions.
+				p.onStats(producer, unsafe.String((*byte)(unsafe.Pointer(s)), int(C.strlen(s))))
 				C.free(unsafe.Pointer(s))
-				p.onStats(producer, json)
 			}
 		}
 	}

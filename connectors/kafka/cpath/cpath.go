@@ -44,7 +44,8 @@ type Config struct {
 	// means no bound. Above PaceBytes × len(Parts), Step waits for deliveries instead of consuming.
 	PaceBytes int64
 	// OnStats receives librdkafka statistics (statistics.interval.ms) of the consumer or the producer; it is
-	// called from Step, Flush and Take.
+	// called from Step, Flush and Take. json is librdkafka's own buffer, freed when OnStats returns: parse it,
+	// never keep it (nor a substring of it).
 	OnStats func(producer bool, json string)
 	// Log receives librdkafka's log lines (nil: dropped), as package kafka forwards its clients'.
 	Log *slog.Logger
