@@ -26,13 +26,15 @@ type Registry struct {
 	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
 	data    DataPath // how source tasks move records (DataPathAuto when empty)
+	procs   *cpathProcs
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
 // to m (nil for none: the partitions they publish are the same either way). clients are the rules every
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients}
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients,
+		procs: newCPathProcs()}
 }
 
 // WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
@@ -97,7 +99,8 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data}, nil
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
+			procs: r.procs}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

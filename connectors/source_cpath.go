@@ -158,6 +158,7 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 // replicateC is replicate on the C path: the same pipeline — identity checks, offset syncs, admin clients,
 // start positions, committer, identity watcher, soft stop — with a C pipeline for consumer and producer.
 func (r *sourceRun) replicateC(ctx context.Context) error {
+	defer r.t.procs.hold()()
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)

@@ -40,6 +40,7 @@ type sourceTask struct {
 	eos     bool              // the worker has exactly-once source support: replicate in transactions
 	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.
 	dataPath DataPath
+	procs    *cpathProcs // the worker's GOMAXPROCS for C pipelines (nil: left alone)
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
