@@ -136,6 +136,20 @@ func (b *bench) systems() []system {
 	return out
 }
 
+// runOrder is the order of the systems in repetition rep of an interleaved scenario: -systems rotated by rep.
+// In a fixed order one system always ran right after the same other one, and on 2026-12-03 the system right
+// after the C pipe did worse in every four-system run, whichever kmirror build it was (the C pipe's 5 GB being
+// written back and its topic's logs deleted while the next system ran are the suspects); rotating spreads
+// that over the systems instead of charging it to one.
+func (b *bench) runOrder(rep int) []system {
+	s := b.systems()
+	if len(s) == 0 {
+		return s
+	}
+	k := rep % len(s)
+	return append(s[k:len(s):len(s)], s[:k]...)
+}
+
 func (b *bench) prodSettings(linger, batch int) producerSettings {
 	return producerSettings{Acks: b.cfg.acks, Idempotence: b.cfg.idempotence, InFlight: b.cfg.inflight,
 		Linger: strconv.Itoa(linger), BatchSize: strconv.Itoa(batch), Compression: b.cfg.compression,

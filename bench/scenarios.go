@@ -29,7 +29,7 @@ func (b *bench) scenarioTasks(ctx context.Context) error {
 	for _, t := range b.cfg.tasksList {
 		variant := fmt.Sprintf("tasks.max=%d", t)
 		for rep := range b.cfg.repeat {
-			for _, s := range b.systems() {
+			for _, s := range b.runOrder(rep) {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -72,7 +72,7 @@ func (b *bench) scenarioCompression(ctx context.Context) error {
 		b.warmUp(ctx, src)
 		variant := fmt.Sprintf("compression.type=%s, tasks.max=%d", codec, b.cfg.codecTasks)
 		for rep := range b.cfg.repeat {
-			for _, s := range b.systems() {
+			for _, s := range b.runOrder(rep) {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -92,7 +92,7 @@ func (b *bench) scenarioSmall(ctx context.Context) error {
 	b.warmUp(ctx, src)
 	variant := fmt.Sprintf("small batches: linger.ms=%d batch.size=%d, tasks.max=%d", b.cfg.smallLinger, b.cfg.smallBatch, b.cfg.tasks)
 	for rep := range b.cfg.repeat {
-		for _, s := range b.systems() {
+		for _, s := range b.runOrder(rep) {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
