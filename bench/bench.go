@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -136,18 +137,41 @@ func (b *bench) systems() []system {
 	return out
 }
 
-// runOrder is the order of the systems in repetition rep of an interleaved scenario: -systems rotated by rep.
-// In a fixed order one system always ran right after the same other one, and on 2026-12-03 the system right
-// after the C pipe did worse in every four-system run, whichever kmirror build it was (the C pipe's 5 GB being
-// written back and its topic's logs deleted while the next system ran are the suspects); rotating spreads
-// that over the systems instead of charging it to one.
+// runOrder is the order of the systems in repetition rep of an interleaved scenario. In a fixed order one system
+// always ran right after the same other one, and on 2026-12-03 the system right after the C pipe did worse in
+// every four-system run, whichever kmirror build it was (the C pipe's 5 GB being written back and its topic's
+// logs deleted while the next system ran are the suspects). So each repetition uses a row of a balanced Latin
+// square (Williams): with an even number of systems and as many repetitions, every system runs right after
+// every other exactly once; with an odd number, odd repetitions run their row backwards, so that who goes
+// before whom still changes.
 func (b *bench) runOrder(rep int) []system {
 	s := b.systems()
-	if len(s) == 0 {
-		return s
+	out := make([]system, 0, len(s))
+	for _, i := range williamsRow(len(s), rep) {
+		out = append(out, s[i])
 	}
-	k := rep % len(s)
-	return append(s[k:len(s):len(s)], s[:k]...)
+	return out
+}
+
+// williamsRow returns row rep of a Williams design for n treatments: 0, 1, n-1, 2, n-2, … shifted by rep
+// (mod n), reversed on odd rows when n is odd.
+func williamsRow(n, rep int) []int {
+	row := make([]int, n)
+	for i := range n {
+		k := 0
+		switch {
+		case i == 0:
+		case i%2 == 1:
+			k = (i + 1) / 2
+		default:
+			k = n - i/2
+		}
+		row[i] = (k + rep) % n
+	}
+	if n%2 == 1 && rep%2 == 1 {
+		slices.Reverse(row)
+	}
+	return row
 }
 
 func (b *bench) prodSettings(linger, batch int) producerSettings {
