@@ -669,8 +669,8 @@ static struct cp_topic *topic_of(cp_pipe *p, rd_kafka_topic_t *rkt) {
         return NULL;
 }
 
-/* handle hands the consumed message m, of part idx (-1: none), over (or reports it); 1 when the batch gate holds it back, 2 when the
- * producer's queue is full: m must wait. */
+/* handle hands the consumed message m, of part idx (-1: none), over (or reports it); 1 when the batch gate
+ * holds it back, 2 when the producer's queue is full: m must wait. */
 static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
         if (idx >= 0 && batch <= p->parts[idx].skip_gen)
                 return 0; /* consumed before the partition was sought: stale */
