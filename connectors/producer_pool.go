@@ -25,6 +25,7 @@ type producerPool struct {
 
 type pooledProducer struct {
 	producer *kafka.Producer
+	gate     *syncGate // its users' batches (offset syncs: see syncGate)
 	refs     int
 }
 
@@ -37,9 +38,9 @@ func newProducerPool(log *slog.Logger) *producerPool {
 	return &producerPool{log: log, producers: map[string]*pooledProducer{}}
 }
 
-// acquire returns the pool's producer for exactly these properties, creating it if needed, and a release
-// function the caller must call once it no longer produces.
-func (pp *producerPool) acquire(props map[string]string) (*kafka.Producer, func(), error) {
+// acquire returns the pool's producer for exactly these properties, creating it if needed, with the gate its
+// users share, and a release function the caller must call once it no longer produces.
+func (pp *producerPool) acquire(props map[string]string) (*kafka.Producer, *syncGate, func(), error) {
 	key := poolKey(props)
 	pp.mu.Lock()
 	defer pp.mu.Unlock()
@@ -51,15 +52,15 @@ func (pp *producerPool) acquire(props map[string]string) (*kafka.Producer, func(
 			}
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		entry = &pooledProducer{producer: p}
+		entry = &pooledProducer{producer: p, gate: newSyncGate(props)}
 		pp.producers[key] = entry
 	}
 	entry.refs++
 	var once sync.Once
 	release := func() { once.Do(func() { pp.release(key, entry) }) }
-	return entry.producer, release, nil
+	return entry.producer, entry.gate, release, nil
 }
 
 func (pp *producerPool) release(key string, entry *pooledProducer) {

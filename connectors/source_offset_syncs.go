@@ -10,19 +10,22 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
 
-// maxInflightOffsetSyncs caps the offset syncs awaiting acknowledgement. MM2's semaphore allows 10; at
-// kmirror's speed a partition's 10,000 records are acknowledged within one or two round trips to the sync
-// cluster, so with 10 the syncs that fall due together collapsed into one pending sync per partition (18-70
-// per 10,000 records against MM2's 43-69, measured by TestOffsetSyncsDenseEnough), and Java tools translating
-// from them re-read thousands of records. A sync is 24 bytes: 1,000 in flight cost nothing and let every sync
-// MM2's rules ask for go out, also while they linger 50 ms in the producer (clientconfig's offsetSyncsLingerMs:
-// at 300,000 records/s a task's syncs fall due at 3,000 a second, 150 per linger).
-const maxInflightOffsetSyncs = 1000
+// maxQueuedOffsetSyncs caps the offset syncs a task holds back while the gate (syncGate) keeps them out of
+// librdkafka; past it, the newest of each partition is kept, as in MM2's pending map. MM2's semaphore allows 10
+// in flight and keeps one pending sync per partition beyond; at kmirror's speed a partition's 10,000 records
+// are acknowledged within one or two round trips to the sync cluster, so syncs that fall due together
+// collapsed into one per partition (18-70 per 10,000 records against MM2's 43-69, measured by
+// TestOffsetSyncsDenseEnough), and Java tools translating from them re-read thousands of records. A sync is 24
+// bytes: holding 1,000 costs nothing and lets every sync MM2's rules ask for go out while a batch lingers
+// (50 ms, clientconfig's offsetSyncsLingerMs) and travels: at 300,000 records/s a task's syncs fall due at
+// 3,000 a second.
+const maxQueuedOffsetSyncs = 1000
 
 // offsetSyncer sends a source task's offset syncs to the offset-syncs topic. Which syncs to send is decided per
-// partition (mirror.PartitionSyncs, on the delivery path, without a shared lock); this type queues them, keeps
-// MM2's in-flight cap, and owns the producer. A queued sync for a partition is replaced by a newer one in
-// place, as in MM2's pending map.
+// partition (mirror.PartitionSyncs, on the delivery path, without a shared lock); this type queues them, hands
+// them to the producer as the gate it shares with the worker's other tasks allows, and owns its share of the
+// producer. Every sync is sent, in order per partition; only past maxQueuedOffsetSyncs does a newer sync of a
+// partition replace its queued one.
 //
 // A sync that fails is queued again unless a newer one of its partition has been queued or sent since, and
 // sending pauses for syncRetryBackoff. MM2 drops it, and the next sync of the partition supersedes it; but a
@@ -33,16 +36,18 @@ const maxInflightOffsetSyncs = 1000
 // a rewind.
 type offsetSyncer struct {
 	producer *kafka.Producer // shared with the worker's other tasks of the connector (producerPool)
+	gate     *syncGate       // shared with them too
 	giveBack func()          // returns the shared producer to the pool
 	topic    string
 	log      *slog.Logger
 
 	mu         sync.Mutex
-	pending    map[mirror.TopicPartition]mirror.OffsetSync
-	order      []mirror.TopicPartition // pending partitions, oldest first
+	queue      []mirror.OffsetSync // to send, oldest first; a partition may have several
+	over       map[mirror.TopicPartition]mirror.OffsetSync
+	overOrder  []mirror.TopicPartition         // partitions in over, oldest first: they go after the queue
+	latest     map[mirror.TopicPartition]int64 // the highest upstream offset queued or sent per partition
 	inflight   int
-	sent       map[mirror.TopicPartition]int64 // the highest upstream offset handed to the producer per partition
-	retryAfter time.Time                       // no sending before (after a failure)
+	retryAfter time.Time // no sending before (after a failure)
 	retryTimer *time.Timer
 	failing    bool // since the last failure, nothing was delivered
 	closed     bool // the task let go: nothing is sent or retried any more
@@ -60,26 +65,32 @@ type syncSend struct {
 func (ss *syncSend) delivered(d kafka.Delivery) { ss.s.delivered(ss.sync, d) }
 
 func newOffsetSyncer(pool *producerPool, props map[string]string, topic string, log *slog.Logger) (*offsetSyncer, error) {
-	p, release, err := pool.acquire(props)
+	p, gate, release, err := pool.acquire(props)
 	if err != nil {
 		return nil, err
 	}
-	return &offsetSyncer{producer: p, giveBack: release, topic: topic, log: log,
-		pending: map[mirror.TopicPartition]mirror.OffsetSync{}, sent: map[mirror.TopicPartition]int64{}}, nil
+	return &offsetSyncer{producer: p, gate: gate, giveBack: release, topic: topic, log: log,
+		over: map[mirror.TopicPartition]mirror.OffsetSync{}, latest: map[mirror.TopicPartition]int64{}}, nil
 }
 
-// send queues a sync and sends what the in-flight cap allows.
+// send queues a sync and sends what the gate allows.
 func (s *offsetSyncer) send(sync mirror.OffsetSync) {
 	tp := sync.TopicPartition()
 	s.mu.Lock()
-	if _, queued := s.pending[tp]; !queued {
-		s.order = append(s.order, tp)
+	s.latest[tp] = max(s.latest[tp], sync.UpstreamOffset)
+	if _, over := s.over[tp]; over || len(s.queue) >= maxQueuedOffsetSyncs {
+		if !over {
+			s.overOrder = append(s.overOrder, tp)
+		}
+		s.over[tp] = sync
+	} else {
+		s.queue = append(s.queue, sync)
 	}
-	s.pending[tp] = sync
 	s.mu.Unlock()
 	s.fire()
 }
 
+// fire produces the queued syncs the gate admits.
 func (s *offsetSyncer) fire() {
 	s.mu.Lock()
 	if s.closed || time.Now().Before(s.retryAfter) {
@@ -87,14 +98,19 @@ func (s *offsetSyncer) fire() {
 		return // closed, or the retry timer fires again
 	}
 	var batch []mirror.OffsetSync
-	for s.inflight < maxInflightOffsetSyncs && len(s.order) > 0 {
-		tp := s.order[0]
-		s.order = s.order[1:]
-		sync := s.pending[tp]
-		batch = append(batch, sync)
-		delete(s.pending, tp)
-		s.inflight++
-		s.sent[tp] = max(s.sent[tp], sync.UpstreamOffset)
+	if len(s.queue) > 0 {
+		n := s.gate.admit(s, len(s.queue), syncSize(s.queue[0]), s.fire)
+		batch = append(batch, s.queue[:n]...)
+		s.queue = s.queue[n:]
+		s.inflight += n
+	}
+	// A partition's sync in over is newer than its queued ones, and while it is there the partition's next
+	// syncs replace it: moving it behind the queue keeps every partition's order.
+	for len(s.overOrder) > 0 && len(s.queue) < maxQueuedOffsetSyncs {
+		tp := s.overOrder[0]
+		s.overOrder = s.overOrder[1:]
+		s.queue = append(s.queue, s.over[tp])
+		delete(s.over, tp)
 	}
 	s.mu.Unlock()
 	for _, sync := range batch {
@@ -103,6 +119,11 @@ func (s *offsetSyncer) fire() {
 			s.failed(sync, err)
 		}
 	}
+}
+
+// syncSize estimates a sync's bytes in a record batch, for the gate's bounds.
+func syncSize(sync mirror.OffsetSync) int64 {
+	return int64(2+len(sync.Topic)+4) + 16 + syncRecordOverhead // key: topic, partition; value: two offsets
 }
 
 func (s *offsetSyncer) produce(sync mirror.OffsetSync) error {
@@ -144,9 +165,8 @@ func (s *offsetSyncer) failed(sync mirror.OffsetSync, err error) {
 	}
 	first := !s.failing
 	s.failing = true
-	if _, queued := s.pending[tp]; !queued && s.sent[tp] <= sync.UpstreamOffset {
-		s.pending[tp] = sync
-		s.order = append([]mirror.TopicPartition{tp}, s.order...)
+	if s.latest[tp] <= sync.UpstreamOffset {
+		s.queue = append([]mirror.OffsetSync{sync}, s.queue...)
 	}
 	s.retryAfter = time.Now().Add(syncRetryBackoff)
 	if s.retryTimer == nil {
@@ -163,10 +183,13 @@ func (s *offsetSyncer) failed(sync mirror.OffsetSync, err error) {
 	}
 }
 
+// release accounts for a sync the gate admitted that was delivered, failed or never produced; it may open the
+// gate, and the waiting syncers then send (this one too).
 func (s *offsetSyncer) release() {
 	s.mu.Lock()
 	s.inflight--
 	s.mu.Unlock()
+	s.gate.done()
 }
 
 // flush waits until every queued and in-flight sync of this task has been sent, or ctx ends.
@@ -174,7 +197,7 @@ func (s *offsetSyncer) flush(ctx context.Context) {
 	for ctx.Err() == nil {
 		s.fire()
 		s.mu.Lock()
-		idle := s.inflight == 0 && len(s.order) == 0
+		idle := s.inflight == 0 && len(s.queue) == 0 && len(s.overOrder) == 0
 		s.mu.Unlock()
 		if idle {
 			return

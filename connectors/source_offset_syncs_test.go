@@ -62,3 +62,50 @@ func TestOffsetSyncsOutliveAMissingTopic(t *testing.T) {
 	}
 	require.Equal(t, map[int32]int64{0: 30, 1: 20}, last, "the newest sync of each partition arrived: %v", got)
 }
+
+// TestEverySyncArrivesInOrderThroughTheGate: three tasks of one worker share the offset-sync producer and its
+// gate, and send syncs far faster than batches of 50 make the round trip (so most wait in their syncer); every
+// sync arrives, in order per partition, none coalesced while fewer than maxQueuedOffsetSyncs wait.
+func TestEverySyncArrivesInOrderThroughTheGate(t *testing.T) {
+	t.Parallel()
+	topic := kafkatest.TopicName(t, "mm2-offset-syncs.gate")
+	kafkatest.CreateTopic(t, "B", topic, 1, nil)
+	props := map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "enable.idempotence": "true",
+		"linger.ms": "5", "batch.num.messages": "50"}
+	log := slog.New(slog.DiscardHandler)
+	pool := newProducerPool(log)
+	const perPartition = 300
+	var syncers []*offsetSyncer
+	for range 3 {
+		s, err := newOffsetSyncer(pool, props, topic, log)
+		require.NoError(t, err)
+		defer s.close()
+		syncers = append(syncers, s)
+	}
+	for i := range perPartition {
+		for task, s := range syncers {
+			for p := range 2 {
+				// Partitions 0-5, two per task; upstream offsets 100 apart, as MM2's rule spaces them.
+				s.send(mirror.OffsetSync{Topic: "orders", Partition: int32(2*task + p), UpstreamOffset: int64(100 * i), DownstreamOffset: int64(100*i + 7)})
+			}
+		}
+	}
+	for _, s := range syncers {
+		s.flush(t.Context())
+	}
+
+	got := map[int32][]int64{}
+	for _, r := range kafkatest.ReadAll(t, "B", topic, 0) {
+		sync, err := mirror.DecodeOffsetSync(r.Key, r.Value)
+		require.NoError(t, err)
+		require.Equal(t, sync.UpstreamOffset+7, sync.DownstreamOffset)
+		got[sync.Partition] = append(got[sync.Partition], sync.UpstreamOffset)
+	}
+	want := make([]int64, perPartition)
+	for i := range want {
+		want[i] = int64(100 * i)
+	}
+	for p := range int32(6) {
+		require.Equal(t, want, got[p], "partition %d: every sync, once, in order", p)
+	}
+}

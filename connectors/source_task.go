@@ -232,9 +232,6 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		if r.syncProps, err = t.cfg.clientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, -1); err != nil {
 			return nil, err
 		}
-		// No longer linger than Java's producer (5 ms, librdkafka's default too): with MM2's cap of 10 syncs in
-		// flight, a 100 ms linger let a burst through at one sync per ~1,000 records per partition, and Java
-		// tools translating from kmirror's syncs (MM2's own checkpoint connector) then lagged far behind.
 		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
 		if t.cfg.values.String("offset-syncs.topic.location") == "target" {
 			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
