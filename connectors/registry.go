@@ -27,6 +27,8 @@ type Registry struct {
 	clients clientconfig.Options
 	data    DataPath // how source tasks move records (DataPathAuto when empty)
 	procs   *cpathProcs
+	// consumerStatsMax: see WithConsumerStatsLimit.
+	consumerStatsMax int
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
@@ -34,7 +36,15 @@ type Registry struct {
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients,
-		procs: newCPathProcs()}
+		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions}
+}
+
+// WithConsumerStatsLimit sets how many partitions a source task's replication consumer may know of (every
+// partition of each topic it reads) and still run with librdkafka statistics; at most 0: no limit. The default
+// is DefaultConsumerStatsMaxPartitions, which says why. It returns r.
+func (r *Registry) WithConsumerStatsLimit(n int) *Registry {
+	r.consumerStatsMax = n
+	return r
 }
 
 // WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
@@ -100,7 +110,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
 		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
-			procs: r.procs}, nil
+			procs: r.procs, consumerStatsMax: r.consumerStatsMax}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

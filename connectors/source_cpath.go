@@ -82,15 +82,15 @@ func lingerMs(props map[string]string) float64 {
 }
 
 // cpathProps returns librdkafka properties for the C clients: confluent-kafka-go's own go.* keys left out,
-// statistics as the Go clients get them (WithStats, every clientStatsEvery(partitions)).
-func cpathProps(props map[string]string, partitions int) map[string]string {
+// statistics every statsEvery (none when 0), as the Go clients get them (sourceRun.statsEvery).
+func cpathProps(props map[string]string, statsEvery time.Duration) map[string]string {
 	out := make(map[string]string, len(props)+1)
 	for k, v := range props {
 		if !strings.HasPrefix(k, "go.") {
 			out[k] = v
 		}
 	}
-	out["statistics.interval.ms"] = strconv.FormatInt(clientStatsEvery(partitions).Milliseconds(), 10)
+	out["statistics.interval.ms"] = strconv.FormatInt(statsEvery.Milliseconds(), 10)
 	return out
 }
 
@@ -99,8 +99,8 @@ func cpathProps(props map[string]string, partitions int) map[string]string {
 // every 500 ms until one of them is up, and with sparse connections the first such broker came up only on the
 // second ask — about a second before the first record could go, against half of that (measured at start-up in
 // the server tests: 376–964 ms with sparse connections, 406–489 ms without).
-func cpathProducerProps(props map[string]string, partitions int) map[string]string {
-	out := cpathProps(props, partitions)
+func cpathProducerProps(props map[string]string, statsEvery time.Duration) map[string]string {
+	out := cpathProps(props, statsEvery)
 	if props["enable.idempotence"] == "true" {
 		out["enable.sparse.connections"] = "false"
 	}
@@ -174,7 +174,8 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	}
 	batch := propInt(r.producerProps, libDefaultBatchSize, "batch.size")
 	pl, err := cpath.New(cpath.Config{
-		Consumer: cpathProps(r.consumerProps, len(r.parts)), Producer: cpathProducerProps(r.producerProps, len(r.parts)), Parts: parts,
+		Consumer: cpathProps(r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer)),
+		Producer: cpathProducerProps(r.producerProps, r.statsEvery(clientconfig.ReplicationProducer)), Parts: parts,
 		PaceBytes: int64(cpathPace * float64(batch)),
 		Log:       r.log,
 		OnStats: func(producer bool, json string) {

@@ -110,6 +110,14 @@ func clientStatsEvery(partitions int) time.Duration {
 	return min(max(clientStatsInterval, time.Duration(partitions)*clientStatsPerPartition), clientStatsMaxInterval)
 }
 
+// statsEvery is how often librdkafka hands the statistics of the run's client in role over; 0: never.
+func (r *sourceRun) statsEvery(role clientconfig.Role) time.Duration {
+	if role == clientconfig.ReplicationConsumer && r.consumerStatsOff {
+		return 0
+	}
+	return clientStatsEvery(len(r.parts))
+}
+
 // Client roles as the metrics name them (MM2's client.id suffixes).
 const (
 	roleReplicationConsumer = "replication-consumer"
@@ -117,11 +125,14 @@ const (
 )
 
 // clientStats returns the options that hand a replication client's librdkafka statistics to the metrics and to
-// figures (capacity advice), every clientStatsEvery(partitions), and what removes its series once the client has
-// closed (no statistics arrive after Close).
-func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, partitions int, figures func(*metrics.ClientDoc)) ([]kafka.Option, func()) {
+// figures (capacity advice), every every (none when 0), and what removes its series once the client has closed
+// (no statistics arrive after Close).
+func (t *sourceTask) clientStats(role clientconfig.Role, props map[string]string, every time.Duration, figures func(*metrics.ClientDoc)) ([]kafka.Option, func()) {
 	sink, remove := t.statsSink(role, props, figures)
-	opts := []kafka.Option{kafka.WithStats(clientStatsEvery(partitions), sink)}
+	var opts []kafka.Option
+	if every > 0 {
+		opts = append(opts, kafka.WithStats(every, sink))
+	}
 	if t.metrics != nil && role == clientconfig.ReplicationProducer {
 		opts = append(opts, kafka.WithDeliveryTimes()) // replication latency
 	}
@@ -139,11 +150,7 @@ func (t *sourceTask) statsSink(role clientconfig.Role, props map[string]string, 
 			}
 		}, func() {}
 	}
-	name := roleReplicationConsumer
-	if role == clientconfig.ReplicationProducer {
-		name = roleReplicationProducer
-	}
-	l := metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
+	l := t.clientLabels(role, props)
 	reg := t.metrics
 	return func(json string) {
 		d, err := metrics.ParseClientStats(json)
@@ -153,6 +160,15 @@ func (t *sourceTask) statsSink(role clientconfig.Role, props map[string]string, 
 		reg.ClientDoc(l, d)
 		figures(d)
 	}, func() { reg.RemoveClient(l) }
+}
+
+// clientLabels names a replication client of the task in the metrics.
+func (t *sourceTask) clientLabels(role clientconfig.Role, props map[string]string) metrics.ClientLabels {
+	name := roleReplicationConsumer
+	if role == clientconfig.ReplicationProducer {
+		name = roleReplicationProducer
+	}
+	return metrics.ClientLabels{Connector: t.id.Connector, Task: t.id.Task, Role: name, ClientID: props["client.id"]}
 }
 
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
@@ -165,6 +181,9 @@ func (r *sourceRun) end(err error) {
 		p.metrics.remove()
 	}
 	r.taskMetrics.remove()
+	if r.removeConsumerLags != nil {
+		r.removeConsumerLags()
+	}
 }
 
 // taskMetrics is the run's task-level series (offset commit time, records in flight). Its zero value reports

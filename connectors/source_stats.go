@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -179,6 +180,11 @@ func (pp partitionPosition) replicatedOffset(low, end int64, latest bool) int64 
 // publishStats.
 func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 	lost := r.lossPartitions()
+	var lags []metrics.PartitionLag
+	if r.consumerLags != nil {
+		lags = make([]metrics.PartitionLag, 0, len(r.parts))
+		defer func() { r.consumerLags(lags) }()
+	}
 	for _, p := range r.parts {
 		pp := p.position()
 		low, end := int64(-1), int64(-1)
@@ -191,6 +197,9 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		lag := int64(-1)
 		if end >= 0 {
 			lag = max(end-pos, 0)
+			if lags != nil {
+				lags = append(lags, metrics.PartitionLag{Topic: p.tp.Topic, Partition: p.tp.Partition, Lag: lag})
+			}
 		}
 		st := &p.stats
 		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})

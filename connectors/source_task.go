@@ -41,6 +41,9 @@ type sourceTask struct {
 	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.
 	dataPath DataPath
 	procs    *cpathProcs // the worker's GOMAXPROCS for C pipelines (nil: left alone)
+	// consumerStatsMax: a replication consumer knowing of more partitions runs without librdkafka statistics
+	// (source_consumer_stats.go); at most 0: no limit.
+	consumerStatsMax int
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -150,6 +153,12 @@ type sourceRun struct {
 	clock                            pipelineClock
 	producerFigures, consumerFigures clientFigures
 
+	// consumerStatsOff: the replication consumer runs without librdkafka statistics (source_consumer_stats.go);
+	// consumerLags then takes Java's records-lag from sampleStats (nil without metrics).
+	consumerStatsOff   bool
+	consumerLags       func([]metrics.PartitionLag)
+	removeConsumerLags func() // at the run's end
+
 	noticeMu    sync.Mutex
 	notices     map[string]tasks.Notice
 	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
@@ -207,6 +216,10 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.resetPolicy = "earliest"
 	}
 	r.consumerProps["auto.offset.reset"] = "error"
+	if consumerStatsOff(assigned, t.consumerStatsMax) {
+		r.consumerStatsOff = true
+		r.noteConsumerStatsOff(knownPartitions(assigned))
+	}
 	if r.producerProps, err = t.cfg.clientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
 		return nil, err
 	}
@@ -381,7 +394,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	}
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
-	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, len(r.parts), r.consumerFigures.record)
+	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
 	defer removeConsumerStats() // after the consumer closed: no statistics come later
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
 	if err != nil {
@@ -403,7 +416,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	if syncs != nil {
 		defer syncs.close()
 	}
-	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, len(r.parts), r.producerFigures.record)
+	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.statsEvery(clientconfig.ReplicationProducer), r.producerFigures.record)
 	defer removeProducerStats()
 	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
 	if err != nil {

@@ -23,6 +23,7 @@ type ClientLabels struct {
 type clientSnapshot struct {
 	seq      uint64
 	consumer bool
+	lagsOnly bool // no statistics document: only the compat records-lag (ConsumerLags)
 	stats    rdStats
 	clientID string   // jmx-sanitized
 	native   []string // connector, task, role, client
@@ -124,6 +125,12 @@ func (r *Registry) ClientDoc(c ClientLabels, d *ClientDoc) {
 	}
 	st.Brokers = brokers
 	snap.stats = st
+	r.putClient(c, snap)
+}
+
+// putClient makes snap the client's snapshot, keeping its age among the clients (the newest of two with one
+// client.id exports the compat series).
+func (r *Registry) putClient(c ClientLabels, snap *clientSnapshot) {
 	r.clMu.Lock()
 	defer r.clMu.Unlock()
 	if old, ok := r.clients[c]; ok {
@@ -133,6 +140,34 @@ func (r *Registry) ClientDoc(c ClientLabels, d *ClientDoc) {
 		snap.seq = r.clSeq
 	}
 	r.clients[c] = snap
+}
+
+// PartitionLag is a partition's records-lag: its high watermark less the consumer's position.
+type PartitionLag struct {
+	Topic     string
+	Partition int32
+	Lag       int64
+}
+
+// ConsumerLags sets Java's records-lag of a consumer that runs without librdkafka statistics, from its
+// application's own figures; the client's other series are absent (not zero) until a document comes
+// (ClientDoc) or RemoveClient.
+func (r *Registry) ConsumerLags(c ClientLabels, lags []PartitionLag) {
+	snap := &clientSnapshot{consumer: true, lagsOnly: true, clientID: jmxSanitize(validLabel(c.ClientID))}
+	seen := make(map[fetchLag]bool, len(lags))
+	for _, l := range lags {
+		if l.Partition < 0 || l.Lag < 0 {
+			continue
+		}
+		k := fetchLag{topic: fetchTopic(l.Topic), partition: strconv.Itoa(int(l.Partition))}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		k.lag = float64(l.Lag)
+		snap.lags = append(snap.lags, k)
+	}
+	r.putClient(c, snap)
 }
 
 // RemoveClient deletes every series of the client.
@@ -202,6 +237,15 @@ func (c clientCollector) Collect(ch chan<- prometheus.Metric) {
 	const gauge, counter = prometheus.GaugeValue, prometheus.CounterValue
 	for _, snap := range clients {
 		st, lv := &snap.stats, snap.native
+		if snap.lagsOnly {
+			if !compatSeen[snap.clientID] {
+				compatSeen[snap.clientID] = true
+				for _, lag := range snap.lags {
+					emit(descConsumerRecordsLag, gauge, lag.lag, snap.clientID, lag.topic, lag.partition)
+				}
+			}
+			continue
+		}
 		if !snap.consumer {
 			emit(descClientQueueMessages, gauge, float64(st.MsgCnt), lv...)
 			emit(descClientQueueBytes, gauge, float64(st.MsgSize), lv...)

@@ -64,7 +64,10 @@
 // request_timeouts}_total. Compat, label clientid (quoted): kafka_consumer_fetch_manager_records_lag{clientid,
 // topic,partition} (high watermark - position of each assigned partition; the high watermark even under
 // read_committed, where Java uses the last stable offset), kafka_{consumer,producer}_{incoming,outgoing}
-// _byte_total (counters), kafka_producer_buffer_available_bytes.
+// _byte_total (counters), kafka_producer_buffer_available_bytes. A consumer without librdkafka statistics
+// (ConsumerLags: a source task's consumer that knows of more partitions than kmirror serve's
+// --consumer-stats-max-partitions) has only kafka_consumer_fetch_manager_records_lag, from the task's own
+// sample of the high watermark and the replicated position.
 //
 // Runtime (tasks.Observer), this worker's units only: kafka_connect_worker_connector_count,
 // kafka_connect_worker_task_count, kafka_connect_worker_connector_{running,paused,failed,unassigned,

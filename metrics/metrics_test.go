@@ -403,6 +403,37 @@ func TestClientStats(t *testing.T) {
 	require.Equal(t, 0.1, mustValue(t, all, "kmirror_client_broker_throttle_max_seconds", np))
 }
 
+// TestConsumerLagsWithoutStatistics: a consumer without librdkafka statistics exports Java's records-lag from the
+// figures it is given, and none of the series a statistics document would have made (absent, not zero); a
+// document later replaces it, and RemoveClient removes it.
+func TestConsumerLagsWithoutStatistics(t *testing.T) {
+	t.Parallel()
+	r := New()
+	cons := ClientLabels{Connector: "A->B.Source", Task: 1, Role: "replication-consumer", ClientID: "A->B|A->B.Source-1|replication-consumer"}
+	r.ConsumerLags(cons, []PartitionLag{
+		{Topic: "orders.eu", Partition: 0, Lag: 20}, {Topic: "orders.eu", Partition: 1, Lag: 0},
+		{Topic: "orders.eu", Partition: 2, Lag: -1}, // no end offset known yet: no sample
+	})
+	all := gather(t, r)
+	qc := `"A->B|A->B.Source-1|replication-consumer"`
+	require.Equal(t, 20.0, mustValue(t, all, "kafka_consumer_fetch_manager_records_lag", map[string]string{"clientid": qc, "topic": "orders_eu", "partition": "0"}))
+	require.Equal(t, 0.0, mustValue(t, all, "kafka_consumer_fetch_manager_records_lag", map[string]string{"clientid": qc, "topic": "orders_eu", "partition": "1"}))
+	require.Len(t, all["kafka_consumer_fetch_manager_records_lag"], 2)
+	for _, name := range []string{"kafka_consumer_incoming_byte_total", "kafka_consumer_outgoing_byte_total", "kmirror_client_received_bytes_total", "kmirror_client_transmitted_bytes_total"} {
+		require.Empty(t, all[name], name)
+	}
+
+	r.ClientStats(cons, consumerStats)
+	all = gather(t, r)
+	require.Equal(t, 98765.0, mustValue(t, all, "kafka_consumer_incoming_byte_total", map[string]string{"clientid": qc}))
+	require.Len(t, all["kafka_consumer_fetch_manager_records_lag"], 1, "the document's partitions now")
+
+	r.ConsumerLags(cons, []PartitionLag{{Topic: "orders.eu", Partition: 0, Lag: 3}})
+	r.RemoveClient(cons)
+	all = gather(t, r)
+	require.Empty(t, all["kafka_consumer_fetch_manager_records_lag"])
+}
+
 func TestRuntimeStates(t *testing.T) {
 	t.Parallel()
 	r := New()

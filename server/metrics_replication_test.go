@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -463,4 +464,36 @@ func TestStalePartitionStatsAreDropped(t *testing.T) {
 	require.Never(t, func() bool { return len(partitionStats(t, st, name, gone)) > 0 }, 3*time.Second, 200*time.Millisecond,
 		"no run reports the deleted topic again")
 	require.Len(t, partitionStats(t, st, name, kept), 2, "the other topic's rows stay")
+}
+
+// TestConsumerPastTheStatsLimitReportsLagWithoutStatistics: a replication consumer that knows of more partitions
+// than --consumer-stats-max-partitions runs without librdkafka statistics, and says so in its series: its
+// client series are absent (not zero) while the producer's are there, and Java's records-lag still tracks every
+// partition, from kmirror's own sample.
+func TestConsumerPastTheStatsLimitReportsLagWithoutStatistics(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "", func(c *server.Config) { c.ConsumerStatsMaxPartitions = 2 })
+	prefix := "nst" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 3)
+	topic := topics[0].name
+	sent := makeRecords(topics, 600, 0)
+	kafkatest.Produce(t, "A", sent)
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "1"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+
+	client := func(m map[string][]promSample, role string) map[string]float64 {
+		return find(m["kmirror_client_received_bytes_total"], "client", map[string]string{"connector": name, "role": role})
+	}
+	var why string
+	require.Eventually(t, func() bool {
+		m := k.samples()
+		lags := find(m["kafka_consumer_fetch_manager_records_lag"], "partition", map[string]string{"topic": strings.ReplaceAll(topic, ".", "_")})
+		why = fmt.Sprintf("records-lag %v, producer clients %v", lags, client(m, "replication-producer"))
+		return allEqual(lags, 3, 0) && len(client(m, "replication-producer")) == 1
+	}, 30*time.Second, 200*time.Millisecond, "records-lag of every partition and the producer's statistics: %s", lazy(func() string { return why }))
+	require.Empty(t, client(k.samples(), "replication-consumer"), "the consumer has no statistics, so no client series")
 }

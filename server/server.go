@@ -48,6 +48,10 @@ type Config struct {
 	// DataPath is how source tasks move records: connectors.DataPathAuto (the default, also when empty),
 	// DataPathC (records move in C; see connectors/source_cpath.go) or DataPathGo.
 	DataPath connectors.DataPath
+	// ConsumerStatsMaxPartitions: a source task's replication consumer knowing of more partitions runs without
+	// librdkafka statistics (connectors.DefaultConsumerStatsMaxPartitions, the default when zero, says why);
+	// negative: no limit.
+	ConsumerStatsMaxPartitions int
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
 	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
@@ -113,7 +117,8 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath)
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).
+		WithConsumerStatsLimit(consumerStatsLimit(cfg.ConsumerStatsMaxPartitions))
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -263,4 +268,15 @@ func applyClusterLoggerLevels(ctx context.Context, st *store.Store, loggers *Log
 		case <-ticker.C:
 		}
 	}
+}
+
+// consumerStatsLimit is the Registry's limit for Config.ConsumerStatsMaxPartitions.
+func consumerStatsLimit(n int) int {
+	switch {
+	case n == 0:
+		return connectors.DefaultConsumerStatsMaxPartitions
+	case n < 0:
+		return 0 // no limit
+	}
+	return n
 }

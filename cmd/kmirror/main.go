@@ -138,6 +138,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	pprofListen := fs.String("pprof-listen", "", "address of a net/http/pprof listener for profiling a running worker, e.g. 127.0.0.1:6060 (off when empty; never expose it) (KMIRROR_PPROF_LISTEN)")
 	dataPath := fs.String("data-path", "auto", "how source tasks move records: c (inside librdkafka's C API, Go keeping per-batch bookkeeping), go (every record through Go), or auto: c unless the task is exactly-once or its producer's linger.ms is 0 (KMIRROR_DATA_PATH)")
+	consumerStats := fs.Int("consumer-stats-max-partitions", connectors.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
@@ -165,6 +166,13 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return fmt.Errorf("--data-path: %w", err)
 			}
+			if *consumerStats < 0 {
+				return fmt.Errorf("--consumer-stats-max-partitions must be 0 (no limit) or more, not %d", *consumerStats)
+			}
+			statsLimit := *consumerStats
+			if statsLimit == 0 {
+				statsLimit = -1 // server.Config's "no limit"
+			}
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
 			}
@@ -183,7 +191,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				ExactlyOnceSource: eosSupport, DataPath: data,
+				ExactlyOnceSource: eosSupport, DataPath: data, ConsumerStatsMaxPartitions: statsLimit,
 				Security: *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
