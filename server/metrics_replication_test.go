@@ -140,6 +140,21 @@ func lastTimestamps(sent []kafkatest.Record, topic string) map[int32]time.Time {
 	return out
 }
 
+// mirrorFreshTopic creates a source topic of three partitions whose name starts with prefix, writes records
+// records to it, mirrors it with tasks.max tasks and waits until every record is on B.
+func mirrorFreshTopic(t *testing.T, k *kmirror, prefix string, records, tasks int) (name string, topics []sourceTopic, sent []kafkatest.Record) {
+	t.Helper()
+	topics = createSourceTopics(t, prefix, 3)
+	sent = makeRecords(topics, records, 0)
+	kafkatest.Produce(t, "A", sent)
+	name = "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": strconv.Itoa(tasks)}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING"+strings.Repeat(" RUNNING", min(tasks, 3)), 60*time.Second)
+	awaitCount(t, prefixA, topics, sent, time.Minute)
+	return name, topics, sent
+}
+
 // TestSourceReportsPartitionsAndMetrics replicates a topic and checks what the source tasks report against
 // Kafka's end offsets: the published partition stats and the MM2 and kmirror series on /metrics, caught up;
 // then marked stop while the connector is paused; then caught up again after the records produced meanwhile.
@@ -147,17 +162,8 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 	t.Parallel()
 	k := startKmirror(t, "")
 	st := openStore(t, k)
-	prefix := "met" + uniqueAlias("")
-	topics := createSourceTopics(t, prefix, 3)
+	name, topics, sent := mirrorFreshTopic(t, k, "met"+uniqueAlias(""), 3000, 2)
 	topic, remote := topics[0].name, prefixA(topics[0].name)
-	sent := makeRecords(topics, 3000, 0)
-	kafkatest.Produce(t, "A", sent)
-
-	name := "mm2-" + prefix
-	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
-	awaitCount(t, prefixA, topics, sent, time.Minute)
 
 	ends := kafkatest.PartitionEnds(t, "A", topic, 3)
 	var why string
@@ -196,7 +202,7 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 
 	// Paused: the tasks stop replicating but keep watching (TestPausedConnectorShowsGrowingLag): the published
 	// stats and the series stay where they stood, marked paused.
-	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
+	code, _ := k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
 	require.Equal(t, http.StatusAccepted, code)
 	k.awaitStates(name, "PAUSED PAUSED PAUSED", 30*time.Second)
 	require.Eventually(t, func() bool {
@@ -473,17 +479,8 @@ func TestStalePartitionStatsAreDropped(t *testing.T) {
 func TestConsumerPastTheStatsLimitReportsLagWithoutStatistics(t *testing.T) {
 	t.Parallel()
 	k := startKmirror(t, "", func(c *server.Config) { c.ConsumerStatsMaxPartitions = 2 })
-	prefix := "nst" + uniqueAlias("")
-	topics := createSourceTopics(t, prefix, 3)
+	name, topics, _ := mirrorFreshTopic(t, k, "nst"+uniqueAlias(""), 600, 1)
 	topic := topics[0].name
-	sent := makeRecords(topics, 600, 0)
-	kafkatest.Produce(t, "A", sent)
-
-	name := "mm2-" + prefix
-	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "1"}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)
-	awaitCount(t, prefixA, topics, sent, time.Minute)
 
 	client := func(m map[string][]promSample, role string) map[string]float64 {
 		return find(m["kmirror_client_received_bytes_total"], "client", map[string]string{"connector": name, "role": role})

@@ -83,17 +83,8 @@ func (r partitionsReport) lagIs(topic, status string, want map[int32]int64) (boo
 func TestPausedConnectorShowsGrowingLag(t *testing.T) {
 	t.Parallel()
 	k := startKmirror(t, "")
-	prefix := "mpz" + uniqueAlias("")
-	topics := createSourceTopics(t, prefix, 3)
+	name, topics, sent := mirrorFreshTopic(t, k, "mpz"+uniqueAlias(""), 600, 2)
 	topic, remote := topics[0].name, prefixA(topics[0].name)
-	sent := makeRecords(topics, 600, 0)
-	kafkatest.Produce(t, "A", sent)
-
-	name := "mm2-" + prefix
-	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "2"}))
-	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitStates(name, "RUNNING RUNNING RUNNING", 60*time.Second)
-	awaitCount(t, prefixA, topics, sent, time.Minute)
 	zero := map[int32]int64{0: 0, 1: 0, 2: 0}
 	var why string
 	require.Eventually(t, func() bool {
@@ -102,7 +93,7 @@ func TestPausedConnectorShowsGrowingLag(t *testing.T) {
 		return ok
 	}, 30*time.Second, 200*time.Millisecond, "caught up: %s", lazy(func() string { return why }))
 
-	code, _ = k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
+	code, _ := k.do(http.MethodPut, "/connectors/"+name+"/pause", nil)
 	require.Equal(t, http.StatusAccepted, code)
 	k.awaitStates(name, "PAUSED PAUSED PAUSED", 30*time.Second)
 	// The paused tasks report before anything is produced, so the records below arrive while they watch.
