@@ -58,7 +58,7 @@ func (r *sourceRun) noteConsumerStatsOff(known int) {
 	r.log.Info("the replication consumer runs without librdkafka statistics: it knows of more partitions than the limit, "+
 		"and librdkafka's per-partition statistics timers would cost CPU in the square of that; its client series are absent and "+
 		"kafka_consumer_fetch_manager_records_lag comes from kmirror's own sample",
-		"known_partitions", known, "limit", r.t.consumerStatsMax)
+		"known_partitions_at_least", known, "limit", r.t.consumerStatsMax)
 	if r.t.metrics == nil {
 		return
 	}
