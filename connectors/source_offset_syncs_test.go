@@ -82,14 +82,28 @@ func TestEverySyncArrivesInOrderThroughTheGate(t *testing.T) {
 		defer s.close()
 		syncers = append(syncers, s)
 	}
+	// What the three syncers have handed to librdkafka and not yet had reported: never more than one batch.
+	inFlight := func() int {
+		n := 0
+		for _, s := range syncers {
+			s.mu.Lock()
+			n += s.inflight
+			s.mu.Unlock()
+		}
+		return n
+	}
+	most := 0
 	for i := range perPartition {
 		for task, s := range syncers {
 			for p := range 2 {
 				// Partitions 0-5, two per task; upstream offsets 100 apart, as MM2's rule spaces them.
 				s.send(mirror.OffsetSync{Topic: "orders", Partition: int32(2*task + p), UpstreamOffset: int64(100 * i), DownstreamOffset: int64(100*i + 7)})
+				most = max(most, inFlight())
 			}
 		}
 	}
+	require.LessOrEqual(t, most, 50, "one batch of batch.num.messages at a time, whichever syncer sent it")
+	require.Greater(t, most, 1, "syncs go out in batches")
 	for _, s := range syncers {
 		s.flush(t.Context())
 	}

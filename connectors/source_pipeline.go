@@ -116,6 +116,8 @@ const (
 	libDefaultMaxInFlight       = 1000000
 	idempotentMaxInFlight       = 5
 	libDefaultBatchSize         = 1000000
+	libDefaultMessageMaxBytes   = 1000000
+	libDefaultBatchNumMessages  = 10000
 	libDefaultQueueKiB          = 1048576
 	libDefaultLingerMs          = 5
 	libDefaultFetchMaxBytes     = 52428800

@@ -1,7 +1,6 @@
 package connectors
 
 import (
-	"strconv"
 	"sync"
 	"time"
 )
@@ -45,27 +44,14 @@ const (
 // newSyncGate takes the gate's bounds from the producer's librdkafka properties, with librdkafka's defaults
 // for what they do not set.
 func newSyncGate(props map[string]string) *syncGate {
-	linger := propFloat(props, 5, "linger.ms", "queue.buffering.max.ms")
-	batchBytes := propFloat(props, 1000000, "batch.size")
-	if max := propFloat(props, 1000000, "message.max.bytes"); max < batchBytes {
-		batchBytes = max
-	}
+	batchBytes := min(propInt(props, libDefaultBatchSize, "batch.size"), propInt(props, libDefaultMessageMaxBytes, "message.max.bytes"))
 	return &syncGate{
-		window:   time.Duration(linger * float64(time.Millisecond) * 4 / 5),
-		maxCount: max(int(propFloat(props, 10000, "batch.num.messages")), 1),
-		maxBytes: max(int64(batchBytes)-syncBatchReserve, 1),
+		window:   time.Duration(lingerMs(props) * float64(time.Millisecond) * 4 / 5),
+		maxCount: max(int(propInt(props, libDefaultBatchNumMessages, "batch.num.messages")), 1),
+		maxBytes: max(batchBytes-syncBatchReserve, 1),
 		now:      time.Now,
 		waiting:  map[any]func(){},
 	}
-}
-
-func propFloat(props map[string]string, def float64, keys ...string) float64 {
-	for _, k := range keys {
-		if v, err := strconv.ParseFloat(props[k], 64); err == nil {
-			return v
-		}
-	}
-	return def
 }
 
 // admit returns how many of n syncs of about size bytes each the caller may produce now (all of them only

@@ -99,22 +99,15 @@ func (r *Registry) ClientDoc(c ClientLabels, d *ClientDoc) {
 		// Java's records-lag: the partition's high watermark - the consumer's position, for assigned
 		// partitions. librdkafka's own consumer_lag counts from committed offsets, which kmirror never commits
 		// to the source.
-		// Topics "a.b" and "a_b" share a tag; the first seen is kept, as a JMX registration would be.
-		seen := make(map[fetchLag]bool)
+		var lags []PartitionLag
 		for name, t := range st.Topics {
 			for _, p := range t.Partitions {
-				if p.Partition < 0 || !p.Desired || p.HiOffset < 0 || p.AppOffset < 0 {
-					continue
+				if p.Desired && p.HiOffset >= 0 && p.AppOffset >= 0 {
+					lags = append(lags, PartitionLag{Topic: name, Partition: p.Partition, Lag: max(0, p.HiOffset-p.AppOffset)})
 				}
-				k := fetchLag{topic: fetchTopic(name), partition: strconv.Itoa(int(p.Partition))}
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				k.lag = float64(max(0, p.HiOffset-p.AppOffset))
-				snap.lags = append(snap.lags, k)
 			}
 		}
+		snap.lags = compatLags(lags)
 	}
 	st.Topics = nil
 	brokers := make(map[string]rdBroker, len(st.Brokers))
@@ -153,7 +146,14 @@ type PartitionLag struct {
 // application's own figures; the client's other series are absent (not zero) until a document comes
 // (ClientDoc) or RemoveClient.
 func (r *Registry) ConsumerLags(c ClientLabels, lags []PartitionLag) {
-	snap := &clientSnapshot{consumer: true, lagsOnly: true, clientID: jmxSanitize(validLabel(c.ClientID))}
+	r.putClient(c, &clientSnapshot{consumer: true, lagsOnly: true, clientID: jmxSanitize(validLabel(c.ClientID)),
+		lags: compatLags(lags)})
+}
+
+// compatLags turns partitions' lags into records-lag samples, leaving out unknown ones (a negative partition
+// or lag). Topics "a.b" and "a_b" share a tag; the first seen is kept, as a JMX registration would be.
+func compatLags(lags []PartitionLag) []fetchLag {
+	out := make([]fetchLag, 0, len(lags))
 	seen := make(map[fetchLag]bool, len(lags))
 	for _, l := range lags {
 		if l.Partition < 0 || l.Lag < 0 {
@@ -165,9 +165,9 @@ func (r *Registry) ConsumerLags(c ClientLabels, lags []PartitionLag) {
 		}
 		seen[k] = true
 		k.lag = float64(l.Lag)
-		snap.lags = append(snap.lags, k)
+		out = append(out, k)
 	}
-	r.putClient(c, snap)
+	return out
 }
 
 // RemoveClient deletes every series of the client.
