@@ -90,7 +90,7 @@ func (t txnTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 
 func startTxnWorker(t *testing.T, s *store.Store, reg *txnRegistry) {
 	ctx, cancel := context.WithCancel(context.Background())
-	rt := tasks.New(tasks.Config{WorkerID: "w1", URL: "http://w1", Store: s, Registry: reg, Logger: testLogger(),
+	rt := tasks.New(tasks.Config{WorkerID: "w1", URL: "http://w1", Store: s, Registry: reg, Logger: testLogger(t),
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond, WorkerTTL: 2 * time.Second, StopTimeout: 5 * time.Second})
 	done := make(chan struct{})
 	go func() {

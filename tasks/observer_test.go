@@ -98,7 +98,7 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	obs := &recordingObserver{units: map[string]string{}, notices: map[string][]string{}}
 	rctx, cancel := context.WithCancel(ctx)
 	rt := tasks.New(tasks.Config{
-		WorkerID: "w1", URL: "http://w1", Store: c.store, Registry: c.reg, Logger: testLogger(), Observer: obs,
+		WorkerID: "w1", URL: "http://w1", Store: c.store, Registry: c.reg, Logger: testLogger(t), Observer: obs,
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
 		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
 	})

@@ -1,6 +1,7 @@
 package tasks_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func (c fakeConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
 	var cfgs []map[string]string
 	for i := range n {
 		cfgs = append(cfgs, map[string]string{"index": strconv.Itoa(i), "fail": c.config["fail.task"], "gen": c.config["gen"], "drain": c.config["drain"],
-			"notice": c.config["notice.task"], "monitor": c.config["monitor"]})
+			"notice": c.config["notice.task"], "monitor": c.config["monitor"], "fenced": c.config["fenced"]})
 	}
 	if err := env.SetTaskConfigs(ctx, cfgs); err != nil {
 		return err
@@ -116,6 +117,10 @@ func (t fakeTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	if err := env.Running(ctx); err != nil {
 		return err
 	}
+	if t.config["fenced"] == "first" && t.reg.runs(t.id.String()) == 1 {
+		// As a write refused because the claim was lost while the assignment stayed the same.
+		return fmt.Errorf("commit offsets: %w", store.ErrFenced)
+	}
 	err := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 1}}})
 	if err != nil {
 		return err
@@ -145,7 +150,7 @@ func (c *cluster) startWorker(id string, opts ...func(*tasks.Config)) (stop func
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := tasks.Config{
 		WorkerID: id, URL: "http://" + id, Store: c.store, Registry: c.reg,
-		Logger:       testLogger(),
+		Logger:       testLogger(c.t),
 		PollInterval: 500 * time.Millisecond, HeartbeatInterval: 200 * time.Millisecond,
 		WorkerTTL: 2 * time.Second, LeaseTTL: 2 * time.Second, StopTimeout: 5 * time.Second,
 	}
@@ -225,6 +230,21 @@ func TestLifecycle(t *testing.T) {
 
 	require.NoError(t, c.store.DeleteConnector(ctx, "c"))
 	c.awaitStates("c", "")
+}
+
+// A run whose claim or write the store refuses idles until the next intent; when the next intent is the same
+// work (nothing moved the unit), the unit is claimed again rather than left idle for good.
+func TestFencedRunWithUnchangedWorkRunsAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	c := newCluster(t)
+	c.startWorker("w1")
+
+	_, err := c.store.CreateConnector(ctx, "fz", map[string]string{"name": "fz", "connector.class": "Fake", "tasks.max": "1", "fenced": "first"}, store.TargetStarted)
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return c.reg.runs("fz-0") >= 2 }, 20*time.Second, 20*time.Millisecond,
+		"the fenced task never ran again (runs: %d)", c.reg.runs("fz-0"))
+	c.awaitStates("fz", "RUNNING RUNNING")
 }
 
 func TestFailureAndRestart(t *testing.T) {
@@ -307,11 +327,39 @@ func TestWorkSpreadsAndFailsOver(t *testing.T) {
 	require.Len(t, offsets, 5)
 }
 
-func testLogger() *slog.Logger {
+// testLogger logs the runtime at debug level into memory and prints it when the test fails, so a failure
+// that happens only under load (in CI) comes with the runtime's side of the story. KMIRROR_TEST_LOG=1 streams
+// it to stderr instead.
+func testLogger(t *testing.T) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 	if os.Getenv("KMIRROR_TEST_LOG") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
 	}
-	return slog.New(slog.DiscardHandler)
+	buf := &syncBuffer{}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("runtime log:\n%s", buf.String())
+		}
+	})
+	return slog.New(slog.NewTextHandler(buf, opts))
+}
+
+// syncBuffer is a bytes.Buffer for several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // Moves between live workers are hand-overs: when a second worker joins and takes half of the tasks, each

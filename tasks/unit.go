@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kmirror/kmirror/store"
@@ -63,7 +64,7 @@ func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
 	w.observer.UnitState(s.unit.Connector, s.unit.Task, store.StateUnassigned)
 	for {
 		r := w.launch(want, arrival)
-		next, leaving := s.await(want)
+		next, leaving := s.await(want, r)
 		if leaving {
 			w.stop(r, &store.Status{State: store.StateUnassigned, WorkerID: w.id})
 			w.observer.UnitGone(s.unit.Connector, s.unit.Task)
@@ -86,14 +87,22 @@ func (w *worker) supervise(s *slot, want intent, prev <-chan struct{}) {
 	}
 }
 
-// await returns the next intent that differs from current, or leaving once the unit left this worker.
-func (s *slot) await(current intent) (next intent, leaving bool) {
+// await returns the next intent that differs from current, or leaving once the unit left this worker. Once
+// the run was fenced, the next intent is returned even if it is the same: a fenced run idles until the
+// reconcile loop says what to do next, and when it still says the same, only a new claim can tell whether the
+// unit is still this worker's (ClaimUnit refuses it if not). Without that, a run fenced while its work stayed
+// unchanged would idle for good.
+func (s *slot) await(current intent, r *unitRun) (next intent, leaving bool) {
 	for {
 		select {
 		case <-s.left:
 			return intent{}, true
 		case next := <-s.intents:
 			if !next.same(current) {
+				return next, false
+			}
+			if r.fenced.Load() {
+				r.log.Info("run was fenced but its work is unchanged; claiming the unit again")
 				return next, false
 			}
 		}
@@ -109,6 +118,10 @@ type unitRun struct {
 	done    chan struct{}
 	session *session
 	onClaim func() // called once the run holds its unit
+
+	// fenced is set when the run idles because the store refused its claim or a write of it (ErrFenced,
+	// ErrNotFound): it waits for the next intent.
+	fenced atomic.Bool
 
 	mu    sync.Mutex
 	claim store.Claim // zero until claimed
@@ -182,6 +195,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	wk, log := r.work, r.log
 	c, ok := w.claim(ctx, r)
 	if !ok {
+		r.fenced.Store(ctx.Err() == nil)
 		<-ctx.Done()
 		return
 	}
@@ -274,6 +288,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		return
 	case quiet(err):
 		log.Info("lost its assignment; stopping", "error", err)
+		r.fenced.Store(true)
 	case err != nil:
 		log.Error("failed", "error", err)
 		w.markFailed(wk)
