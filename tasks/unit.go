@@ -229,12 +229,17 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	isConnector := wk.Task == store.ConnectorUnit
 	if wk.TargetState == store.TargetStopped {
 		if isConnector {
-			w.retry(ctx, log, "stop connector", func() error {
+			err := w.retry(ctx, log, "stop connector", func() error {
 				if _, err := w.store.ReplaceTaskConfigs(ctx, c, nil); err != nil {
 					return err
 				}
 				return w.putStatus(ctx, c, store.StateStopped, "")
 			})
+			if err != nil {
+				r.fenced.Store(true)
+				<-ctx.Done()
+				return
+			}
 			// Offsets change only while the connector is STOPPED; those that must reach Kafka too are applied
 			// by this run, which holds the connector's unit.
 			w.serveOffsetRequests(ctx, env)
@@ -248,7 +253,11 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		return
 	}
 	if wk.TargetState == store.TargetPaused {
-		w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") })
+		if err := w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") }); err != nil {
+			r.fenced.Store(true)
+			<-ctx.Done()
+			return
+		}
 		if !isConnector && ctx.Err() == nil {
 			w.monitorPaused(ctx, env)
 		}

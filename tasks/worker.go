@@ -186,18 +186,22 @@ func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace stri
 	return err
 }
 
-// retry runs fn until it succeeds, is fenced, or ctx ends; database hiccups must not lose a status report.
-func (w *worker) retry(ctx context.Context, log *slog.Logger, what string, fn func() error) {
+// retry runs fn until it succeeds, is fenced, or ctx ends; database hiccups must not lose a status report. It
+// returns fn's last error when that was a fencing one (quiet), and nil otherwise.
+func (w *worker) retry(ctx context.Context, log *slog.Logger, what string, fn func() error) error {
 	delay := 100 * time.Millisecond
 	for {
 		err := fn()
-		if err == nil || quiet(err) || ctx.Err() != nil {
-			return
+		if quiet(err) {
+			return err
+		}
+		if err == nil || ctx.Err() != nil {
+			return nil
 		}
 		w.limit.Log(ctx, log, slog.LevelWarn, what, what+" failed, retrying", "error", err, "delay", delay)
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(delay):
 		}
 		delay = min(2*delay, 5*time.Second)
