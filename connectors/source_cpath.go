@@ -177,7 +177,10 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		Consumer: cpathProps(r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer)),
 		Producer: cpathProducerProps(r.producerProps, r.statsEvery(clientconfig.ReplicationProducer)), Parts: parts,
 		PaceBytes: int64(cpathPace * float64(batch)),
-		Log:       r.log,
+		// Half the stall pause's wait: a record queued behind the other partitions' batches is acknowledged
+		// well before it could pause forwarding or reach the overdue watch.
+		OpenLatency: r.stallAfter / 2,
+		Log:         r.log,
 		OnStats: func(producer bool, json string) {
 			if producer {
 				producerStats(json)

@@ -28,6 +28,7 @@ type Batch struct {
 	ProducerErrors []error
 	Consumed       int   // records (and errors) the consumer returned
 	InFlightBytes  int64 // key and value bytes produced and not yet reported
+	OpenBatches    int   // partitions with records produced and not yet reported (bounded by Config.OpenLatency)
 	Paced          bool  // the step waited for deliveries instead of consuming
 	// TargetWait is the time spent waiting for the target: held back by pacing, or a full producer queue.
 	TargetWait time.Duration
@@ -100,6 +101,7 @@ func (p *Pipeline) Take() *Batch {
 	b.ProducerErrors = b.ProducerErrors[:0]
 	b.Consumed, b.InFlightBytes, b.Paced = int(o.consumed), int64(o.inflight_bytes), o.paced != 0
 	b.TargetWait = time.Duration(o.target_wait_ns)
+	b.OpenBatches = int(o.open_batches)
 	b.Pending = int(o.pending)
 	if o.nfwd > 0 {
 		for _, f := range unsafe.Slice(o.fwd, int(o.nfwd)) {

@@ -50,6 +50,11 @@ struct cp_pipe {
         struct cp_part *parts;
         int nparts;
         int64_t limit; /* pacing: bound of produced-but-undelivered bytes */
+        /* The open-batch bound (see open_cap_update): partitions with a batch in the producer, the bound of
+         * them, the latency it aims at, and the window over which batches completed, for their rate. */
+        int64_t open, open_cap, open_latency_ns;
+        int64_t rate_start, rate_done;
+        double rate;
         int64_t batch_cap;   /* the batch gate's bound of a partition's batch, in estimated request bytes */
         int64_t linger_ns;   /* the producer's linger.ms */
         int64_t now, steps;  /* the current step's clock and number */
@@ -178,6 +183,8 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
         if (pt->out_n > 0 && --pt->out_n == 0) {
                 pt->sent = 0;
                 pt->out_wire = 0;
+                p->open--;
+                p->rate_done++;
         }
         int64_t src = (int64_t)(intptr_t)m->_private;
         int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
@@ -346,7 +353,7 @@ static rd_kafka_t *new_client(cp_pipe *p, rdk_type_t type, char **props, char *e
 }
 
 cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, int32_t *partitions, char **remotes,
-                     int64_t pace_bytes, char *errstr, int errstr_size) {
+                     int64_t pace_bytes, int64_t open_latency_ns, char *errstr, int errstr_size) {
         cp_pipe *p = calloc(1, sizeof(*p));
         if (!p) {
                 snprintf(errstr, (size_t)errstr_size, "out of memory");
@@ -357,6 +364,7 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
         p->nparts = nparts;
         pthread_mutex_init(&p->produce_mu, NULL);
         p->limit = pace_bytes > 0 ? pace_bytes * (nparts > 0 ? nparts : 1) : 0;
+        p->open_latency_ns = open_latency_ns;
         p->gen = 1;
         if (!(p->p = new_client(p, RDK_PRODUCER, pprops, errstr, errstr_size)) ||
             !(p->c = new_client(p, RDK_CONSUMER, cprops, errstr, errstr_size))) {
@@ -466,6 +474,7 @@ int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size) {
 
 cp_out *cp_out_of(cp_pipe *p) {
         p->out.inflight_bytes = p->inflight;
+        p->out.open_batches = p->open;
         p->out.pending = p->n - p->pos;
         return &p->out;
 }
@@ -555,6 +564,41 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
         return 1;
 }
 
+/* open_cap_update sets how many partitions may have a batch in the producer at once (open_cap; 0: no bound).
+ *
+ * Why: librdkafka 2.11.1 sends one partition per ProduceRequest, and a broker answers one request of a
+ * connection at a time, so a producer moves at most so many partition batches a second, whatever the number
+ * of partitions with records. A pipeline of 1,250 partitions (10,000 over eight tasks) handed its whole first
+ * fetch to the producer at once: the target answered about 60 of its requests a second, and the last
+ * partitions' records waited in librdkafka's queue past the overdue allowance, so the pipeline restarted —
+ * every pipeline, on every restart (docs/benchmarks.md, scale). Records kept in hand here wait on no delivery
+ * clock; the consumer's prefetch bound holds the rest back.
+ *
+ * So the bound is the rate at which batches complete, measured over windows of about 250 ms, times the
+ * latency the caller aims at (open_latency_ns), and never below CP_OPEN_MIN: a batch opened at the bound waits
+ * about that latency for its turn. Where batches complete faster than they are opened (few partitions, or a
+ * quick target) the bound lies far above the partitions with records and changes nothing; from CP_OPEN_MIN it
+ * grows by latency ÷ a batch's round trip every window, so a burst is slowed for a window at most. */
+#define CP_OPEN_MIN 64
+static void open_cap_update(cp_pipe *p) {
+        if (p->open_latency_ns <= 0)
+                return;
+        if (p->rate_start == 0) {
+                p->rate_start = p->now;
+                p->open_cap = CP_OPEN_MIN;
+                return;
+        }
+        int64_t elapsed = p->now - p->rate_start;
+        if (elapsed < 250000000)
+                return;
+        double inst = (double)p->rate_done * 1e9 / (double)elapsed;
+        p->rate = p->rate > 0 ? (p->rate + inst) / 2 : inst;
+        p->rate_start = p->now;
+        p->rate_done = 0;
+        double cap = p->rate * (double)p->open_latency_ns / 1e9;
+        p->open_cap = cap > CP_OPEN_MIN ? (cap < 1e9 ? (int64_t)cap : 1000000000) : CP_OPEN_MIN;
+}
+
 /* gate tells whether record m, of estimated request size need, must wait before it joins partition pt's
  * batch (1) or may be produced now (0).
  *
@@ -567,22 +611,23 @@ static int first_record(cp_pipe *p, int idx, int64_t off) {
  * So each partition has one batch at a time: records join it while it fits one request (batch.size, less
  * overheads: a batch that only fills by librdkafka's count of key and value bytes leaves a remainder queued
  * behind the request) and is younger than most of linger.ms (or was begun in this step), and nothing joins
- * it once it has been kicked (kick) until every record of it has been reported. */
+ * it once it has been kicked (kick) until every record of it has been reported. A partition without a batch
+ * opens one only while fewer than open_cap partitions have one (open_cap_update). */
 static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
         if (pt->out_n == 0)
-                return 0;
+                return p->open_cap > 0 && p->open >= p->open_cap;
         if (pt->sent || pt->out_wire + need > p->batch_cap)
                 return 1;
         return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
 }
 
-/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more,
- * or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
+/* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more
+ * and may open one (open_cap), or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
 static int held_can_go(cp_pipe *p) {
         if (p->failed || atomic_load(&p->interrupted))
                 return 1;
         for (int i = 0; i < p->nparts; i++)
-                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0)
+                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0 && (p->open_cap <= 0 || p->open < p->open_cap))
                         return 1;
         return 0;
 }
@@ -635,6 +680,7 @@ static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need) {
         if (err == RDK_ERR_NO_ERROR) {
                 p->inflight += (int64_t)(m->len + m->key_len);
                 if (pt->out_n++ == 0) {
+                        p->open++;
                         pt->started = p->now;
                         pt->started_step = p->steps;
                         pt->out_wire = 0;
@@ -727,6 +773,7 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
         p->steps++;
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
+        open_cap_update(p);
         if (p->limit > 0 && p->inflight > p->limit) {
                 /* Pacing: wait in the producer's poll, serving delivery reports, while too much is undelivered. */
                 wait_target(p, timeout_ms < 5 ? timeout_ms : 5);

@@ -43,6 +43,10 @@ type Config struct {
 	// PaceBytes bounds, per partition, the key and value bytes produced but not yet reported delivered; 0
 	// means no bound. Above PaceBytes × len(Parts), Step waits for deliveries instead of consuming.
 	PaceBytes int64
+	// OpenLatency bounds how many partitions may have a batch in the producer at once: as many as complete in
+	// OpenLatency at the rate measured (at least 64), so that a record handed to the producer waits about
+	// that long behind the others (librdkafka sends one partition per request). 0 means no bound. doc.go.
+	OpenLatency time.Duration
 	// OnStats receives librdkafka statistics (statistics.interval.ms) of the consumer or the producer; it is
 	// called from Step, Flush and Take. json is librdkafka's own buffer, freed when OnStats returns: parse it,
 	// never keep it (nor a substring of it).
@@ -108,7 +112,7 @@ func New(cfg Config) (*Pipeline, error) {
 	}
 	var errstr [512]C.char
 	c := C.cp_pipe_new(props(cfg.Consumer), props(cfg.Producer), C.int(n), topics, parts, remotes, C.int64_t(cfg.PaceBytes),
-		&errstr[0], C.int(len(errstr)))
+		C.int64_t(cfg.OpenLatency.Nanoseconds()), &errstr[0], C.int(len(errstr)))
 	if c == nil {
 		return nil, fmt.Errorf("create the C data path: %s", kafka.RedactValues(C.GoString(&errstr[0])))
 	}

@@ -75,6 +75,7 @@ typedef struct {
         int nlogs, caplogs;
         int64_t consumed;       /* records (and errors) the consumer returned */
         int64_t inflight_bytes; /* produced and not yet reported, after the call */
+        int64_t open_batches;   /* partitions with records produced and not yet reported, after the call */
         int32_t paced;          /* the call waited for deliveries instead of consuming */
         int64_t target_wait_ns; /* time spent waiting for the target: pacing, a full producer queue */
         int64_t pending;        /* records consumed and not handed to the producer yet (a full queue) */
@@ -86,7 +87,7 @@ typedef struct cp_pipe cp_pipe;
 /* props: NULL-terminated key, value, key, value... for the consumer and the producer. parts: nparts
  * source topics, partitions and remote topics. Returns NULL with errstr set on failure. */
 cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, int32_t *partitions, char **remotes,
-                     int64_t pace_bytes, char *errstr, int errstr_size);
+                     int64_t pace_bytes, int64_t open_latency_ns, char *errstr, int errstr_size);
 void cp_pipe_destroy(cp_pipe *p);
 
 /* cp_assign assigns every partition at starts[i] (an offset, RDK_OFFSET_BEGINNING or RDK_OFFSET_END). */

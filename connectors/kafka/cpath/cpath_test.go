@@ -29,6 +29,12 @@ func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]
 	if len(onStats) > 0 {
 		stats = onStats[0]
 	}
+	return pipelineWith(t, parts, pace, producer, func(c *cpath.Config) { c.OnStats = stats })
+}
+
+// pipelineWith is pipeline with the test's changes to the configuration applied last.
+func pipelineWith(t *testing.T, parts []cpath.Part, pace int64, producer map[string]string, tweak func(*cpath.Config)) *cpath.Pipeline {
+	t.Helper()
 	prod := map[string]string{
 		"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "enable.idempotence": "true", "acks": "all",
 		"linger.ms": "5", "message.timeout.ms": "10000",
@@ -36,7 +42,7 @@ func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]
 	for k, v := range producer {
 		prod[k] = v
 	}
-	p, err := cpath.New(cpath.Config{
+	cfg := cpath.Config{
 		Consumer: map[string]string{
 			"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "group.id": "cpath-test", "enable.auto.commit": "false",
 			"enable.auto.offset.store": "false", "auto.offset.reset": "error", "isolation.level": "read_uncommitted",
@@ -45,9 +51,10 @@ func pipeline(t *testing.T, parts []cpath.Part, pace int64, producer map[string]
 		Producer:  prod,
 		Parts:     parts,
 		PaceBytes: pace,
-		OnStats:   stats,
 		Log:       slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelInfo})),
-	})
+	}
+	tweak(&cfg)
+	p, err := cpath.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,6 +79,7 @@ type ledger struct {
 	failures  []cpath.Failure
 	cerrs     []cpath.ConsumerError
 	maxFlight int64
+	lastOpen  int // partitions with a batch in the producer after the last step
 	steps     int // batches added
 	consumed  int // records and errors the consumer returned
 	paced     int // steps that waited for deliveries instead of consuming
@@ -110,6 +118,7 @@ func (l *ledger) add(t *testing.T, b *cpath.Batch) {
 	l.failures = append(l.failures, b.Failures...)
 	l.cerrs = append(l.cerrs, b.ConsumerErrors...)
 	l.maxFlight = max(l.maxFlight, b.InFlightBytes)
+	l.lastOpen = b.OpenBatches
 	l.steps++
 	l.consumed += b.Consumed
 	l.paced += btoi(b.Paced)
@@ -444,6 +453,61 @@ func TestEachPartitionHasOneBatchAtATime(t *testing.T) {
 				t.Fatalf("partition %d report %d: source offset %d", p, i, off)
 			}
 		}
+	}
+}
+
+// TestOpenBatchesStayWithinTheBound: with OpenLatency set, no more partitions than the bound have a batch in
+// the producer at once — at a latency too small for any measured rate the bound is its floor, 64 — while
+// every record of every partition still arrives in order; without it, all partitions with records open
+// batches together (the burst that made 1,250-partition pipelines restart at scale).
+func TestOpenBatchesStayWithinTheBound(t *testing.T) {
+	t.Parallel()
+	const partitions, perPartition, floor = 200, 5, 64
+	for _, tc := range []struct {
+		name    string
+		latency time.Duration
+	}{{"bounded", time.Nanosecond}, {"unbounded", 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			parts := sourceParts(t, partitions, perPartition, func(int) int { return 100 })
+			// A long linger keeps each batch open long enough for the others to pile up behind it.
+			pl := pipelineWith(t, parts, 0, map[string]string{"linger.ms": "200"}, func(c *cpath.Config) { c.OpenLatency = tc.latency })
+			starts := make([]int64, partitions)
+			for i := range starts {
+				starts[i] = cpath.OffsetBeginning
+			}
+			if err := pl.Assign(starts); err != nil {
+				t.Fatal(err)
+			}
+			l := newLedger()
+			maxOpen := 0
+			run(t, pl, l, func() bool {
+				maxOpen = max(maxOpen, l.lastOpen)
+				for p := range partitions {
+					if len(l.acked[p]) < perPartition {
+						return false
+					}
+				}
+				return true
+			})
+			if len(l.failures) > 0 || len(l.cerrs) > 0 {
+				t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
+			}
+			for p := range partitions {
+				for i, off := range l.acked[p] {
+					if off != int64(i) {
+						t.Fatalf("partition %d report %d: source offset %d", p, i, off)
+					}
+				}
+			}
+			switch {
+			case tc.latency > 0 && maxOpen > floor:
+				t.Errorf("%d partitions had a batch in the producer at once, above the bound %d", maxOpen, floor)
+			case tc.latency == 0 && maxOpen <= floor:
+				t.Errorf("without a bound at most %d partitions had a batch at once: the test no longer shows the bound", maxOpen)
+			}
+			t.Logf("at most %d partitions had a batch in the producer at once", maxOpen)
+		})
 	}
 }
 

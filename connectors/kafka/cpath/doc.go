@@ -58,6 +58,16 @@
 // records has been reported (with linger.ms 0 there is nothing to kick: records go at once). PaceBytes stays
 // as a bound of the whole pipeline.
 //
+// The gate also bounds how many partitions have a batch at once (Config.OpenLatency): librdkafka 2.11.1 puts
+// one partition in each ProduceRequest and a broker answers a connection's requests one at a time, so a
+// producer completes only so many partition batches a second. A pipeline of 1,250 partitions handed its first
+// fetch of all of them to the producer at once; the target answered about 60 requests a second, the last
+// partitions' records waited past the overdue allowance, and every pipeline restarted, again and again. Now
+// a partition opens a batch only while fewer than rate × OpenLatency partitions have one (the rate of
+// completed batches, measured every 250 ms; at least 64), and its records otherwise stay in hand, where no
+// delivery clock runs, with the consumer's prefetch bound behind them. With few partitions, or a target
+// that keeps up, the bound lies above the partitions with records and changes nothing.
+//
 // The Batch it returns says, per partition and never per record:
 //
 //   - Forwarded: records handed to the producer (count, first and last source offset, the next offset the
@@ -77,7 +87,7 @@
 //     restarts from its acknowledged offsets, so nothing lands out of order;
 //   - ConsumerErrors: per-partition consumer errors (an offset out of range: a gap or a re-created topic,
 //     which the caller handles with Watermarks and Seek) and client-wide ones (Part -1);
-//   - Consumed, InFlightBytes: for metrics and pacing.
+//   - Consumed, InFlightBytes, OpenBatches: for metrics and pacing.
 //
 // The first record of a partition in a pipeline is checked against where it was assigned, as the Go
 // path's firstRecord does: a first record past the start (and not only because of compaction, transaction
