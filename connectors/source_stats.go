@@ -22,6 +22,12 @@ const (
 	// thousands of quiet partitions rewrites a third of the rows. The partitions endpoint calls a report stale
 	// after 10 s.
 	sourceRepublishInterval = 6 * time.Second
+	// A sample reads the consumer's cached watermarks of at most this many partitions, the next ones at the next
+	// sample; the others keep what was read before (so a task of 1,250 partitions reads each every 5 s).
+	// librdkafka finds a partition's watermarks by topic name, walking its list of topics: at 10,000 partitions
+	// over 1,000 topics and eight tasks, reading them all every second was 8-10% of kmirror's CPU while the
+	// scale scenario was bound by CPU (perf, docs/benchmarks.md).
+	sourceWatermarkSampleMax = 250
 )
 
 // Partition statuses (tasks.PartitionStat.Status and the kmirror_partition_status state set).
@@ -56,6 +62,10 @@ type partitionStats struct {
 	// pausedSeen is publishedAt as the paused watch's previous look found it: unchanged since then means that
 	// look left the partition out.
 	pausedSeen time.Time
+	// low and end are the source's watermarks as a sample last read them (-1: unknown; see
+	// sourceWatermarkSampleMax); read says whether one has.
+	low, end int64
+	read     bool
 }
 
 func (s *partitionStats) add(x lagSample) {
@@ -185,14 +195,19 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		lags = make([]metrics.PartitionLag, 0, len(r.parts))
 		defer func() { r.consumerLags(lags) }()
 	}
-	for _, p := range r.parts {
+	first, reads := watermarkWindow(len(r.parts), &r.watermarkNext)
+	for i, p := range r.parts {
 		pp := p.position()
-		low, end := int64(-1), int64(-1)
-		if consumer != nil {
-			if l, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
-				low, end = max(l, -1), max(h, -1)
+		st := &p.stats
+		if !st.read || (i-first+len(r.parts))%len(r.parts) < reads {
+			st.low, st.end, st.read = -1, -1, true
+			if consumer != nil {
+				if l, h, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition); err == nil {
+					st.low, st.end = max(l, -1), max(h, -1)
+				}
 			}
 		}
+		low, end := st.low, st.end
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		lag := int64(-1)
 		if end >= 0 {
@@ -201,7 +216,6 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 				lags = append(lags, metrics.PartitionLag{Topic: p.tp.Topic, Partition: p.tp.Partition, Lag: lag})
 			}
 		}
-		st := &p.stats
 		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})
 		status := st.status(lost[p.tp])
 
@@ -222,6 +236,18 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		}
 		st.last, st.ready = stat, true
 	}
+}
+
+// watermarkWindow returns which of n partitions a sample reads the watermarks of: reads of them from first
+// on, wrapping around (all of them when n is at most sourceWatermarkSampleMax); next, the committer's cursor,
+// moves on past them.
+func watermarkWindow(n int, next *int) (first, reads int) {
+	if n <= sourceWatermarkSampleMax {
+		return 0, n
+	}
+	first = *next % n
+	*next = (first + sourceWatermarkSampleMax) % n
+	return first, sourceWatermarkSampleMax
 }
 
 // setPosition fills what a partition stat says of the position pos against the source's end (unknown when

@@ -158,3 +158,66 @@ func TestQuietPartitionsArePublishedLessOften(t *testing.T) {
 		t.Fatalf("the final publication: %+v, want both partitions marked stop where they stand", final)
 	}
 }
+
+// countingReader answers cached watermarks (0, end) and counts the reads per partition.
+type countingReader struct {
+	end   int64
+	reads map[int32]int
+}
+
+func (c *countingReader) Watermarks(string, int32, time.Duration) (int64, int64, error) {
+	return 0, c.end, nil
+}
+func (c *countingReader) Seek(string, int32, int64) error { return nil }
+func (c *countingReader) CachedWatermarks(_ string, p int32) (int64, int64, error) {
+	c.reads[p]++
+	return 0, c.end, nil
+}
+
+// A task with more partitions than sourceWatermarkSampleMax reads all their watermarks at its first sample,
+// then that many a sample in turn; a partition not read keeps its last end, and every one sees a new end
+// within ceil(partitions / max) samples.
+func TestWatermarksAreSampledInTurnPastTheBudget(t *testing.T) {
+	const n = 2*sourceWatermarkSampleMax + 100 // three samples to go round
+	r := &sourceRun{env: &statsEnv{}}
+	for p := range int32(n) {
+		r.parts = append(r.parts, newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: p}, "A.t", -1, ""))
+	}
+	c := &countingReader{end: 10, reads: map[int32]int{}}
+	total := func() (sum int) {
+		for _, v := range c.reads {
+			sum += v
+		}
+		return sum
+	}
+	r.sampleStats(c, time.Now())
+	if total() != n || len(c.reads) != n {
+		t.Fatalf("first sample read %d watermarks of %d partitions, want all %d", total(), len(c.reads), n)
+	}
+	c.end = 20
+	for round := 1; round <= 3; round++ {
+		before := total()
+		r.sampleStats(c, time.Now())
+		if got := total() - before; got != sourceWatermarkSampleMax {
+			t.Fatalf("sample %d read %d watermarks, want %d", round, got, sourceWatermarkSampleMax)
+		}
+		fresh := 0
+		for _, p := range r.parts {
+			switch end := *p.stats.last.EndOffset; end {
+			case 20:
+				fresh++
+			case 10:
+			default:
+				t.Fatalf("partition %d: end %d, want 10 (kept) or 20 (read)", p.tp.Partition, end)
+			}
+		}
+		if want := min(round*sourceWatermarkSampleMax, n); fresh != want {
+			t.Fatalf("after sample %d, %d partitions see the new end, want %d", round, fresh, want)
+		}
+	}
+	for p, v := range c.reads {
+		if v < 2 {
+			t.Fatalf("partition %d read %d times in four samples, want at least 2", p, v)
+		}
+	}
+}

@@ -158,6 +158,7 @@ type sourceRun struct {
 	consumerStatsOff   bool
 	consumerLags       func([]metrics.PartitionLag)
 	removeConsumerLags func() // at the run's end
+	watermarkNext      int    // the committer's: the next partition whose watermarks sampleStats reads (watermarkWindow)
 
 	noticeMu    sync.Mutex
 	notices     map[string]tasks.Notice
