@@ -124,6 +124,28 @@ func (l *ledger) add(t *testing.T, b *cpath.Batch) {
 	l.paced += btoi(b.Paced)
 }
 
+// ackedAll tells whether each of the first partitions parts has at least perPartition acknowledged records.
+func (l *ledger) ackedAll(partitions, perPartition int) bool {
+	for p := range partitions {
+		if len(l.acked[p]) < perPartition {
+			return false
+		}
+	}
+	return true
+}
+
+// assignFromBeginning assigns the pipeline's first partitions parts from their beginnings.
+func assignFromBeginning(t *testing.T, pl *cpath.Pipeline, partitions int) {
+	t.Helper()
+	starts := make([]int64, partitions)
+	for i := range starts {
+		starts[i] = cpath.OffsetBeginning
+	}
+	if err := pl.Assign(starts); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // sourceParts creates a source topic on A with perPartition records in each of its partitions (record i's
 // value of size(i) bytes) and an empty remote topic on B, and returns the pipeline's parts.
 func sourceParts(t *testing.T, partitions, perPartition int, size func(i int) int) []cpath.Part {
@@ -201,22 +223,9 @@ func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
 			statsFrom[btoi(producer)]++
 		}
 	})
-	starts := make([]int64, partitions)
-	for i := range starts {
-		starts[i] = cpath.OffsetBeginning
-	}
-	if err := pl.Assign(starts); err != nil {
-		t.Fatal(err)
-	}
+	assignFromBeginning(t, pl, partitions)
 	l := newLedger()
-	run(t, pl, l, func() bool {
-		for i := range partitions {
-			if len(l.acked[i]) < perPartition {
-				return false
-			}
-		}
-		return true
-	})
+	run(t, pl, l, func() bool { return l.ackedAll(partitions, perPartition) })
 	if len(l.failures) > 0 || len(l.cerrs) > 0 {
 		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
 	}
@@ -472,23 +481,12 @@ func TestOpenBatchesStayWithinTheBound(t *testing.T) {
 			parts := sourceParts(t, partitions, perPartition, func(int) int { return 100 })
 			// A long linger keeps each batch open long enough for the others to pile up behind it.
 			pl := pipelineWith(t, parts, 0, map[string]string{"linger.ms": "200"}, func(c *cpath.Config) { c.OpenLatency = tc.latency })
-			starts := make([]int64, partitions)
-			for i := range starts {
-				starts[i] = cpath.OffsetBeginning
-			}
-			if err := pl.Assign(starts); err != nil {
-				t.Fatal(err)
-			}
+			assignFromBeginning(t, pl, partitions)
 			l := newLedger()
 			maxOpen := 0
 			run(t, pl, l, func() bool {
 				maxOpen = max(maxOpen, l.lastOpen)
-				for p := range partitions {
-					if len(l.acked[p]) < perPartition {
-						return false
-					}
-				}
-				return true
+				return l.ackedAll(partitions, perPartition)
 			})
 			if len(l.failures) > 0 || len(l.cerrs) > 0 {
 				t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
