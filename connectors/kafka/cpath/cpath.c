@@ -599,6 +599,11 @@ static void open_cap_update(cp_pipe *p) {
         p->open_cap = cap > CP_OPEN_MIN ? (cap < 1e9 ? (int64_t)cap : 1000000000) : CP_OPEN_MIN;
 }
 
+/* open_full tells whether as many partitions have a batch in the producer as open_cap allows. */
+static int open_full(cp_pipe *p) {
+        return p->open_cap > 0 && p->open >= p->open_cap;
+}
+
 /* gate tells whether record m, of estimated request size need, must wait before it joins partition pt's
  * batch (1) or may be produced now (0).
  *
@@ -615,19 +620,22 @@ static void open_cap_update(cp_pipe *p) {
  * opens one only while fewer than open_cap partitions have one (open_cap_update). */
 static int gate(cp_pipe *p, struct cp_part *pt, int64_t need) {
         if (pt->out_n == 0)
-                return p->open_cap > 0 && p->open >= p->open_cap;
+                return open_full(p);
         if (pt->sent || pt->out_wire + need > p->batch_cap)
                 return 1;
         return pt->started_step != p->steps && p->now - pt->started >= p->linger_ns / 10 * 8;
 }
 
 /* held_can_go tells whether a partition with records held in this pass has no batch outstanding any more
- * and may open one (open_cap), or the pipeline stopped producing (a failure, an interrupt): then the step has work again. */
+ * and may open one (open_full), or the pipeline stopped producing (a failure, an interrupt): then the step
+ * has work again. */
 static int held_can_go(cp_pipe *p) {
         if (p->failed || atomic_load(&p->interrupted))
                 return 1;
+        if (open_full(p))
+                return 0;
         for (int i = 0; i < p->nparts; i++)
-                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0 && (p->open_cap <= 0 || p->open < p->open_cap))
+                if (p->parts[i].held_pass == p->pass && p->parts[i].out_n == 0)
                         return 1;
         return 0;
 }
