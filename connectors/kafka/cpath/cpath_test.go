@@ -124,7 +124,7 @@ func (l *ledger) add(t *testing.T, b *cpath.Batch) {
 	l.paced += btoi(b.Paced)
 }
 
-// ackedAll tells whether each of the first partitions parts has at least perPartition acknowledged records.
+// ackedAll tells whether each of the pipeline's first `partitions` parts has at least perPartition acknowledged records.
 func (l *ledger) ackedAll(partitions, perPartition int) bool {
 	for p := range partitions {
 		if len(l.acked[p]) < perPartition {
@@ -134,7 +134,7 @@ func (l *ledger) ackedAll(partitions, perPartition int) bool {
 	return true
 }
 
-// assignFromBeginning assigns the pipeline's first partitions parts from their beginnings.
+// assignFromBeginning assigns the pipeline's first `partitions` parts from their beginnings.
 func assignFromBeginning(t *testing.T, pl *cpath.Pipeline, partitions int) {
 	t.Helper()
 	starts := make([]int64, partitions)
