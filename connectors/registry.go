@@ -27,8 +27,8 @@ type Registry struct {
 	clients clientconfig.Options
 	data    DataPath // how source tasks move records (DataPathAuto when empty)
 	procs   *cpathProcs
-	// consumerStatsMax: see WithConsumerStatsLimit.
-	consumerStatsMax int
+	// consumerStatsMax, producerStatsMax: see WithConsumerStatsLimit and WithProducerStatsLimit.
+	consumerStatsMax, producerStatsMax int
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
@@ -36,7 +36,8 @@ type Registry struct {
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients,
-		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions}
+		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
+		producerStatsMax: DefaultProducerStatsMaxPartitions}
 }
 
 // WithConsumerStatsLimit sets how many partitions a source task's replication consumer may know of (every
@@ -44,6 +45,13 @@ func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, cli
 // is DefaultConsumerStatsMaxPartitions, which says why. It returns r.
 func (r *Registry) WithConsumerStatsLimit(n int) *Registry {
 	r.consumerStatsMax = n
+	return r
+}
+
+// WithProducerStatsLimit is WithConsumerStatsLimit for a source task's replication producer (every partition of
+// each remote topic it writes); the default is DefaultProducerStatsMaxPartitions. It returns r.
+func (r *Registry) WithProducerStatsLimit(n int) *Registry {
+	r.producerStatsMax = n
 	return r
 }
 
@@ -110,7 +118,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
 		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
-			procs: r.procs, consumerStatsMax: r.consumerStatsMax}, nil
+			procs: r.procs, consumerStatsMax: r.consumerStatsMax, producerStatsMax: r.producerStatsMax}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
 	}

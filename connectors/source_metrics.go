@@ -112,7 +112,7 @@ func clientStatsEvery(partitions int) time.Duration {
 
 // statsEvery is how often librdkafka hands the statistics of the run's client in role over; 0: never.
 func (r *sourceRun) statsEvery(role clientconfig.Role) time.Duration {
-	if role == clientconfig.ReplicationConsumer && r.consumerStatsOff {
+	if role == clientconfig.ReplicationConsumer && r.consumerStatsOff || role == clientconfig.ReplicationProducer && r.producerStatsOff {
 		return 0
 	}
 	return clientStatsEvery(len(r.parts))

@@ -41,9 +41,9 @@ type sourceTask struct {
 	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.
 	dataPath DataPath
 	procs    *cpathProcs // the worker's GOMAXPROCS for C pipelines (nil: left alone)
-	// consumerStatsMax: a replication consumer knowing of more partitions runs without librdkafka statistics
-	// (source_consumer_stats.go); at most 0: no limit.
-	consumerStatsMax int
+	// consumerStatsMax, producerStatsMax: a replication consumer or producer knowing of more partitions runs
+	// without librdkafka statistics (source_client_stats.go); at most 0: no limit.
+	consumerStatsMax, producerStatsMax int
 }
 
 // pipelineError is a failure that a fresh consumer and producer may not repeat (a fatal idempotent-producer
@@ -153,9 +153,10 @@ type sourceRun struct {
 	clock                            pipelineClock
 	producerFigures, consumerFigures clientFigures
 
-	// consumerStatsOff: the replication consumer runs without librdkafka statistics (source_consumer_stats.go);
-	// consumerLags then takes Java's records-lag from sampleStats (nil without metrics).
+	// consumerStatsOff, producerStatsOff: the replication consumer or producer runs without librdkafka statistics
+	// (source_client_stats.go); consumerLags then takes Java's records-lag from sampleStats (nil without metrics).
 	consumerStatsOff   bool
+	producerStatsOff   bool
 	consumerLags       func([]metrics.PartitionLag)
 	removeConsumerLags func() // at the run's end
 	watermarkNext      int    // the committer's: the next partition whose watermarks sampleStats reads (watermarkWindow)
@@ -217,9 +218,13 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.resetPolicy = "earliest"
 	}
 	r.consumerProps["auto.offset.reset"] = "error"
-	if consumerStatsOff(assigned, t.consumerStatsMax) {
+	if statsOff(assigned, t.consumerStatsMax) {
 		r.consumerStatsOff = true
 		r.noteConsumerStatsOff(knownPartitions(assigned))
+	}
+	if statsOff(assigned, t.producerStatsMax) {
+		r.producerStatsOff = true
+		r.noteProducerStatsOff(knownPartitions(assigned))
 	}
 	if r.producerProps, err = t.cfg.clientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
 		return nil, err

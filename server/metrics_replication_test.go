@@ -472,25 +472,37 @@ func TestStalePartitionStatsAreDropped(t *testing.T) {
 	require.Len(t, partitionStats(t, st, name, kept), 2, "the other topic's rows stay")
 }
 
-// TestConsumerPastTheStatsLimitReportsLagWithoutStatistics: a replication consumer that knows of more partitions
-// than --consumer-stats-max-partitions runs without librdkafka statistics, and says so in its series: its
-// client series are absent (not zero) while the producer's are there, and Java's records-lag still tracks every
-// partition, from kmirror's own sample.
-func TestConsumerPastTheStatsLimitReportsLagWithoutStatistics(t *testing.T) {
+// TestClientsPastTheStatsLimitRunWithoutStatistics: a replication consumer that knows of more partitions than
+// --consumer-stats-max-partitions, or a producer past --producer-stats-max-partitions, runs without librdkafka
+// statistics, and says so in its series: its client series are absent (not zero) while the other client's are
+// there, and Java's records-lag still tracks every partition (from kmirror's own sample when the consumer is the
+// one without statistics).
+func TestClientsPastTheStatsLimitRunWithoutStatistics(t *testing.T) {
 	t.Parallel()
-	k := startKmirror(t, "", func(c *server.Config) { c.ConsumerStatsMaxPartitions = 2 })
-	name, topics, _ := mirrorFreshTopic(t, k, "nst"+uniqueAlias(""), 600, 1)
-	topic := topics[0].name
+	for _, c := range []struct {
+		off, on string
+		limit   func(*server.Config)
+	}{
+		{"replication-consumer", "replication-producer", func(c *server.Config) { c.ConsumerStatsMaxPartitions = 2 }},
+		{"replication-producer", "replication-consumer", func(c *server.Config) { c.ProducerStatsMaxPartitions = 2 }},
+	} {
+		t.Run(c.off, func(t *testing.T) {
+			t.Parallel()
+			k := startKmirror(t, "", c.limit)
+			name, topics, _ := mirrorFreshTopic(t, k, "nst"+uniqueAlias(""), 600, 1)
+			topic := topics[0].name
 
-	client := func(m map[string][]promSample, role string) map[string]float64 {
-		return find(m["kmirror_client_received_bytes_total"], "client", map[string]string{"connector": name, "role": role})
+			client := func(m map[string][]promSample, role string) map[string]float64 {
+				return find(m["kmirror_client_received_bytes_total"], "client", map[string]string{"connector": name, "role": role})
+			}
+			var why string
+			require.Eventually(t, func() bool {
+				m := k.samples()
+				lags := find(m["kafka_consumer_fetch_manager_records_lag"], "partition", map[string]string{"topic": strings.ReplaceAll(topic, ".", "_")})
+				why = fmt.Sprintf("records-lag %v, %s clients %v", lags, c.on, client(m, c.on))
+				return allEqual(lags, 3, 0) && len(client(m, c.on)) == 1
+			}, 30*time.Second, 200*time.Millisecond, "records-lag of every partition and the %s's statistics: %s", c.on, lazy(func() string { return why }))
+			require.Empty(t, client(k.samples(), c.off), "the %s has no statistics, so no client series", c.off)
+		})
 	}
-	var why string
-	require.Eventually(t, func() bool {
-		m := k.samples()
-		lags := find(m["kafka_consumer_fetch_manager_records_lag"], "partition", map[string]string{"topic": strings.ReplaceAll(topic, ".", "_")})
-		why = fmt.Sprintf("records-lag %v, producer clients %v", lags, client(m, "replication-producer"))
-		return allEqual(lags, 3, 0) && len(client(m, "replication-producer")) == 1
-	}, 30*time.Second, 200*time.Millisecond, "records-lag of every partition and the producer's statistics: %s", lazy(func() string { return why }))
-	require.Empty(t, client(k.samples(), "replication-consumer"), "the consumer has no statistics, so no client series")
 }

@@ -52,6 +52,9 @@ type Config struct {
 	// librdkafka statistics (connectors.DefaultConsumerStatsMaxPartitions, the default when zero, says why);
 	// negative: no limit.
 	ConsumerStatsMaxPartitions int
+	// ProducerStatsMaxPartitions is ConsumerStatsMaxPartitions for the replication producer
+	// (connectors.DefaultProducerStatsMaxPartitions says why).
+	ProducerStatsMaxPartitions int
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
 	// Secrets, when set, encrypts connector config secrets at rest (see LoadSecrets).
@@ -118,7 +121,8 @@ func Run(ctx context.Context, cfg Config) error {
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
 	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).
-		WithConsumerStatsLimit(consumerStatsLimit(cfg.ConsumerStatsMaxPartitions))
+		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, connectors.DefaultConsumerStatsMaxPartitions)).
+		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, connectors.DefaultProducerStatsMaxPartitions))
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -270,11 +274,12 @@ func applyClusterLoggerLevels(ctx context.Context, st *store.Store, loggers *Log
 	}
 }
 
-// consumerStatsLimit is the Registry's limit for Config.ConsumerStatsMaxPartitions.
-func consumerStatsLimit(n int) int {
+// statsLimit is the Registry's limit for Config.ConsumerStatsMaxPartitions or ProducerStatsMaxPartitions n, whose
+// default is def.
+func statsLimit(n, def int) int {
 	switch {
 	case n == 0:
-		return connectors.DefaultConsumerStatsMaxPartitions
+		return def
 	case n < 0:
 		return 0 // no limit
 	}

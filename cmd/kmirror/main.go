@@ -139,6 +139,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	pprofListen := fs.String("pprof-listen", "", "address of a net/http/pprof listener for profiling a running worker, e.g. 127.0.0.1:6060 (off when empty; never expose it) (KMIRROR_PPROF_LISTEN)")
 	dataPath := fs.String("data-path", "auto", "how source tasks move records: c (inside librdkafka's C API, Go keeping per-batch bookkeeping), go (every record through Go), or auto: c unless the task is exactly-once or its producer's linger.ms is 0 (KMIRROR_DATA_PATH)")
 	consumerStats := fs.Int("consumer-stats-max-partitions", connectors.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
+	producerStats := fs.Int("producer-stats-max-partitions", connectors.DefaultProducerStatsMaxPartitions, "a source task's replication producer that knows of more partitions than this (all partitions of each remote topic it writes) runs without librdkafka statistics, whose every document carries all of them; its client series are then absent; 0: no limit (KMIRROR_PRODUCER_STATS_MAX_PARTITIONS)")
 	security := registerSecurityFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
@@ -166,12 +167,13 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return fmt.Errorf("--data-path: %w", err)
 			}
-			if *consumerStats < 0 {
-				return fmt.Errorf("--consumer-stats-max-partitions must be 0 (no limit) or more, not %d", *consumerStats)
+			consumerLimit, err := statsLimitFlag("consumer-stats-max-partitions", *consumerStats)
+			if err != nil {
+				return err
 			}
-			statsLimit := *consumerStats
-			if statsLimit == 0 {
-				statsLimit = -1 // server.Config's "no limit"
+			producerLimit, err := statsLimitFlag("producer-stats-max-partitions", *producerStats)
+			if err != nil {
+				return err
 			}
 			if *history < 1 {
 				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
@@ -191,8 +193,9 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				ExactlyOnceSource: eosSupport, DataPath: data, ConsumerStatsMaxPartitions: statsLimit,
-				Security: *security, Clients: clientRules(), Secrets: secrets,
+				ExactlyOnceSource: eosSupport, DataPath: data, ConsumerStatsMaxPartitions: consumerLimit,
+				ProducerStatsMaxPartitions: producerLimit,
+				Security:                   *security, Clients: clientRules(), Secrets: secrets,
 			})
 		},
 	}
@@ -268,4 +271,16 @@ func newMigrateCommand(stdout, stderr io.Writer) *ffcli.Command {
 			return errors.New("missing subcommand: use migrate up or migrate status")
 		},
 	}
+}
+
+// statsLimitFlag is server.Config's value for the statistics limit flag name set to n: 0 there means the default,
+// so the flag's "no limit" (0) becomes -1.
+func statsLimitFlag(name string, n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("--%s must be 0 (no limit) or more, not %d", name, n)
+	case n == 0:
+		return -1, nil
+	}
+	return n, nil
 }

@@ -28,10 +28,28 @@ import (
 // librdkafka's statistics.
 const DefaultConsumerStatsMaxPartitions = 2000
 
-// knownPartitions estimates how many partitions the consumer of tps will know: per topic, its highest partition
-// in tps plus one. The task is not told the topics' partition counts, so this is a lower bound; with partitions
-// dealt round-robin it is at least half the truth (0.6 of it at ten partitions per topic and eight tasks), so
-// the limit holds within a factor of two.
+// DefaultProducerStatsMaxPartitions is how many partitions a replication producer may know of and still run with
+// librdkafka statistics (Registry.WithProducerStatsLimit).
+//
+// Why a limit: a producer's statistics document has an entry for every partition of every topic it knows, which
+// kmirror's metrics drop at once (they read the client and its brokers only). librdkafka builds the document
+// under the client's lock in a buffer it keeps doubling, and kmirror copies it into Go and parses it. At 10,000
+// partitions over 1,000 topics (eight tasks, round-robin, every producer knowing all 10,000, statistics every
+// 25 s), a side-by-side scale run of the same build with and without producer statistics replicated every
+// partition in 85.3 s against 50.0 s, with 96.2 against 61.7 CPU s and 1,106 against 704 MB peak RSS
+// (docs/benchmarks.md, Scale). Below the limit a document is at most a fifth of that one, and the interval
+// grows with the task's partitions (clientStatsEvery).
+//
+// What a producer without statistics loses: its kmirror_client_* series (bytes, broker round trips, throttling,
+// errors), the Java compat kafka_producer_{incoming,outgoing}_byte_total and kafka_producer_buffer_available_bytes,
+// and the pipeline view's producer figures. Replication latency and every per-partition series are kmirror's own
+// and stay.
+const DefaultProducerStatsMaxPartitions = 2000
+
+// knownPartitions estimates how many partitions the consumer (or producer) of tps will know: per topic, its
+// highest partition in tps plus one. The task is not told the topics' partition counts, so this is a lower
+// bound; with partitions dealt round-robin it is at least half the truth (0.6 of it at ten partitions per topic
+// and eight tasks), so the limit holds within a factor of two.
 func knownPartitions(tps []mirror.TopicPartition) int {
 	highest := map[string]int32{}
 	for _, tp := range tps {
@@ -46,9 +64,9 @@ func knownPartitions(tps []mirror.TopicPartition) int {
 	return known
 }
 
-// consumerStatsOff tells whether the replication consumer of tps runs without librdkafka statistics under the
-// limit max (at most 0: none).
-func consumerStatsOff(tps []mirror.TopicPartition, max int) bool {
+// statsOff tells whether a replication client of tps runs without librdkafka statistics under the limit max (at
+// most 0: none). The producer knows the remote topics of the same partitions, so one estimate serves both.
+func statsOff(tps []mirror.TopicPartition, max int) bool {
 	return max > 0 && knownPartitions(tps) > max
 }
 
@@ -66,4 +84,11 @@ func (r *sourceRun) noteConsumerStatsOff(known int) {
 	reg := r.t.metrics
 	r.consumerLags = func(lags []metrics.PartitionLag) { reg.ConsumerLags(l, lags) }
 	r.removeConsumerLags = func() { reg.RemoveClient(l) }
+}
+
+// noteProducerStatsOff says once that the run's producer has no statistics; nothing takes their place.
+func (r *sourceRun) noteProducerStatsOff(known int) {
+	r.log.Info("the replication producer runs without librdkafka statistics: it knows of more partitions than the limit, "+
+		"and each statistics document would carry all of them; its client series are absent",
+		"known_partitions_at_least", known, "limit", r.t.producerStatsMax)
 }

@@ -34,7 +34,7 @@ func TestKnownPartitionsOfRoundRobinTasks(t *testing.T) {
 	require.Equal(t, 0, knownPartitions(nil))
 	x := []mirror.TopicPartition{{Topic: "x", Partition: 4}, {Topic: "y", Partition: 0}}
 	require.Equal(t, 6, knownPartitions(x), "partitions 0-4 of x at least, and y's 0")
-	require.True(t, consumerStatsOff(x, 5))
-	require.False(t, consumerStatsOff(x, 6))
-	require.False(t, consumerStatsOff(x, 0), "0: no limit")
+	require.True(t, statsOff(x, 5))
+	require.False(t, statsOff(x, 6))
+	require.False(t, statsOff(x, 0), "0: no limit")
 }
