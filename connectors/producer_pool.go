@@ -3,10 +3,6 @@ package connectors
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -16,17 +12,11 @@ import (
 // one. Offset syncs are the case: every source task writes a few of them, and a producer per task costs a
 // librdkafka instance with its threads and buffers (the benchmark measured a tenth of kmirror's CPU at eight
 // tasks). Deliveries are routed back to their sender through the record's opaque value.
-type producerPool struct {
-	log *slog.Logger
-
-	mu        sync.Mutex
-	producers map[string]*pooledProducer
-}
+type producerPool = clientPool[pooledProducer]
 
 type pooledProducer struct {
 	producer *kafka.Producer
 	gate     *syncGate // its users' batches (offset syncs: see syncGate)
-	refs     int
 }
 
 // deliveryHandler receives the deliveries of the records it produced through a pooled producer.
@@ -35,57 +25,22 @@ type deliveryHandler interface {
 }
 
 func newProducerPool(log *slog.Logger) *producerPool {
-	return &producerPool{log: log, producers: map[string]*pooledProducer{}}
-}
-
-// acquire returns the pool's producer for exactly these properties, creating it if needed, with the gate its
-// users share, and a release function the caller must call once it no longer produces.
-func (pp *producerPool) acquire(props map[string]string) (*kafka.Producer, *syncGate, func(), error) {
-	key := poolKey(props)
-	pp.mu.Lock()
-	defer pp.mu.Unlock()
-	entry, ok := pp.producers[key]
-	if !ok {
-		p, err := kafka.NewProducer(props, pp.log, func(d kafka.Delivery) {
+	open := func(props map[string]string) (pooledProducer, error) {
+		p, err := kafka.NewProducer(props, log, func(d kafka.Delivery) {
 			if h, ok := d.Opaque.(deliveryHandler); ok {
 				h.delivered(d)
 			}
 		})
 		if err != nil {
-			return nil, nil, nil, err
+			return pooledProducer{}, err
 		}
-		entry = &pooledProducer{producer: p, gate: newSyncGate(props)}
-		pp.producers[key] = entry
+		return pooledProducer{producer: p, gate: newSyncGate(props)}, nil
 	}
-	entry.refs++
-	var once sync.Once
-	release := func() { once.Do(func() { pp.release(key, entry) }) }
-	return entry.producer, entry.gate, release, nil
-}
-
-func (pp *producerPool) release(key string, entry *pooledProducer) {
-	pp.mu.Lock()
-	entry.refs--
-	last := entry.refs == 0
-	if last {
-		delete(pp.producers, key)
-	}
-	pp.mu.Unlock()
-	if last {
+	closeFlushed := func(p pooledProducer) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		entry.producer.Flush(ctx)
+		p.producer.Flush(ctx)
 		cancel()
-		entry.producer.Close()
+		p.producer.Close()
 	}
-}
-
-func poolKey(props map[string]string) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(props)) {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(props[k])
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return newClientPool(open, closeFlushed)
 }

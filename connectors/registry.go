@@ -22,6 +22,7 @@ const (
 type Registry struct {
 	logger  func(name string) *slog.Logger
 	syncs   *producerPool
+	admins  *adminPool
 	metrics *metrics.Registry // nil: the tasks report no metrics
 	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
@@ -35,7 +36,7 @@ type Registry struct {
 // to m (nil for none: the partitions they publish are the same either way). clients are the rules every
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), metrics: m, clients: clients,
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(), metrics: m, clients: clients,
 		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
 		producerStatsMax: DefaultProducerStatsMaxPartitions}
 }
@@ -117,7 +118,7 @@ func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Tas
 	case HeartbeatTaskClass:
 		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
 	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
+		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, admins: r.admins, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
 			procs: r.procs, consumerStatsMax: r.consumerStatsMax, producerStatsMax: r.producerStatsMax}, nil
 	case CheckpointTaskClass:
 		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil

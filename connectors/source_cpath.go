@@ -195,13 +195,13 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	defer pl.Close()
 	r.stalled.Store(false)
 
-	// The admin requests go through clients of package kafka of their own.
-	sourceAdmin, err := kafka.NewAdmin(cpathAdminProps(r.consumerProps))
+	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
+	// (adminPool).
+	sourceAdmin, releaseSource, err := r.acquireAdmin(clientconfig.SourceAdmin, r.consumerProps)
 	if err != nil {
 		return err
 	}
-	defer sourceAdmin.Close()
-	sourceAdmin.Timeout = 10 * time.Second
+	defer releaseSource()
 	r.sourceAdmin = sourceAdmin
 	syncs, err := r.startSyncs()
 	if err != nil {
@@ -210,12 +210,11 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	if syncs != nil {
 		defer syncs.close()
 	}
-	targetAdmin, err := kafka.NewAdmin(cpathAdminProps(r.producerProps))
+	targetAdmin, releaseTarget, err := r.acquireAdmin(clientconfig.TargetAdmin, r.producerProps)
 	if err != nil {
 		return err
 	}
-	defer targetAdmin.Close()
-	targetAdmin.Timeout = 10 * time.Second
+	defer releaseTarget()
 	r.awaitRemotesWritable(ctx, targetAdmin)
 
 	starts, err := r.startOffsets(ctx, sourceAdmin)
@@ -305,6 +304,29 @@ func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
 	if pl.ProducerReady(ctx, 3*r.stallAfter) { // stallAfter is a quarter of the delivery timeout
 		r.setStalled(false)
 	}
+}
+
+// acquireAdmin returns the worker's admin client for this connector beside the pipeline's consumer (role
+// SourceAdmin) or producer (TargetAdmin), with its release. It connects as that client does, so that a request
+// reaches the cluster exactly as the Go path's admin requests riding on the client would; its client.id is the
+// one MM2 gives the connector's admin client of that role, without a task index, which makes it the same for
+// every task of the connector and so one client (adminPool).
+func (r *sourceRun) acquireAdmin(role clientconfig.Role, clientProps map[string]string) (*kafka.Admin, func(), error) {
+	props, err := r.pooledAdminProps(role, clientProps)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.t.admins.acquire(props)
+}
+
+func (r *sourceRun) pooledAdminProps(role clientconfig.Role, clientProps map[string]string) (map[string]string, error) {
+	named, err := r.t.cfg.clientProps(role, r.t.id.Connector, -1)
+	if err != nil {
+		return nil, err
+	}
+	props := cpathAdminProps(clientProps)
+	props["client.id"] = named["client.id"]
+	return props, nil
 }
 
 // cpathAdminProps are the properties of an admin client beside a C pipeline's client: the connection's,

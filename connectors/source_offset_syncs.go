@@ -65,11 +65,11 @@ type syncSend struct {
 func (ss *syncSend) delivered(d kafka.Delivery) { ss.s.delivered(ss.sync, d) }
 
 func newOffsetSyncer(pool *producerPool, props map[string]string, topic string, log *slog.Logger) (*offsetSyncer, error) {
-	p, gate, release, err := pool.acquire(props)
+	p, release, err := pool.acquire(props)
 	if err != nil {
 		return nil, err
 	}
-	return &offsetSyncer{producer: p, gate: gate, giveBack: release, topic: topic, log: log,
+	return &offsetSyncer{producer: p.producer, gate: p.gate, giveBack: release, topic: topic, log: log,
 		over: map[mirror.TopicPartition]mirror.OffsetSync{}, latest: map[mirror.TopicPartition]int64{}}, nil
 }
 

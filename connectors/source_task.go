@@ -36,6 +36,7 @@ type sourceTask struct {
 	cfg     connectorConfig
 	log     *slog.Logger
 	syncs   *producerPool     // the worker's shared offset-sync producers
+	admins  *adminPool        // the worker's shared admin clients of C-path tasks
 	metrics *metrics.Registry // nil without metrics
 	eos     bool              // the worker has exactly-once source support: replicate in transactions
 	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.

@@ -82,12 +82,12 @@ func TestSyncGateWithoutLinger(t *testing.T) {
 func TestSyncersOfOnePoolShareAGate(t *testing.T) {
 	pool := newProducerPool(slog.New(slog.DiscardHandler))
 	props := map[string]string{"bootstrap.servers": "127.0.0.1:1"}
-	p1, g1, release1, err := pool.acquire(props)
+	p1, release1, err := pool.acquire(props)
 	require.NoError(t, err)
 	defer release1()
-	p2, g2, release2, err := pool.acquire(props)
+	p2, release2, err := pool.acquire(props)
 	require.NoError(t, err)
 	defer release2()
-	require.Same(t, p1, p2)
-	require.Same(t, g1, g2)
+	require.Same(t, p1.producer, p2.producer)
+	require.Same(t, p1.gate, p2.gate)
 }
