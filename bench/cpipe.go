@@ -107,8 +107,19 @@ func (b *bench) cpipeConfig(f flow) (string, int, error) {
 	fmt.Fprintf(&s, "pace_bytes %d\n", int64(cpipePace*float64(batch)))
 	tps := partitionsOf(f.topics)
 	n := max(1, min(f.tasks, len(tps)))
+	if b.cfg.cpipeWholeTopics {
+		n = max(1, min(f.tasks, len(f.topics)))
+	}
+	topicIndex := map[string]int{}
 	for i, tp := range tps {
-		fmt.Fprintf(&s, "part %d %s %d %s\n", i%n, tp.Topic, tp.Partition, f.remote(tp.Topic))
+		pipeline := i % n
+		if b.cfg.cpipeWholeTopics {
+			if _, ok := topicIndex[tp.Topic]; !ok {
+				topicIndex[tp.Topic] = len(topicIndex)
+			}
+			pipeline = topicIndex[tp.Topic] % n
+		}
+		fmt.Fprintf(&s, "part %d %s %d %s\n", pipeline, tp.Topic, tp.Partition, f.remote(tp.Topic))
 	}
 	return s.String(), n, nil
 }

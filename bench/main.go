@@ -72,33 +72,34 @@ type config struct {
 	candidateBin, candidateExtra string
 	candidateEnv                 string
 
-	scenarios       []string
-	systems         []string
-	tasksList       []int
-	tasks           int
-	repeat          int
-	warmup          int
-	smallLinger     int
-	smallBatch      int
-	smallRecords    int64
-	latencyRate     int
-	latencyFor      time.Duration
-	manyTopics      int
-	manyPartitions  int
-	manyRecords     int
-	scaleTopics     int
-	scalePartitions int
-	scalePrecreate  bool
-	refresh         int
-	maxRun          time.Duration
-	quietWait       time.Duration
-	pprof           bool
-	profileFor      time.Duration
-	stats           bool
-	ck              checkpointFlags
-	wan             wanFlags
-	codecs          []string
-	codecTasks      int
+	scenarios        []string
+	systems          []string
+	tasksList        []int
+	tasks            int
+	repeat           int
+	warmup           int
+	smallLinger      int
+	smallBatch       int
+	smallRecords     int64
+	latencyRate      int
+	latencyFor       time.Duration
+	manyTopics       int
+	manyPartitions   int
+	manyRecords      int
+	scaleTopics      int
+	scalePartitions  int
+	scalePrecreate   bool
+	cpipeWholeTopics bool
+	refresh          int
+	maxRun           time.Duration
+	quietWait        time.Duration
+	pprof            bool
+	profileFor       time.Duration
+	stats            bool
+	ck               checkpointFlags
+	wan              wanFlags
+	codecs           []string
+	codecTasks       int
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -172,6 +173,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.IntVar(&c.manyRecords, "many-records", 10, "records per partition of the partitions scenario (few, so that memory shows the partitions rather than buffered data)")
 	fs.IntVar(&c.scaleTopics, "scale-topics", 1000, "topics of the scale scenario (issue 15: 10,000 partitions over 1,000 topics)")
 	fs.IntVar(&c.scalePartitions, "scale-partitions", 10, "partitions per topic of the scale scenario (records per partition: -many-records)")
+	fs.BoolVar(&c.cpipeWholeTopics, "cpipe-whole-topics", false, "an experiment: the C pipe deals whole topics over its pipelines (topic i to pipeline i mod n) instead of partitions round-robin, to measure what an assignment by topic would save at many topics; kmirror and MM2 always deal partitions round-robin")
 	fs.BoolVar(&c.scalePrecreate, "scale-precreate", false, "scale scenario: create the remote topics on B before the system starts, so that the time is the replicator's without the broker's creation of the partitions")
 	fs.IntVar(&c.refresh, "refresh", 1, "refresh.topics.interval.seconds for kmirror and MM2")
 	fs.DurationVar(&c.quietWait, "quiet-wait", time.Minute, "before each run, wait up to this long for other processes to use < 10% of the machine (0: don't)")
