@@ -84,9 +84,10 @@ func poolKey(props map[string]string) string {
 // writes — at 10,000 partitions dealt round-robin over eight tasks, every topic in all sixteen.
 type adminPool = clientPool[*kafka.Admin]
 
-// pooledAdminTimeout bounds each request of a pooled admin client, as the Go path's task admin clients are
-// bounded: a request of the pipeline's start or its identity watch waits no longer than that.
-const pooledAdminTimeout = 10 * time.Second
+// taskAdminTimeout bounds each request of a source task's admin clients, the Go path's (riding on its consumer
+// and producer) and the C path's pooled ones alike: a request of the pipeline's start or its identity watch
+// waits no longer than that.
+const taskAdminTimeout = 10 * time.Second
 
 func newAdminPool() *adminPool {
 	return newClientPool(func(props map[string]string) (*kafka.Admin, error) {
@@ -94,7 +95,7 @@ func newAdminPool() *adminPool {
 		if err != nil {
 			return nil, err
 		}
-		a.Timeout = pooledAdminTimeout // before any user sees it: the field is not guarded
+		a.Timeout = taskAdminTimeout // before any user sees it: the field is not guarded
 		return a, nil
 	}, (*kafka.Admin).Close)
 }

@@ -102,3 +102,29 @@ func TestPooledAdminPropsAreTheConnectors(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ssl", src["security.protocol"], "the source admin does not connect as the consumer does")
 }
+
+// TestTasksOfAConnectorShareAnAdminClient: what replicateC calls gives two tasks of one connector on one worker
+// the same admin client, and it stays open until both have released it.
+func TestTasksOfAConnectorShareAnAdminClient(t *testing.T) {
+	pool := newAdminPool()
+	run := func(task int) *sourceRun {
+		r := txnRun(t, map[string]string{"target.cluster.bootstrap.servers": "127.0.0.1:1"})
+		r.t.id.Task = task
+		r.t.admins = pool
+		var err error
+		r.producerProps, err = r.t.cfg.clientProps(clientconfig.ReplicationProducer, "mm2", task)
+		require.NoError(t, err)
+		return r
+	}
+	r0, r1 := run(0), run(1)
+	a0, release0, err := r0.acquireAdmin(clientconfig.TargetAdmin, r0.producerProps)
+	require.NoError(t, err)
+	a1, release1, err := r1.acquireAdmin(clientconfig.TargetAdmin, r1.producerProps)
+	require.NoError(t, err)
+	require.Same(t, a0, a1)
+	require.Equal(t, taskAdminTimeout, a0.Timeout)
+	release0()
+	require.Len(t, pool.clients, 1, "closed while a task still holds it")
+	release1()
+	require.Empty(t, pool.clients)
+}

@@ -413,7 +413,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		return err
 	}
 	defer sourceAdmin.Close()
-	sourceAdmin.Timeout = 10 * time.Second
+	sourceAdmin.Timeout = taskAdminTimeout
 	r.sourceAdmin = sourceAdmin
 
 	syncs, err := r.startSyncs()
@@ -437,7 +437,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		producer.Close()
 		return err
 	}
-	targetAdmin.Timeout = 10 * time.Second
+	targetAdmin.Timeout = taskAdminTimeout
 	closeProducer := func() {
 		targetAdmin.Close()
 		producer.Close()
