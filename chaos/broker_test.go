@@ -2,13 +2,14 @@ package chaos
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
 
 // TestTargetBrokerRestart kills -9 broker B while records flow and starts it again on its data.
 // Expected: nothing missing, nothing reordered, no stale writes. Duplicates are expected (re-sent after the
-// failures).
+// failures). While B is down the tasks say so (the target_unreachable notice), and no longer once it is back.
 func TestTargetBrokerRestart(t *testing.T) {
 	brokerRestartCase(t, "B", "missing", "reordered", "stale")
 }
@@ -58,6 +59,7 @@ func brokerRestartCase(t *testing.T, cluster string, clean ...string) {
 	s.prod.Run(v.rate)
 	s.awaitFlowing(time.Minute)
 
+	traces := s.watchTraces()
 	killedAt := time.Now()
 	suite.harness.killKafka(t, cluster)
 	waitFor(t.Context(), v.outage)
@@ -68,6 +70,9 @@ func brokerRestartCase(t *testing.T, cluster string, clean ...string) {
 	recovery := s.awaitRecovery("replication after the restart of "+cluster, back, s.prod.gen, mark, v.deadline)
 	if st, err := s.c.status(s.name); err == nil {
 		t.Logf("after the restart: %s", st.states())
+	}
+	if cluster == "B" {
+		requireTargetUnreachableNoticed(t, s, traces, v.deadline)
 	}
 	waitFor(t.Context(), v.settle)
 	lostNote := ""
@@ -123,4 +128,24 @@ func (s *scenario) excludeLostByA() int {
 		s.t.Logf("A still holds every one of the %d sequences it acknowledged: none lost by broker A itself", acked.ackedTotal())
 	}
 	return total
+}
+
+// targetUnreachableMention is what the target_unreachable notice says (connectors' setStalled).
+const targetUnreachableMention = "has acknowledged no record"
+
+// requireTargetUnreachableNoticed: the tasks said the target acknowledged nothing while it was down, and say so
+// no longer now that it is back.
+func requireTargetUnreachableNoticed(t *testing.T, s *scenario, traces *traceWatcher, within time.Duration) {
+	t.Helper()
+	if len(traces.mentioning(targetUnreachableMention)) == 0 {
+		t.Errorf("no task said the target acknowledged nothing while B was down; trace lines seen: %q", traces.lines())
+	}
+	s.c.awaitStatus(s.name, "the target_unreachable notice cleared", within, func(st connectorStatus) bool {
+		for _, tk := range st.Tasks {
+			if strings.Contains(tk.Trace, targetUnreachableMention) {
+				return false
+			}
+		}
+		return true
+	})
 }

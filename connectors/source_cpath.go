@@ -194,6 +194,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	}
 	defer pl.Close()
 	r.stalled.Store(false)
+	r.stall = stallClock{} // the committer that owns it starts below
 
 	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
 	// (adminPool).

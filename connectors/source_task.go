@@ -139,8 +139,9 @@ type sourceRun struct {
 	produceMu  sync.Mutex
 	recreated  atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
 	producer   atomic.Pointer[kafka.Producer]
-	stalled    atomic.Bool   // a partition has had records in flight without acknowledgement for stallAfter
+	stalled    atomic.Bool   // records have waited stallAfter with no acknowledgement of any partition
 	stallAfter time.Duration // a quarter of the producer's delivery timeout
+	stall      stallClock    // owned by checkStall
 	// overdueAfter is a little less than it: a record unacknowledged that long ends the pipeline
 	// (source_overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
 	overdueAfter time.Duration
@@ -432,6 +433,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.producer.Store(producer)
 	defer r.producer.Store(nil)
 	r.stalled.Store(false)
+	r.stall = stallClock{} // the committer that owns it starts below
 	targetAdmin, err := producer.Admin()
 	if err != nil {
 		producer.Close()
@@ -1207,32 +1209,6 @@ func (r *sourceRun) pruneRanges(ctx context.Context) {
 			return
 		}
 		p.pruned(logStart)
-	}
-}
-
-// checkStall pauses forwarding while any partition has waited stallAfter for an acknowledgement.
-func (r *sourceRun) checkStall(now time.Time) {
-	stalled := false
-	for _, p := range r.parts {
-		if p.stalledFor(now) > r.stallAfter {
-			stalled = true
-			break
-		}
-	}
-	r.setStalled(stalled)
-}
-
-// setStalled pauses forwarding (stalled) or resumes it, and says so when that changes.
-func (r *sourceRun) setStalled(stalled bool) {
-	if r.stalled.Swap(stalled) != stalled {
-		if stalled {
-			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
-			r.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
-				Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter)})
-		} else {
-			r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
-			r.clearNotice("target")
-		}
 	}
 }
 
