@@ -194,7 +194,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	}
 	defer pl.Close()
 	r.stalled.Store(false)
-	r.stall = stallClock{} // the committer that owns it starts below
+	r.stall = stallClock{} // the committer that owns it starts below; the notice stays until acks say otherwise
 
 	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
 	// (adminPool).
@@ -301,9 +301,9 @@ func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
 	if pl.ProducerReady(ctx, r.stallAfter) {
 		return
 	}
-	r.setStalled(true)
+	r.setUnreachable(true) // the committer, which owns it from then on, has not started yet
 	if pl.ProducerReady(ctx, 3*r.stallAfter) { // stallAfter is a quarter of the delivery timeout
-		r.setStalled(false)
+		r.setUnreachable(false)
 	}
 }
 

@@ -39,6 +39,9 @@ type sourcePartition struct {
 	bytes       uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
 	lastTS      int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
 	readNext    int64                  // the consumer's position when it last had nothing to return; -1 unknown
+	// Owned by the stall check (ackWait): when it last saw the partition idle or acknowledging.
+	acksSeen   uint64
+	progressAt time.Time
 	// Owned by the overdue watch (overdue): at its checks, how many records had been forwarded.
 	marks []forwardMark // oldest first; usually one or two, so a slice rather than a ring
 
@@ -125,12 +128,18 @@ func (p *sourcePartition) forwarded(offset, ts int64, size, valueBytes int) {
 	p.mu.Unlock()
 }
 
-// ackState tells the stall check whether records of the partition wait for acknowledgement, and how many
-// acknowledgements it has had: the hot path only counts them, and the check reads the clock.
-func (p *sourcePartition) ackState() (waiting bool, acks uint64) {
+// ackWait tells the stall check how long the partition has had records waiting without any acknowledgement
+// (0 when none wait), whether records wait, and how many acknowledgements it has had, as seen by the check's
+// periodic calls at now: the hot path only counts acknowledgements, and the clock is read here.
+func (p *sourcePartition) ackWait(now time.Time) (stalled time.Duration, waiting bool, acks uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.inflight.len()+p.batched > 0, p.acks
+	waiting = p.inflight.len()+p.batched > 0
+	if !waiting || p.acks != p.acksSeen || p.progressAt.IsZero() {
+		p.acksSeen, p.progressAt = p.acks, now
+		return 0, waiting, p.acks
+	}
+	return now.Sub(p.progressAt), waiting, p.acks
 }
 
 // forwardMark is what the overdue watch saw at one of its checks: how many records had been forwarded by then.

@@ -7,23 +7,35 @@ import (
 	"github.com/kmirror/kmirror/tasks"
 )
 
-// checkStall pauses forwarding while records wait and the target has acknowledged none, of any partition, for
-// stallAfter: it is down or unreachable, and a catch-up burst queued meanwhile would only wait for it.
+// checkStall pauses forwarding while any partition has waited stallAfter for an acknowledgement, and says the
+// target acknowledges nothing (a warning and the target_unreachable notice) only while records have waited
+// that long with no acknowledgement of any partition.
 //
-// It asked that of each partition alone until 2026-12-05. With many partitions per producer the target
-// acknowledges a partition's batch only every few seconds while it acknowledges thousands of others
-// (librdkafka 2.11.1 sends one partition per ProduceRequest): the whole task paused tens of times a run at
-// the scale scenario, each time telling operators the target acknowledged nothing. A partition that alone
-// gets no answer is the overdue watch's (source_overdue.go), and the C path's batch gate never queues more
-// than one batch of it.
+// The pause is backpressure as much as an outage guard: with many partitions per producer (librdkafka 2.11.1
+// sends one partition per ProduceRequest) a slow target acknowledges a partition's batch only every few
+// seconds, and without the pause the scale scenario's pipelines opened batches faster than the target took
+// them, restarting 53 times a run on overdue records against 7 with it (docs/benchmarks.md, 2026-12-05). But
+// the notice said the target acknowledged nothing whenever one partition waited, 86 times in such a run while
+// the target acknowledged thousands of others; it now says so only when it is true.
 func (r *sourceRun) checkStall(now time.Time) {
+	var longest time.Duration
+	var slowest *sourcePartition
 	waiting, acks := false, uint64(0)
 	for _, p := range r.parts {
-		w, a := p.ackState()
+		d, w, a := p.ackWait(now)
+		if d > longest {
+			longest, slowest = d, p
+		}
 		waiting = waiting || w
 		acks += a
 	}
-	r.setStalled(r.stall.waited(now, waiting, acks) > r.stallAfter)
+	unreachable := r.stall.waited(now, waiting, acks) > r.stallAfter
+	r.setUnreachable(unreachable)
+	held := longest > r.stallAfter
+	if r.stalled.Swap(held || unreachable) != (held || unreachable) && !unreachable && held {
+		r.log.Debug("forwarding paused while a partition waits for its acknowledgement", "topic", slowest.tp.Topic,
+			"partition", slowest.tp.Partition, "waited", longest)
+	}
 }
 
 // stallClock times how long records have waited with no acknowledgement at all.
@@ -42,16 +54,18 @@ func (c *stallClock) waited(now time.Time, waiting bool, acks uint64) time.Durat
 	return now.Sub(c.since)
 }
 
-// setStalled pauses forwarding (stalled) or resumes it, and says so when that changes.
-func (r *sourceRun) setStalled(stalled bool) {
-	if r.stalled.Swap(stalled) != stalled {
-		if stalled {
-			r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
-			r.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
-				Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter)})
-		} else {
-			r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
-			r.clearNotice("target")
-		}
+// setUnreachable says that the target acknowledges nothing, or that it does again, when that changes.
+func (r *sourceRun) setUnreachable(unreachable bool) {
+	if r.unreachable == unreachable {
+		return
+	}
+	r.unreachable = unreachable
+	if unreachable {
+		r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
+		r.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
+			Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter)})
+	} else {
+		r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)
+		r.clearNotice("target")
 	}
 }

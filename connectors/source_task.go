@@ -139,9 +139,12 @@ type sourceRun struct {
 	produceMu  sync.Mutex
 	recreated  atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
 	producer   atomic.Pointer[kafka.Producer]
-	stalled    atomic.Bool   // records have waited stallAfter with no acknowledgement of any partition
+	stalled    atomic.Bool   // a partition has had records in flight without acknowledgement for stallAfter
 	stallAfter time.Duration // a quarter of the producer's delivery timeout
-	stall      stallClock    // owned by checkStall
+	// Owned by checkStall: how long records have waited with no acknowledgement at all, and whether that has
+	// passed stallAfter (the target_unreachable notice is up).
+	stall       stallClock
+	unreachable bool
 	// overdueAfter is a little less than it: a record unacknowledged that long ends the pipeline
 	// (source_overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
 	overdueAfter time.Duration
@@ -433,7 +436,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	r.producer.Store(producer)
 	defer r.producer.Store(nil)
 	r.stalled.Store(false)
-	r.stall = stallClock{} // the committer that owns it starts below
+	r.stall = stallClock{} // the committer that owns it starts below; the notice stays until acks say otherwise
 	targetAdmin, err := producer.Admin()
 	if err != nil {
 		producer.Close()
