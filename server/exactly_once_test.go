@@ -90,6 +90,15 @@ func TestExactlyOnceValidation(t *testing.T) {
 // readCommitted reads every partition of topic on B with read_committed, to its current last stable offset.
 func readCommitted(t *testing.T, topic string) map[int32][]kafka.Record {
 	t.Helper()
+	out, err := tryReadCommitted(t, topic)
+	require.NoError(t, err)
+	return out
+}
+
+// tryReadCommitted is readCommitted for a condition that is polled: the remote topic may not exist yet, and a
+// require inside require.Eventually's condition would fail the test from another goroutine, leaving the
+// condition unanswered until the wait ran out (a flake seen under the full suite's load).
+func tryReadCommitted(t *testing.T, topic string) (map[int32][]kafka.Record, error) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	out := map[int32][]kafka.Record{}
@@ -98,8 +107,10 @@ func readCommitted(t *testing.T, topic string) map[int32][]kafka.Record {
 			out[r.Partition()] = append(out[r.Partition()], r)
 			return nil
 		})
-	require.NoError(t, err)
-	return out
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // TestExactlyOnceReplicatesInTransactions replicates a source topic that holds an aborted transaction, on a
@@ -208,7 +219,10 @@ func requireCommittedCopy(t *testing.T, remote string, sent []kafkatest.Record, 
 	want := groupByPartition(sent)
 	var got map[int32][]kafka.Record
 	require.Eventually(t, func() bool {
-		got = readCommitted(t, remote)
+		var err error
+		if got, err = tryReadCommitted(t, remote); err != nil {
+			return false
+		}
 		for pk, rs := range want {
 			if len(got[pk.partition]) < len(rs) {
 				return false
