@@ -130,7 +130,7 @@ func (s *scenario) excludeLostByA() int {
 	return total
 }
 
-// targetUnreachableMention is what the target_unreachable notice says (connectors' setStalled).
+// targetUnreachableMention is what the target_unreachable notice says (connectors' setUnreachable).
 const targetUnreachableMention = "has acknowledged no record"
 
 // requireTargetUnreachableNoticed: the tasks said the target acknowledged nothing while it was down, and say so

@@ -301,7 +301,8 @@ func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
 	if pl.ProducerReady(ctx, r.stallAfter) {
 		return
 	}
-	r.setUnreachable(true) // the committer, which owns it from then on, has not started yet
+	// The committer, which owns the notice's state from then on, has not started yet.
+	r.setUnreachable(true)
 	if pl.ProducerReady(ctx, 3*r.stallAfter) { // stallAfter is a quarter of the delivery timeout
 		r.setUnreachable(false)
 	}

@@ -39,9 +39,7 @@ type sourcePartition struct {
 	bytes       uint64                 // value bytes forwarded so far (MM2's byte-count: at poll, values only)
 	lastTS      int64                  // source timestamp of the last acknowledged record (Unix ms); noTimestamp before
 	readNext    int64                  // the consumer's position when it last had nothing to return; -1 unknown
-	// Owned by the stall check (ackWait): when it last saw the partition idle or acknowledging.
-	acksSeen   uint64
-	progressAt time.Time
+	stall       stallClock             // owned by the stall check (ackWait)
 	// Owned by the overdue watch (overdue): at its checks, how many records had been forwarded.
 	marks []forwardMark // oldest first; usually one or two, so a slice rather than a ring
 
@@ -135,11 +133,7 @@ func (p *sourcePartition) ackWait(now time.Time) (stalled time.Duration, waiting
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	waiting = p.inflight.len()+p.batched > 0
-	if !waiting || p.acks != p.acksSeen || p.progressAt.IsZero() {
-		p.acksSeen, p.progressAt = p.acks, now
-		return 0, waiting, p.acks
-	}
-	return now.Sub(p.progressAt), waiting, p.acks
+	return p.stall.waited(now, waiting, p.acks), waiting, p.acks
 }
 
 // forwardMark is what the overdue watch saw at one of its checks: how many records had been forwarded by then.

@@ -32,16 +32,18 @@ func (r *sourceRun) checkStall(now time.Time) {
 	unreachable := r.stall.waited(now, waiting, acks) > r.stallAfter
 	r.setUnreachable(unreachable)
 	held := longest > r.stallAfter
-	if r.stalled.Swap(held || unreachable) != (held || unreachable) && !unreachable && held {
+	paused := held || unreachable
+	if r.stalled.Swap(paused) != paused && held && !unreachable {
 		r.log.Debug("forwarding paused while a partition waits for its acknowledgement", "topic", slowest.tp.Topic,
 			"partition", slowest.tp.Partition, "waited", longest)
 	}
 }
 
-// stallClock times how long records have waited with no acknowledgement at all.
+// stallClock times how long records have waited with no acknowledgement: of one partition (sourcePartition's)
+// or of any (the task's).
 type stallClock struct {
-	acks  uint64    // acknowledgements of every partition together, at the last check that saw them move
-	since time.Time // when the task was last seen idle or acknowledging
+	acks  uint64    // acknowledgements counted at the last check that saw them move
+	since time.Time // when the checks last saw nothing waiting or acknowledgements moving
 }
 
 // waited tells how long records have waited with no acknowledgement, as seen by periodic checks: 0 when none
