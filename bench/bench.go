@@ -81,36 +81,38 @@ type result struct {
 	Done    bool   `json:"done"`
 	Error   string `json:"error,omitempty"`
 
-	StartupS     float64         `json:"startup_s"`     // t0 -> first record on the target
-	TotalS       float64         `json:"total_s"`       // t0 -> every partition replicated
-	RecordsPerS  float64         `json:"records_per_s"` // steady state: between 10% and 90% of the records
-	MBPerS       float64         `json:"mb_per_s"`      // the same in 10^6 value bytes per second
-	CPUPerGB     float64         `json:"cpu_s_per_gb"`  // process CPU seconds per 10^9 value bytes, steady state
-	CPUTotalS    float64         `json:"cpu_total_s"`   // process CPU seconds t0 -> done
-	PeakRSSMB    float64         `json:"peak_rss_mb"`   // VmHWM at the end of the run, MiB
-	BrokerCPUGB  float64         `json:"broker_cpu_s_per_gb"`
-	BrokerCores  float64         `json:"broker_cores"`         // brokers' CPU seconds per second, steady state
-	LinkCores    float64         `json:"link_cores,omitempty"` // the wan scenario's delay line, CPU seconds per second
-	OtherCPUPct  float64         `json:"other_cpu_pct"`        // CPU of every other process on the machine, % of all cores, steady state
-	DBCPUGB      float64         `json:"db_cpu_s_per_gb,omitempty"`
-	WindowS      float64         `json:"steady_window_s"`
-	RTTms        int             `json:"rtt_ms,omitempty"` // wan: the link's round-trip time
-	Layout       string          `json:"layout,omitempty"` // wan: remote-source or remote-target
-	Capped       bool            `json:"capped,omitempty"` // wan: stopped at -wan-max-run, measured over what it did
-	LatSent      int64           `json:"latency_sent,omitempty"`
-	LatReceived  int64           `json:"latency_received,omitempty"`
-	Latencies    []time.Duration `json:"-"` // every measured latency of the run (after the warm-up)
-	LatP50Ms     float64         `json:"latency_p50_ms,omitempty"`
-	LatP99Ms     float64         `json:"latency_p99_ms,omitempty"`
-	LatMaxMs     float64         `json:"latency_max_ms,omitempty"`
-	BaselineRSS  float64         `json:"baseline_peak_rss_mb,omitempty"`
-	RSSPer1000   float64         `json:"rss_mb_per_1000_partitions,omitempty"`
-	NewFirstS    float64         `json:"new_topic_first_record_s,omitempty"`
-	NewDoneS     float64         `json:"new_topic_replicated_s,omitempty"`
-	NewDoneAll   []float64       `json:"new_topic_replicated_s_each,omitempty"`
-	CPUProfile   string          `json:"cpu_profile,omitempty"`
-	HeapProfile  string          `json:"heap_profile,omitempty"`
-	StatsSummary string          `json:"librdkafka_stats,omitempty"`
+	StartupS    float64 `json:"startup_s"`     // t0 -> first record on the target
+	TotalS      float64 `json:"total_s"`       // t0 -> every partition replicated
+	RecordsPerS float64 `json:"records_per_s"` // steady state: between 10% and 90% of the records
+	MBPerS      float64 `json:"mb_per_s"`      // the same in 10^6 value bytes per second
+	CPUPerGB    float64 `json:"cpu_s_per_gb"`  // process CPU seconds per 10^9 value bytes, steady state
+	CPUTotalS   float64 `json:"cpu_total_s"`   // process CPU seconds t0 -> done
+	PeakRSSMB   float64 `json:"peak_rss_mb"`   // VmHWM at the end of the run, MiB
+	BrokerCPUGB float64 `json:"broker_cpu_s_per_gb"`
+	BrokerCores float64 `json:"broker_cores"`         // brokers' CPU seconds per second, steady state
+	LinkCores   float64 `json:"link_cores,omitempty"` // the wan scenario's delay line, CPU seconds per second
+	OtherCPUPct float64 `json:"other_cpu_pct"`        // CPU of every other process on the machine, % of all cores, steady state
+	DBCPUGB     float64 `json:"db_cpu_s_per_gb,omitempty"`
+	// CalibrationMs is the machine's speed just before the run (cpuCalibration).
+	CalibrationMs float64         `json:"cpu_calibration_ms,omitempty"`
+	WindowS       float64         `json:"steady_window_s"`
+	RTTms         int             `json:"rtt_ms,omitempty"` // wan: the link's round-trip time
+	Layout        string          `json:"layout,omitempty"` // wan: remote-source or remote-target
+	Capped        bool            `json:"capped,omitempty"` // wan: stopped at -wan-max-run, measured over what it did
+	LatSent       int64           `json:"latency_sent,omitempty"`
+	LatReceived   int64           `json:"latency_received,omitempty"`
+	Latencies     []time.Duration `json:"-"` // every measured latency of the run (after the warm-up)
+	LatP50Ms      float64         `json:"latency_p50_ms,omitempty"`
+	LatP99Ms      float64         `json:"latency_p99_ms,omitempty"`
+	LatMaxMs      float64         `json:"latency_max_ms,omitempty"`
+	BaselineRSS   float64         `json:"baseline_peak_rss_mb,omitempty"`
+	RSSPer1000    float64         `json:"rss_mb_per_1000_partitions,omitempty"`
+	NewFirstS     float64         `json:"new_topic_first_record_s,omitempty"`
+	NewDoneS      float64         `json:"new_topic_replicated_s,omitempty"`
+	NewDoneAll    []float64       `json:"new_topic_replicated_s_each,omitempty"`
+	CPUProfile    string          `json:"cpu_profile,omitempty"`
+	HeapProfile   string          `json:"heap_profile,omitempty"`
+	StatsSummary  string          `json:"librdkafka_stats,omitempty"`
 	// ThreadCPU is the process's CPU seconds from t0 to done by thread name (threads alive at done).
 	ThreadCPU map[string]float64 `json:"thread_cpu_s,omitempty"`
 	Samples   []sample           `json:"samples,omitempty"`

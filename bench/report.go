@@ -60,6 +60,7 @@ func environment(b *bench) map[string]string {
 	if l, err := os.ReadFile("/proc/loadavg"); err == nil {
 		env["loadavg_at_start"] = strings.Join(strings.Fields(string(l))[:3], " ")
 	}
+	env[envCalibrationStart] = calibrationMs(cpuCalibration())
 	return env
 }
 
@@ -95,6 +96,7 @@ func (b *bench) settings() map[string]any {
 
 func (b *bench) report() error {
 	b.rows = b.summarize()
+	b.env[envCalibrationEnd] = calibrationMs(cpuCalibration())
 	rep := report{Environment: b.env, Command: strings.Join(b.args, " "), Settings: b.settings(), Summary: b.rows,
 		Results: b.results, Failures: b.failures, DurationS: time.Since(b.started).Seconds()}
 	md := b.markdown(&rep)
@@ -191,6 +193,8 @@ func (b *bench) markdown(rep *report) string {
 	w("Machine: %s, %s cores, %s, %s; %s; Go %s, librdkafka %s; Kafka %s.\n\n", rep.Environment["cpu"], rep.Environment["cores"],
 		rep.Environment["memory"], rep.Environment["kernel"], rep.Environment["java"], strings.TrimPrefix(rep.Environment["go"], "go"),
 		rep.Environment["librdkafka"], rep.Environment["kafka"])
+	w("Machine speed: a fixed single-threaded JSON decode (bench/calibrate.go, fastest of %d; lower is faster) took %s ms at the start, %s before the runs and %s ms at the end. Figures of different days compare only at similar speeds.\n\n",
+		calibrationRounds, rep.Environment[envCalibrationStart], b.calibrationRange(), rep.Environment[envCalibrationEnd])
 	w("Run %s, kmirror %s, `%s`, %.0f min.\n\n", rep.Environment["date"], rep.Environment["kmirror_commit"], rep.Command, rep.DurationS/60)
 	p := b.prodSettings(b.cfg.linger, b.cfg.batchSize)
 	w("Records of %d bytes, compression %s; every system's replication producer: acks=%s, enable.idempotence=%s, max.in.flight.requests.per.connection=%s, linger.ms=%s, batch.size=%s (unless the row says otherwise)",
@@ -218,10 +222,10 @@ func (b *bench) markdown(rep *report) string {
 	}
 	if len(tp) > 0 {
 		w("### Throughput (%s records, %d partitions; small batches: %s records)\n\n", thousands(float64(b.cfg.records)), b.cfg.partitions, thousands(float64(b.cfg.smallRecords)))
-		w("Medians of %d interleaved runs per system (peak RSS: the highest). Ratios in parentheses are to %s. records/s, MB/s (10^6 value bytes) and CPU s/GB (process CPU per 10^9 value bytes) are measured in the steady state, between 10%% and 90%% of the records on the target; creation → done includes start-up (for MM2, the JVM's). Latency: %d records/s offered for %.0f s after each bulk copy (after a 3 s warm-up), send to receive on B; percentiles over all runs' records together. brokers CPU: A and B together (and the WAN broker W in the wan scenario), per GB and in cores (CPU s per s, steady state). other CPU: processes outside the test on the machine, %% of all cores.\n\n",
+		w("Medians of %d interleaved runs per system (peak RSS: the highest). Ratios in parentheses are to %s. records/s, MB/s (10^6 value bytes) and CPU s/GB (process CPU per 10^9 value bytes) are measured in the steady state, between 10%% and 90%% of the records on the target; creation → done includes start-up (for MM2, the JVM's). Latency: %d records/s offered for %.0f s after each bulk copy (after a 3 s warm-up), send to receive on B; percentiles over all runs' records together. brokers CPU: A and B together (and the WAN broker W in the wan scenario), per GB and in cores (CPU s per s, steady state). PostgreSQL CPU: the harness's PostgreSQL, where kmirror commits its progress, per GB (not in kmirror's own CPU s/GB; add it for kmirror's whole cost). other CPU: processes outside the test on the machine, %% of all cores.\n\n",
 			b.cfg.repeat, b.baselineName(), b.cfg.latencyRate, b.cfg.latencyFor.Seconds())
-		w("| scenario | system | tasks | records/s | MB/s | CPU s/GB | peak RSS MB | latency p50 ms | latency p99 ms | creation → done s | brokers CPU s/GB | brokers cores | other CPU %% |\n")
-		w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		w("| scenario | system | tasks | records/s | MB/s | CPU s/GB | peak RSS MB | latency p50 ms | latency p99 ms | creation → done s | brokers CPU s/GB | brokers cores | PostgreSQL CPU s/GB | other CPU %% |\n")
+		w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, x := range tp {
 			sc, v := x.scenario, x.variant
 			bp := b.baseline(sc, v)
@@ -237,10 +241,14 @@ func (b *bench) markdown(rep *report) string {
 				if r.OtherCPUPct >= 10 {
 					name += " (noisy: other load)"
 				}
-				w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.0f |\n", v, name, r.TasksRunning,
+				db := "—" // only kmirror keeps its state in PostgreSQL
+				if sys == "kmirror" || sys == "candidate" {
+					db = fmt.Sprintf("%.2f", r.DBCPUGB)
+				}
+				w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.0f |\n", v, name, r.TasksRunning,
 					cellInt(r.RecordsPerS, bp.RecordsPerS), cell(r.MBPerS, bp.MBPerS, "%.1f"), cell(r.CPUPerGB, bp.CPUPerGB, "%.2f"),
 					cell(r.PeakRSSMB, bp.PeakRSSMB, "%.0f"), cell(r.LatP50Ms, bp.LatP50Ms, "%.1f"), cell(r.LatP99Ms, bp.LatP99Ms, "%.1f"),
-					cell(r.TotalS, bp.TotalS, "%.1f"), fmt.Sprintf("%.2f", r.BrokerCPUGB), r.BrokerCores, max(0, r.OtherCPUPct))
+					cell(r.TotalS, bp.TotalS, "%.1f"), fmt.Sprintf("%.2f", r.BrokerCPUGB), r.BrokerCores, db, max(0, r.OtherCPUPct))
 			}
 		}
 		w("\n")
@@ -546,6 +554,7 @@ func (b *bench) summarize() []*result {
 		s.BrokerCores = m(func(r *result) float64 { return r.BrokerCores })
 		s.LinkCores = m(func(r *result) float64 { return r.LinkCores })
 		s.DBCPUGB = m(func(r *result) float64 { return r.DBCPUGB })
+		s.CalibrationMs = m(func(r *result) float64 { return r.CalibrationMs })
 		s.OtherCPUPct = m(func(r *result) float64 { return r.OtherCPUPct })
 		s.TotalS = m(func(r *result) float64 { return r.TotalS })
 		s.StartupS = m(func(r *result) float64 { return r.StartupS })
