@@ -30,6 +30,7 @@ type Registry struct {
 	procs   *cpathProcs
 	// consumerStatsMax, producerStatsMax: see WithConsumerStatsLimit and WithProducerStatsLimit.
 	consumerStatsMax, producerStatsMax int
+	assign                             TaskAssignment // see WithTaskAssignment
 }
 
 // NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
@@ -38,7 +39,7 @@ type Registry struct {
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(), metrics: m, clients: clients,
 		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
-		producerStatsMax: DefaultProducerStatsMaxPartitions}
+		producerStatsMax: DefaultProducerStatsMaxPartitions, assign: AssignPartitions}
 }
 
 // WithConsumerStatsLimit sets how many partitions a source task's replication consumer may know of (every
@@ -60,6 +61,16 @@ func (r *Registry) WithProducerStatsLimit(n int) *Registry {
 // in transactions (source_transactions.go). It returns r.
 func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport) *Registry {
 	r.eos = s
+	return r
+}
+
+// WithTaskAssignment sets how source connectors spread partitions over their tasks (AssignPartitions, the
+// default, when empty). It returns r.
+func (r *Registry) WithTaskAssignment(a TaskAssignment) *Registry {
+	if a == "" {
+		a = AssignPartitions
+	}
+	r.assign = a
 	return r
 }
 
@@ -88,7 +99,7 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 	case mirrorconfig.HeartbeatConnectorClass:
 		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
 	case mirrorconfig.SourceConnectorClass:
-		return &sourceConnector{name: name, cfg: cfg, log: log}, nil
+		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign}, nil
 	case mirrorconfig.CheckpointConnectorClass:
 		return &checkpointConnector{name: name, cfg: cfg, log: log}, nil
 	}

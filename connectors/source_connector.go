@@ -17,9 +17,10 @@ import (
 // topic, finds the source partitions to replicate, creates and grows their remote topics, deals the
 // partitions to tasks, and keeps remote topic configs and ACLs in step with the source.
 type sourceConnector struct {
-	name string
-	cfg  connectorConfig
-	log  *slog.Logger
+	name       string
+	cfg        connectorConfig
+	log        *slog.Logger
+	assignment TaskAssignment
 }
 
 func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
@@ -63,7 +64,8 @@ type sourcePlanner struct {
 
 	topics       map[string]int          // replicated source topics -> partitions, as of the last plan
 	remoteTopics map[string]int          // every target topic -> partitions, as of the last plan and creations
-	order        []mirror.TopicPartition // the partitions tasks are dealt from (stablePartitionOrder)
+	order        []mirror.TopicPartition // the partitions tasks are dealt from (partitionOrder)
+	assignment   TaskAssignment          // how order lists new partitions
 	published    []map[string]string     // the task set last handed to the runtime
 	planned      bool                    // a task set has been published in this run
 
@@ -90,7 +92,7 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 		return nil, err
 	}
 	r := &sourcePlanner{
-		name: c.name, cfg: c.cfg, log: c.log, env: env,
+		name: c.name, cfg: c.cfg, log: c.log, env: env, assignment: c.assignment,
 		sourceAlias: c.cfg.sourceAlias(), targetAlias: c.cfg.targetAlias(),
 		policy: policy,
 		selector: mirror.TopicSelector{Policy: policy, Filter: filter, TargetAlias: c.cfg.targetAlias(),

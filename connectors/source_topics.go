@@ -167,7 +167,7 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 		return err
 	}
 
-	order := stablePartitionOrder(r.order, topics)
+	order := partitionOrder(r.order, topics, r.cfg.values.Int("tasks.max"), r.assignment)
 	if added, removed := partitionChanges(r.order, order); r.planned && (added > 0 || removed > 0) {
 		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order))
 	}

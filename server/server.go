@@ -48,6 +48,9 @@ type Config struct {
 	// DataPath is how source tasks move records: connectors.DataPathAuto (the default, also when empty),
 	// DataPathC (records move in C; see connectors/source_cpath.go) or DataPathGo.
 	DataPath connectors.DataPath
+	// TaskAssignment is how source connectors spread partitions over their tasks: connectors.AssignPartitions
+	// (the default, also when empty: MM2's spread) or connectors.AssignTopics.
+	TaskAssignment connectors.TaskAssignment
 	// ConsumerStatsMaxPartitions: a source task's replication consumer knowing of more partitions runs without
 	// librdkafka statistics (connectors.DefaultConsumerStatsMaxPartitions, the default when zero, says why);
 	// negative: no limit.
@@ -120,7 +123,7 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg := metrics.New()
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
 		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, connectors.DefaultConsumerStatsMaxPartitions)).
 		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, connectors.DefaultProducerStatsMaxPartitions))
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")

@@ -137,6 +137,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	pprofListen := fs.String("pprof-listen", "", "address of a net/http/pprof listener for profiling a running worker, e.g. 127.0.0.1:6060 (off when empty; never expose it) (KMIRROR_PPROF_LISTEN)")
+	assignment := fs.String("task-assignment", string(connectors.AssignPartitions), "how a source connector spreads partitions over its tasks, both dealt round-robin as MM2 deals them: partitions (MM2's spread: each topic over as many tasks as it has partitions) or topics (each topic on as few tasks as an even split allows; with many topics per task every task's clients know fewer partitions, which cuts memory and CPU, but a hot topic shares one pipeline) (KMIRROR_TASK_ASSIGNMENT)")
 	dataPath := fs.String("data-path", "auto", "how source tasks move records: c (inside librdkafka's C API, Go keeping per-batch bookkeeping), go (every record through Go), or auto: c unless the task is exactly-once or its producer's linger.ms is 0 (KMIRROR_DATA_PATH)")
 	consumerStats := fs.Int("consumer-stats-max-partitions", connectors.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
 	producerStats := fs.Int("producer-stats-max-partitions", connectors.DefaultProducerStatsMaxPartitions, "a source task's replication producer that knows of more partitions than this (all partitions of each remote topic it writes) runs without librdkafka statistics, whose every document carries all of them; its client series are then absent; 0: no limit (KMIRROR_PRODUCER_STATS_MAX_PARTITIONS)")
@@ -167,6 +168,10 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return fmt.Errorf("--data-path: %w", err)
 			}
+			assign, err := connectors.ParseTaskAssignment(*assignment)
+			if err != nil {
+				return fmt.Errorf("--task-assignment: %w", err)
+			}
 			consumerLimit, err := statsLimitFlag("consumer-stats-max-partitions", *consumerStats)
 			if err != nil {
 				return err
@@ -193,7 +198,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 			return server.Run(ctx, server.Config{
 				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
 				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				ExactlyOnceSource: eosSupport, DataPath: data, ConsumerStatsMaxPartitions: consumerLimit,
+				ExactlyOnceSource: eosSupport, DataPath: data, TaskAssignment: assign, ConsumerStatsMaxPartitions: consumerLimit,
 				ProducerStatsMaxPartitions: producerLimit,
 				Security:                   *security, Clients: clientRules(), Secrets: secrets,
 			})
