@@ -50,9 +50,9 @@ func calibrationDoc() []byte {
 	return []byte(b.String())
 }
 
-// cpuCalibration returns the fastest of a few decodes of calibrationDoc into generic values: the fastest,
-// because a decode interrupted by another process says nothing about the machine's speed.
-func cpuCalibration() time.Duration {
+// cpuCalibration returns the fastest of a few decodes of calibrationDoc into generic values, in milliseconds:
+// the fastest, because a decode interrupted by another process says nothing about the machine's speed.
+func cpuCalibration() float64 {
 	doc := calibrationDoc()
 	best := time.Duration(1<<63 - 1)
 	for range calibrationRounds {
@@ -63,7 +63,7 @@ func cpuCalibration() time.Duration {
 		}
 		best = min(best, time.Since(start))
 	}
-	return best
+	return float64(best) / float64(time.Millisecond)
 }
 
 // calibrationRange says how fast the machine was before the runs: "a–b ms" over the runs measured so, or
@@ -86,6 +86,6 @@ func (b *bench) calibrationRange() string {
 }
 
 // calibrationMs formats a calibration for the report's environment.
-func calibrationMs(d time.Duration) string {
-	return fmt.Sprintf("%.2f", float64(d)/float64(time.Millisecond))
+func calibrationMs(ms float64) string {
+	return fmt.Sprintf("%.2f", ms)
 }

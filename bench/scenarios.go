@@ -130,7 +130,7 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 	}
 	f := flow{alias: alias, filter: filter, topics: topics, tasks: tasks, prod: b.prodSettings(linger, batch), refresh: b.cfg.refresh}
 	b.waitQuiet(ctx)
-	r.CalibrationMs = float64(cpuCalibration()) / float64(time.Millisecond)
+	r.CalibrationMs = cpuCalibration()
 	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
 	inst, err := s.start(ctx, b, f, alias)
 	if err != nil {
@@ -322,7 +322,7 @@ func (b *bench) fillRun(ctx context.Context, s system, scenario, variant, code s
 		logf("%s / %s: created %d remote topics on B in %.1f s", scenario, variant, len(remote), time.Since(t0).Seconds())
 	}
 	b.waitQuiet(ctx)
-	r.CalibrationMs = float64(cpuCalibration()) / float64(time.Millisecond)
+	r.CalibrationMs = cpuCalibration()
 	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
 	inst, err := s.start(ctx, b, f, alias)
 	if err != nil {

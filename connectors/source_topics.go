@@ -28,7 +28,14 @@ import (
 // after them, which is the price of never leaving holes. Any order is valid MM2 behaviour: MM2 promises
 // round-robin dealing, not an order.
 func stablePartitionOrder(previous []mirror.TopicPartition, topics map[string]int) []mirror.TopicPartition {
-	order := make([]mirror.TopicPartition, 0, len(previous))
+	kept, added := keptAndAdded(previous, topics)
+	return append(kept, added...)
+}
+
+// keptAndAdded splits stablePartitionOrder's list: the partitions of previous still present, in their order,
+// and those that appeared, sorted by topic, then partition.
+func keptAndAdded(previous []mirror.TopicPartition, topics map[string]int) (order, added []mirror.TopicPartition) {
+	order = make([]mirror.TopicPartition, 0, len(previous))
 	kept := make(map[mirror.TopicPartition]bool, len(previous))
 	for _, tp := range previous {
 		if n, ok := topics[tp.Topic]; ok && int(tp.Partition) < n && !kept[tp] {
@@ -36,7 +43,6 @@ func stablePartitionOrder(previous []mirror.TopicPartition, topics map[string]in
 			order = append(order, tp)
 		}
 	}
-	var added []mirror.TopicPartition
 	for topic, n := range topics {
 		for p := range n {
 			if tp := (mirror.TopicPartition{Topic: topic, Partition: int32(p)}); !kept[tp] {
@@ -47,7 +53,7 @@ func stablePartitionOrder(previous []mirror.TopicPartition, topics map[string]in
 	slices.SortFunc(added, func(a, b mirror.TopicPartition) int {
 		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
-	return append(order, added...)
+	return order, added
 }
 
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to

@@ -42,19 +42,11 @@ func ParseTaskAssignment(s string) (TaskAssignment, error) {
 // partitions that appeared since previous arranged by dealTopics under AssignTopics. Partitions already
 // listed keep their positions either way, so a new topic changes only the tasks that receive it.
 func partitionOrder(previous []mirror.TopicPartition, topics map[string]int, maxTasks int, a TaskAssignment) []mirror.TopicPartition {
-	order := stablePartitionOrder(previous, topics)
-	if a != AssignTopics {
-		return order
+	kept, added := keptAndAdded(previous, topics)
+	if a == AssignTopics {
+		added = dealTopics(len(kept), added, min(maxTasks, len(kept)+len(added)))
 	}
-	listed := make(map[mirror.TopicPartition]bool, len(previous))
-	for _, tp := range previous {
-		listed[tp] = true
-	}
-	kept := 0 // stablePartitionOrder puts the partitions it kept first
-	for kept < len(order) && listed[order[kept]] {
-		kept++
-	}
-	return append(order[:kept], dealTopics(kept, order[kept:], min(maxTasks, len(order)))...)
+	return append(kept, added...)
 }
 
 // dealTopics orders the partitions added (sorted by topic, then partition) that will sit at positions start..
