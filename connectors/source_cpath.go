@@ -51,10 +51,13 @@ func ParseDataPath(s string) (DataPath, error) {
 // in batch.size units, over the whole pipeline; what keeps librdkafka's idempotent producer from spinning is
 // cpath's batch gate (one batch per partition at a time, doc.go), which stays under it. cpathWait bounds how long a step waits for a batch to fill:
 // librdkafka's batch consume waits for a full batch or its timeout, so this is latency added at low rates.
+// cpathSteps bounds how long the pipeline steps in C before Go applies what moved (cpath.Pipeline.Steps):
+// the delay it adds to the stall pause, the lease check and commits is small against their own periods.
 const (
 	cpathBatch = 1024
 	cpathPace  = 1.5
 	cpathWait  = 10 * time.Millisecond
+	cpathSteps = 20 * time.Millisecond
 )
 
 // usesCPath tells whether this run replicates on the C path (DataPathAuto's rule).
@@ -383,14 +386,11 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 			continue
 		}
 
-		start := time.Now()
-		b := pl.StepWithin(cpathWait, cpathBatch, lease.ValidFor())
-		// The step's time waiting for the target (pacing, a full producer queue) is timed in C; a step that
-		// consumed nothing waited for the source the rest of the time.
+		b := pl.Steps(cpathWait, cpathBatch, lease.ValidFor(), cpathSteps)
+		// The steps' time waiting for the target (pacing, a full producer queue) and, in steps that consumed
+		// nothing, for the source, are timed in C.
 		r.clock.targetWait(b.TargetWait)
-		if b.Consumed == 0 {
-			r.clock.sourceWait(time.Since(start) - b.TargetWait)
-		}
+		r.clock.sourceWait(b.SourceWait)
 		forwarded := len(b.Forwarded) > 0
 		// Idle: the consumer had nothing, and every record it returned is with the producer, so the consumer's
 		// position is what has been read through (readPositions' condition on the Go path).

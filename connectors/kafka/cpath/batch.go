@@ -32,6 +32,8 @@ type Batch struct {
 	Paced          bool  // the step waited for deliveries instead of consuming
 	// TargetWait is the time spent waiting for the target: held back by pacing, or a full producer queue.
 	TargetWait time.Duration
+	// SourceWait (Steps only) is the time its steps that consumed nothing spent waiting for the source.
+	SourceWait time.Duration
 	// Pending is how many consumed records wait for room in the producer's queue; the next Step goes on with
 	// them. The consumer's position is past them.
 	Pending int
@@ -101,6 +103,7 @@ func (p *Pipeline) Take() *Batch {
 	b.ProducerErrors = b.ProducerErrors[:0]
 	b.Consumed, b.InFlightBytes, b.Paced = int(o.consumed), int64(o.inflight_bytes), o.paced != 0
 	b.TargetWait = time.Duration(o.target_wait_ns)
+	b.SourceWait = time.Duration(o.source_wait_ns)
 	b.OpenBatches = int(o.open_batches)
 	b.Pending = int(o.pending)
 	if o.nfwd > 0 {

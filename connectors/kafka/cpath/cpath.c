@@ -485,6 +485,7 @@ void cp_out_reset(cp_pipe *p) {
         p->out.consumed = 0;
         p->out.paced = 0;
         p->out.target_wait_ns = 0;
+        p->out.source_wait_ns = 0;
         p->out.stats = 0;
 }
 
@@ -770,14 +771,9 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
         return 0;
 }
 
-cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
+/* step is one step (cp_step) that hands records to the producer only before until (monotonic ns). */
+static void step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
         p->now = now_ns();
-        /* The run's permission to write is checked by Go before the step, but the step may wait up to
-         * timeout_ms for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with
-         * records in hand long after its permission ended and its partitions moved on: produced then, they
-         * land after the successor's (a split brain). So the permission's remaining time comes along, on the
-         * monotonic clock, and is checked again before records are handed to the producer. */
-        int64_t until = valid_ns < 0 ? INT64_MAX : p->now + valid_ns;
         p->steps++;
         rd_kafka_poll(p->p, 0);
         rd_kafka_poll(p->c, 0);
@@ -786,10 +782,10 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
                 /* Pacing: wait in the producer's poll, serving delivery reports, while too much is undelivered. */
                 wait_target(p, timeout_ms < 5 ? timeout_ms : 5);
                 p->out.paced = 1;
-                return cp_out_of(p);
+                return;
         }
         if (p->failed || atomic_load(&p->interrupted))
-                return cp_out_of(p);
+                return;
         /* Consume when what is in hand is through, and also, without waiting, while the gate holds records
          * back and there is room: the other partitions need not wait for the held ones' deliveries. */
         if (max <= 0 || max > CP_BATCH_MAX)
@@ -814,7 +810,7 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
                         e->offset = -1;
                         set_msg(e, rd_kafka_err2str(e->code));
                         if (!held)
-                                return cp_out_of(p);
+                                return;
                 } else if (n > 0 || !held) {
                         p->batches++;
                         p->out.consumed += n;
@@ -861,14 +857,58 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
         pthread_mutex_unlock(&p->produce_mu);
         p->n = keep;
         if (lapsed)
-                return cp_out_of(p); /* nothing more goes out now; Go finds the permission ended */
+                return; /* nothing more goes out now; Go finds the permission ended */
         if (p->pos < p->n) {
                 /* Records are held: send what must go, and unless this pass moved records and there is room to
                  * consume more, wait a little for deliveries; hand Go what happened so far. */
                 kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4, full);
-                return cp_out_of(p);
+                return;
         }
         rd_kafka_poll(p->p, 0);
+}
+
+cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
+        /* The run's permission to write is checked by Go before the step, but the step may wait up to
+         * timeout_ms for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with
+         * records in hand long after its permission ended and its partitions moved on: produced then, they
+         * land after the successor's (a split brain). So the permission's remaining time comes along, on the
+         * monotonic clock, and is checked again before records are handed to the producer. */
+        int64_t t0 = now_ns();
+        step(p, timeout_ms, max, valid_ns < 0 ? INT64_MAX : t0 + valid_ns);
+        return cp_out_of(p);
+}
+
+/* needs_go: what the last step left must reach Go now rather than after more steps — something broke or
+ * failed, the consumer reported an error (Go seeks or fails), the producer an error event, statistics or log
+ * lines wait, or the run was interrupted. */
+static int needs_go(cp_pipe *p) {
+        cp_out *o = &p->out;
+        return p->failed || p->purged || atomic_load(&p->interrupted) || o->nfails || o->ncerrs || o->nperrs || o->nlogs ||
+               o->stats;
+}
+
+cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns) {
+        int64_t start = now_ns();
+        int64_t until = valid_ns < 0 ? INT64_MAX : start + valid_ns;
+        for (;;) {
+                int64_t t0 = now_ns(), waited = p->out.target_wait_ns, consumed = p->out.consumed;
+                int paced = p->out.paced;
+                p->out.paced = 0;
+                step(p, timeout_ms, max, until);
+                int64_t t1 = now_ns();
+                int stepped_paced = p->out.paced;
+                p->out.paced |= paced;
+                if (p->out.consumed == consumed) {
+                        /* Nothing came: the step waited for the source, except while it waited for the target. */
+                        int64_t w = (t1 - t0) - (p->out.target_wait_ns - waited);
+                        if (w > 0)
+                                p->out.source_wait_ns += w;
+                        if (!stepped_paced && p->n == p->pos)
+                                break; /* idle: Go reads the positions and watches the clocks */
+                }
+                if (t1 - start >= budget_ns || t1 >= until || needs_go(p))
+                        break;
+        }
         return cp_out_of(p);
 }
 

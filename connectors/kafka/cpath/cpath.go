@@ -159,6 +159,19 @@ func (p *Pipeline) StepWithin(timeout time.Duration, max int, validFor time.Dura
 	return p.Take()
 }
 
+// Steps is StepWithin repeated for up to budget in one call, validFor counted from the call: it returns
+// early once a step consumed nothing and holds nothing (the source is idle), once validFor has passed, or
+// when something must reach the caller at once (a failure, a consumer or producer error, statistics, log
+// lines, Interrupt). The Batch gathers every step's.
+//
+// A call per step cost the Go side more than the step itself at tasks.max 8 on two cores: each return
+// from C wants a P back, which sysmon had handed to another thread while the step waited in librdkafka, and
+// kmirror's threads switched about five times as often as the C pipe's (docs/benchmarks.md).
+func (p *Pipeline) Steps(timeout time.Duration, max int, validFor, budget time.Duration) *Batch {
+	C.cp_run(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
+	return p.Take()
+}
+
 // ProducerReady serves the producer until it can send — an idempotent producer sends nothing before it has
 // its producer id, which librdkafka asks for in 500 ms steps until a broker is up — or timeout or ctx ends,
 // and tells whether it can. What the clients reported meanwhile is in the next Take.

@@ -168,6 +168,12 @@ func sourceParts(t *testing.T, partitions, perPartition int, size func(i int) in
 // run steps p until done says so or the deadline passes, then flushes and takes the last reports.
 func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
 	t.Helper()
+	runWith(t, p, l, done, func() *cpath.Batch { return p.Step(10*time.Millisecond, cpath.MaxBatch) })
+}
+
+// runWith is run with the caller's way of stepping.
+func runWith(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool, step func() *cpath.Batch) {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for !done() {
 		if time.Now().After(deadline) {
@@ -175,7 +181,7 @@ func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
 			t.Fatalf("timed out: forwarded %v, acked %d partitions, failures %v, consumer errors %v; %d steps, %d consumed, %d paced, consumer positions %v (%v)",
 				l.forwarded, len(l.acked), l.failures, l.cerrs, l.steps, l.consumed, l.paced, pos, err)
 		}
-		l.add(t, p.Step(10*time.Millisecond, cpath.MaxBatch))
+		l.add(t, step())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -185,8 +191,23 @@ func run(t *testing.T, p *cpath.Pipeline, l *ledger, done func() bool) {
 	l.add(t, p.Take())
 }
 
+// TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact, stepped one step per call (Step) and many
+// (Steps, which gathers the steps' batches into one).
 func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
 	t.Parallel()
+	t.Run("Step", func(t *testing.T) {
+		t.Parallel()
+		recordsKeepOrder(t, func(p *cpath.Pipeline) *cpath.Batch { return p.Step(10*time.Millisecond, cpath.MaxBatch) })
+	})
+	t.Run("Steps", func(t *testing.T) {
+		t.Parallel()
+		recordsKeepOrder(t, func(p *cpath.Pipeline) *cpath.Batch {
+			return p.Steps(10*time.Millisecond, cpath.MaxBatch, -1, 200*time.Millisecond)
+		})
+	})
+}
+
+func recordsKeepOrder(t *testing.T, step func(*cpath.Pipeline) *cpath.Batch) {
 	const partitions, perPartition = 3, 3000
 	src, dst := kafkatest.TopicName(t, "src"), kafkatest.TopicName(t, "dst")
 	kafkatest.CreateTopic(t, "A", src, partitions, nil)
@@ -225,7 +246,7 @@ func TestRecordsKeepOrderKeysHeadersTimestampsAndOffsetsAreExact(t *testing.T) {
 	})
 	assignFromBeginning(t, pl, partitions)
 	l := newLedger()
-	run(t, pl, l, func() bool { return l.ackedAll(partitions, perPartition) })
+	runWith(t, pl, l, func() bool { return l.ackedAll(partitions, perPartition) }, func() *cpath.Batch { return step(pl) })
 	if len(l.failures) > 0 || len(l.cerrs) > 0 {
 		t.Fatalf("failures %v, consumer errors %v", l.failures, l.cerrs)
 	}
@@ -641,5 +662,52 @@ func TestProducerReadyWaitsForTheProducerID(t *testing.T) {
 				t.Errorf("ready before librdkafka said the producer has its id: %q", got)
 			}
 		})
+	}
+}
+
+// TestStepsGathersStepsAndReturnsWhenThereIsNothingToDo: one Steps call goes on stepping in C — a batch both
+// paced and forwarded took more than one step — and still returns at once when it may not write and soon
+// when the source has nothing, long before its budget.
+func TestStepsGathersStepsAndReturnsWhenThereIsNothingToDo(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	parts := sourceParts(t, 1, n, func(int) int { return 100 })
+	pl := pipeline(t, parts, 1<<10, nil) // a small pace bound: many steps wait for deliveries
+	assignFromBeginning(t, pl, 1)
+	const budget = 30 * time.Second
+
+	start := time.Now()
+	b := pl.Steps(10*time.Millisecond, cpath.MaxBatch, 0, budget)
+	if len(b.Forwarded) > 0 || b.InFlightBytes > 0 {
+		t.Fatalf("steps without permission forwarded %+v (%d bytes with the producer)", b.Forwarded, b.InFlightBytes)
+	}
+	if took := time.Since(start); took > budget/6 {
+		t.Fatalf("steps without permission took %v", took)
+	}
+
+	l := newLedger()
+	l.add(t, b)
+	gathered := false
+	runWith(t, pl, l, func() bool { return len(l.acked[0]) == n }, func() *cpath.Batch {
+		b := pl.Steps(10*time.Millisecond, cpath.MaxBatch, -1, 200*time.Millisecond)
+		gathered = gathered || (b.Paced && len(b.Forwarded) > 0 && b.Forwarded[0].Records > 0)
+		return b
+	})
+	if !gathered {
+		t.Errorf("no Steps call both waited for deliveries and forwarded records (%d calls)", l.steps)
+	}
+	for i, off := range l.acked[0] {
+		if off != int64(i) {
+			t.Fatalf("report %d: source offset %d", i, off)
+		}
+	}
+
+	start = time.Now()
+	b = pl.Steps(10*time.Millisecond, cpath.MaxBatch, -1, budget)
+	if took := time.Since(start); took > budget/6 || b.Consumed != 0 {
+		t.Fatalf("steps on an idle source took %v and consumed %d", took, b.Consumed)
+	}
+	if b.SourceWait <= 0 {
+		t.Errorf("steps on an idle source waited %v for it", b.SourceWait)
 	}
 }

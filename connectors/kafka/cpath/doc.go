@@ -45,6 +45,13 @@
 // long after its partitions had moved, and wrote them after the successor's (the fault suite's
 // TestStallWorker saw 2 such stale records on B).
 //
+// Steps runs steps in C for up to a budget (the source task's is 20 ms) and hands Go their batches gathered
+// in one: every step's permission is counted from the call, and the call returns early once a step found the
+// source idle, once the permission has run out, and as soon as anything Go must act on appears — a failure,
+// an error of either client, statistics, log lines, Interrupt. Go then applies the per-partition facts of
+// several steps at once; what it does between calls (the lease check, the stall pause, commits) has periods
+// far longer than the budget.
+//
 // The batch gate gives each partition one batch at a time. librdkafka 2.11.1's idempotent producer counts a
 // partition's in-flight records against its limit of five in-flight requests, so a partition has one
 // ProduceRequest in flight; and a record queued behind it once its linger.ms has expired makes the broker
