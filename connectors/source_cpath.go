@@ -355,7 +355,7 @@ func cpathAdminProps(props map[string]string) map[string]string {
 }
 
 // cPollLoop is pollLoop on the C path: it steps the pipeline until ctx is done or something breaks, and
-// applies each step's batch. It hands records over only while the run's lease is valid.
+// applies what each call of steps moved. It hands records over only while the run's lease is valid.
 func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *cpathReader, syncs *offsetSyncer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
 	lease := r.env.Lease()
 	// A step waiting for room in a full producer queue gives up when the run stops, as forward does.
