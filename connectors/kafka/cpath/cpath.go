@@ -165,9 +165,9 @@ func (p *Pipeline) StepWithin(timeout time.Duration, max int, validFor time.Dura
 // lines, Interrupt). The Batch gathers every step's.
 //
 // One call per step was slower: at tasks.max 8 on two cores, source tasks stepping through Steps moved more
-// records per second at less CPU per GB in 14 of 15 interleaved pairs (docs/benchmarks.md). Every return
-// from C costs the Go side its bookkeeping and a wait for a P, which sysmon handed to another thread while
-// the step waited in librdkafka.
+// records per second in 15 of 18 interleaved pairs and at less CPU per GB in 15 of 18 (medians 1.14× and
+// -0.58 CPU s/GB; docs/benchmarks.md). Every return from C costs the Go side its bookkeeping and a wait for
+// a P, which sysmon handed to another thread while the step waited in librdkafka.
 func (p *Pipeline) Steps(timeout time.Duration, max int, validFor, budget time.Duration) *Batch {
 	C.cp_run(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
 	return p.Take()
