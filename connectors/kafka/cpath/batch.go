@@ -32,7 +32,7 @@ type Batch struct {
 	Paced          bool  // the step waited for deliveries instead of consuming
 	// TargetWait is the time spent waiting for the target: held back by pacing, or a full producer queue.
 	TargetWait time.Duration
-	// SourceWait (Steps only) is the time its steps that consumed nothing spent waiting for the source.
+	// SourceWait is the time the steps that consumed nothing spent waiting for the source.
 	SourceWait time.Duration
 	// Pending is how many consumed records wait for room in the producer's queue; the next Step goes on with
 	// them. The consumer's position is past them.

@@ -771,8 +771,9 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
         return 0;
 }
 
-/* step is one step (cp_step) that hands records to the producer only before until (monotonic ns). */
-static void step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
+/* step is one step (cp_step) that hands records to the producer only before until (monotonic ns); it returns 1
+ * when it waited for deliveries instead of consuming (paced). */
+static int step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
         p->now = now_ns();
         p->steps++;
         rd_kafka_poll(p->p, 0);
@@ -782,10 +783,10 @@ static void step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
                 /* Pacing: wait in the producer's poll, serving delivery reports, while too much is undelivered. */
                 wait_target(p, timeout_ms < 5 ? timeout_ms : 5);
                 p->out.paced = 1;
-                return;
+                return 1;
         }
         if (p->failed || atomic_load(&p->interrupted))
-                return;
+                return 0;
         /* Consume when what is in hand is through, and also, without waiting, while the gate holds records
          * back and there is room: the other partitions need not wait for the held ones' deliveries. */
         if (max <= 0 || max > CP_BATCH_MAX)
@@ -810,7 +811,7 @@ static void step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
                         e->offset = -1;
                         set_msg(e, rd_kafka_err2str(e->code));
                         if (!held)
-                                return;
+                                return 0;
                 } else if (n > 0 || !held) {
                         p->batches++;
                         p->out.consumed += n;
@@ -857,25 +858,19 @@ static void step(cp_pipe *p, int timeout_ms, int max, int64_t until) {
         pthread_mutex_unlock(&p->produce_mu);
         p->n = keep;
         if (lapsed)
-                return; /* nothing more goes out now; Go finds the permission ended */
+                return 0; /* nothing more goes out now; Go finds the permission ended */
         if (p->pos < p->n) {
                 /* Records are held: send what must go, and unless this pass moved records and there is room to
                  * consume more, wait a little for deliveries; hand Go what happened so far. */
                 kick_or_wait(p, timeout_ms < 10 ? timeout_ms : 10, !moved || full || CP_BATCH_MAX - (p->n - p->pos) < max / 4, full);
-                return;
+                return 0;
         }
         rd_kafka_poll(p->p, 0);
+        return 0;
 }
 
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns) {
-        /* The run's permission to write is checked by Go before the step, but the step may wait up to
-         * timeout_ms for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with
-         * records in hand long after its permission ended and its partitions moved on: produced then, they
-         * land after the successor's (a split brain). So the permission's remaining time comes along, on the
-         * monotonic clock, and is checked again before records are handed to the producer. */
-        int64_t t0 = now_ns();
-        step(p, timeout_ms, max, valid_ns < 0 ? INT64_MAX : t0 + valid_ns);
-        return cp_out_of(p);
+        return cp_run(p, timeout_ms, max, valid_ns, 0); /* a budget of 0: one step */
 }
 
 /* needs_go: what the last step left must reach Go now rather than after more steps — something broke or
@@ -888,22 +883,23 @@ static int needs_go(cp_pipe *p) {
 }
 
 cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns) {
+        /* The run's permission to write is checked by Go before the call, but a step may wait up to timeout_ms
+         * for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with records in
+         * hand long after its permission ended and its partitions moved on: produced then, they land after the
+         * successor's (a split brain). So the permission's remaining time comes along, on the monotonic clock,
+         * and every step checks it again before records are handed to the producer. */
         int64_t start = now_ns();
         int64_t until = valid_ns < 0 ? INT64_MAX : start + valid_ns;
         for (;;) {
                 int64_t t0 = now_ns(), waited = p->out.target_wait_ns, consumed = p->out.consumed;
-                int paced = p->out.paced;
-                p->out.paced = 0;
-                step(p, timeout_ms, max, until);
+                int paced = step(p, timeout_ms, max, until);
                 int64_t t1 = now_ns();
-                int stepped_paced = p->out.paced;
-                p->out.paced |= paced;
                 if (p->out.consumed == consumed) {
                         /* Nothing came: the step waited for the source, except while it waited for the target. */
                         int64_t w = (t1 - t0) - (p->out.target_wait_ns - waited);
                         if (w > 0)
                                 p->out.source_wait_ns += w;
-                        if (!stepped_paced && p->n == p->pos)
+                        if (!paced && p->n == p->pos)
                                 break; /* idle: Go reads the positions and watches the clocks */
                 }
                 if (t1 - start >= budget_ns || t1 >= until || needs_go(p))

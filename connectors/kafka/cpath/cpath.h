@@ -78,7 +78,7 @@ typedef struct {
         int64_t open_batches;   /* partitions with records produced and not yet reported, after the call */
         int32_t paced;          /* the call waited for deliveries instead of consuming */
         int64_t target_wait_ns; /* time spent waiting for the target: pacing, a full producer queue */
-        int64_t source_wait_ns; /* cp_run: time its steps that consumed nothing waited for the source */
+        int64_t source_wait_ns; /* time the steps that consumed nothing waited for the source */
         int64_t pending;        /* records consumed and not handed to the producer yet (a full queue) */
         int32_t stats;          /* new statistics are waiting (cp_take_stats) */
 } cp_out;
@@ -97,10 +97,10 @@ int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);
  * timeout_ms) and produces it — only within valid_ns of the call (< 0: no bound): records in hand past that
  * stay for a later step. */
 cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns);
-/* cp_run steps (cp_step) for up to budget_ns, with valid_ns counted from the call, and returns early after
- * a step that consumed nothing and holds nothing (the source is idle), once valid_ns has passed, or when
- * something must reach the caller at once: a failure, a consumer or producer error, statistics, log lines,
- * an interrupt. The output gathers every step's. */
+/* cp_run steps (cp_step is cp_run with a budget of 0) for up to budget_ns, with valid_ns counted from the
+ * call, and returns early after a step that consumed nothing and holds nothing (the source is idle), once
+ * valid_ns has passed, or when something must reach the caller at once: a failure, a consumer or producer
+ * error, statistics, log lines, an interrupt. The output gathers every step's. */
 cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns);
 /* cp_producer_ready serves the producer for up to timeout_ms until it can send: an idempotent producer once
  * it has its producer id, any other at once. Returns 1 when it can, 0 when the time ran out or the pipeline
