@@ -1,13 +1,16 @@
 /*
  * cpath.c: the record path of a source task in C (see doc.go for the contract with Go).
  */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cpath.h"
 #include "rdk.h"
@@ -42,6 +45,21 @@ struct cp_part {
         int fwd_idx, ack_idx;
 };
 
+/* A pipeline's own thread for runs (cp_runner_start): the Go side submits a run, waits for a byte on fd in
+ * Go's poller, and collects the output. state moves IDLE -> ASKED (cp_run_submit) -> DONE (the run ended) ->
+ * IDLE (cp_run_result); QUIT ends the thread once no run is in progress. The hand-overs under mu order every
+ * access to the pipeline: the thread touches it only between ASKED and DONE, the Go side only outside. */
+enum { RUN_IDLE, RUN_ASKED, RUN_DONE, RUN_QUIT };
+struct cp_runner {
+        pthread_t th;
+        pthread_mutex_t mu;
+        pthread_cond_t cv;
+        int state;
+        int fd;
+        int timeout_ms, max;
+        int64_t start, until, budget_ns;
+};
+
 struct cp_pipe {
         rd_kafka_t *c, *p;
         rd_kafka_queue_t *q;
@@ -74,6 +92,7 @@ struct cp_pipe {
          * record produced after the purge could be written ahead of the purged ones it follows. */
         pthread_mutex_t produce_mu;
         int purged;
+        struct cp_runner *runner; /* the thread that runs cp_run_submit's runs, once started */
         cp_out out;
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
@@ -418,9 +437,12 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
         return p;
 }
 
+static void runner_stop(cp_pipe *p);
+
 void cp_pipe_destroy(cp_pipe *p) {
         if (!p)
                 return;
+        runner_stop(p);
         for (; p->pos < p->n; p->pos++)
                 rd_kafka_message_destroy(p->msgs[p->pos]);
         if (p->q)
@@ -882,14 +904,9 @@ static int needs_go(cp_pipe *p) {
                o->stats;
 }
 
-cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns) {
-        /* The run's permission to write is checked by Go before the call, but a step may wait up to timeout_ms
-         * for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with records in
-         * hand long after its permission ended and its partitions moved on: produced then, they land after the
-         * successor's (a split brain). So the permission's remaining time comes along, on the monotonic clock,
-         * and every step checks it again before records are handed to the producer. */
-        int64_t start = now_ns();
-        int64_t until = valid_ns < 0 ? INT64_MAX : start + valid_ns;
+/* run steps from start until budget_ns has passed, handing records to the producer only before until
+ * (monotonic ns), as cp_run says. */
+static void run(cp_pipe *p, int timeout_ms, int max, int64_t start, int64_t until, int64_t budget_ns) {
         for (;;) {
                 int64_t t0 = now_ns(), waited = p->out.target_wait_ns, consumed = p->out.consumed;
                 int paced = step(p, timeout_ms, max, until);
@@ -905,7 +922,111 @@ cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t bu
                 if (t1 - start >= budget_ns || t1 >= until || needs_go(p))
                         break;
         }
+}
+
+cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns) {
+        /* The run's permission to write is checked by Go before the call, but a step may wait up to timeout_ms
+         * for records — and a process stopped (SIGSTOP, a VM pause) inside that wait resumes with records in
+         * hand long after its permission ended and its partitions moved on: produced then, they land after the
+         * successor's (a split brain). So the permission's remaining time comes along, on the monotonic clock,
+         * and every step checks it again before records are handed to the producer. */
+        int64_t start = now_ns();
+        run(p, timeout_ms, max, start, valid_ns < 0 ? INT64_MAX : start + valid_ns, budget_ns);
         return cp_out_of(p);
+}
+
+static void *runner_main(void *arg) {
+        cp_pipe *p = arg;
+        struct cp_runner *r = p->runner;
+        pthread_mutex_lock(&r->mu);
+        for (;;) {
+                while (r->state != RUN_ASKED && r->state != RUN_QUIT)
+                        pthread_cond_wait(&r->cv, &r->mu);
+                if (r->state == RUN_QUIT)
+                        break;
+                pthread_mutex_unlock(&r->mu);
+                run(p, r->timeout_ms, r->max, r->start, r->until, r->budget_ns);
+                pthread_mutex_lock(&r->mu);
+                r->state = RUN_DONE;
+                pthread_cond_broadcast(&r->cv);
+                pthread_mutex_unlock(&r->mu);
+                /* After DONE: a Go side woken by the byte finds the run ended. The fd outlives the thread
+                 * (runner_stop joins it before the Go side closes the pipe). */
+                while (write(r->fd, "", 1) < 0 && errno == EINTR)
+                        ;
+                pthread_mutex_lock(&r->mu);
+        }
+        pthread_mutex_unlock(&r->mu);
+        return NULL;
+}
+
+int cp_runner_start(cp_pipe *p, int fd) {
+        if (p->runner)
+                return 0;
+        struct cp_runner *r = calloc(1, sizeof(*r));
+        if (!r)
+                return ENOMEM;
+        pthread_mutex_init(&r->mu, NULL);
+        pthread_cond_init(&r->cv, NULL);
+        r->fd = fd;
+        p->runner = r;
+        /* The thread blocks every signal, as librdkafka's own do: Go's handlers expect its own threads, and
+         * the thread inherits the creator's mask. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int err = pthread_create(&r->th, NULL, runner_main, p);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (err) {
+                pthread_cond_destroy(&r->cv);
+                pthread_mutex_destroy(&r->mu);
+                free(r);
+                p->runner = NULL;
+        }
+        return err;
+}
+
+void cp_run_submit(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns) {
+        struct cp_runner *r = p->runner;
+        /* The permission is counted from here, as cp_run counts it from its call: the thread may start later. */
+        int64_t start = now_ns();
+        pthread_mutex_lock(&r->mu);
+        r->timeout_ms = timeout_ms;
+        r->max = max;
+        r->start = start;
+        r->until = valid_ns < 0 ? INT64_MAX : start + valid_ns;
+        r->budget_ns = budget_ns;
+        r->state = RUN_ASKED;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+}
+
+cp_out *cp_run_result(cp_pipe *p) {
+        struct cp_runner *r = p->runner;
+        pthread_mutex_lock(&r->mu);
+        while (r->state == RUN_ASKED)
+                pthread_cond_wait(&r->cv, &r->mu);
+        if (r->state == RUN_DONE)
+                r->state = RUN_IDLE;
+        pthread_mutex_unlock(&r->mu);
+        return cp_out_of(p);
+}
+
+static void runner_stop(cp_pipe *p) {
+        struct cp_runner *r = p->runner;
+        if (!r)
+                return;
+        pthread_mutex_lock(&r->mu);
+        while (r->state == RUN_ASKED) /* a run in progress ends first */
+                pthread_cond_wait(&r->cv, &r->mu);
+        r->state = RUN_QUIT;
+        pthread_cond_broadcast(&r->cv);
+        pthread_mutex_unlock(&r->mu);
+        pthread_join(r->th, NULL);
+        pthread_cond_destroy(&r->cv);
+        pthread_mutex_destroy(&r->mu);
+        free(r);
+        p->runner = NULL;
 }
 
 int cp_producer_ready(cp_pipe *p, int timeout_ms) {

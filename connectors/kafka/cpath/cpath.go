@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,7 +57,7 @@ type Config struct {
 }
 
 // Pipeline is one consumer on the source feeding one producer on the target, records moving in C. Step,
-// Flush, Take, Assign, Seek and Positions must be called from one goroutine at a time; Watermarks,
+// Steps, Flush, Take, Assign, Seek and Positions must be called from one goroutine at a time; Watermarks,
 // CachedWatermarks, Interrupt, Purge, Fatal and AuthFailure from any. Close ends it.
 type Pipeline struct {
 	mu      sync.RWMutex // held for writing by Close only: it destroys p.c
@@ -68,6 +69,12 @@ type Pipeline struct {
 	// fatal and auth are the producer's first fatal error and failed authentication, set by Take (from the
 	// producer's error events), read by Fatal and AuthFailure from any goroutine.
 	fatal, auth atomic.Pointer[error]
+	// The pipeline's own thread for Steps (doc.go, "A thread of its own"), started by the first Steps: it
+	// writes a byte to wakeW when a run ends, and Steps waits for it on wake, in Go's poller. noRunner: the
+	// thread or its pipe could not be had, so Steps runs in the calling thread.
+	wake, wakeW *os.File
+	wakeBuf     [1]byte
+	noRunner    bool
 }
 
 // Version returns the version of the librdkafka the package runs on.
@@ -168,9 +175,49 @@ func (p *Pipeline) StepWithin(timeout time.Duration, max int, validFor time.Dura
 // records per second in 15 of 18 interleaved pairs and at less CPU per GB in 15 of 18 (medians 1.14× and
 // -0.58 CPU s/GB; docs/benchmarks.md). Every return from C costs the Go side its bookkeeping and a wait for
 // a P, which sysmon handed to another thread while the step waited in librdkafka.
+//
+// The steps run in the pipeline's own thread while the calling goroutine waits in Go's poller (doc.go, "A
+// thread of its own"); the call is the same as if it ran them itself.
 func (p *Pipeline) Steps(timeout time.Duration, max int, validFor, budget time.Duration) *Batch {
-	C.cp_run(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
+	if !p.runner() {
+		C.cp_run(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
+		return p.Take()
+	}
+	C.cp_run_submit(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
+	if _, err := p.wake.Read(p.wakeBuf[:]); err != nil {
+		// The run still ends (cp_run_result waits for it in C), but the pipe can no longer be trusted to
+		// carry one byte per run: the next calls run in this thread.
+		p.noRunner = true
+		if p.log != nil {
+			p.log.Warn("waiting for the data path's thread failed: stepping in the task's own thread", "error", err)
+		}
+	}
+	C.cp_run_result(p.c)
 	return p.Take()
+}
+
+// runner starts the pipeline's thread for Steps once, and tells whether Steps may use it.
+func (p *Pipeline) runner() bool {
+	if p.wake != nil || p.noRunner {
+		return !p.noRunner
+	}
+	r, w, err := os.Pipe()
+	if err == nil {
+		if code := C.cp_runner_start(p.c, C.int(w.Fd())); code != 0 {
+			err = fmt.Errorf("start thread: error %d", int(code))
+			r.Close()
+			w.Close()
+		}
+	}
+	if err != nil {
+		p.noRunner = true
+		if p.log != nil {
+			p.log.Warn("the data path has no thread of its own: stepping in the task's own thread", "error", err)
+		}
+		return false
+	}
+	p.wake, p.wakeW = r, w
+	return true
 }
 
 // ProducerReady serves the producer until it can send — an idempotent producer sends nothing before it has
@@ -312,7 +359,11 @@ func (p *Pipeline) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.c != nil {
-		C.cp_pipe_destroy(p.c)
+		C.cp_pipe_destroy(p.c) // stops the thread before its pipe is closed
 		p.c = nil
+	}
+	if p.wake != nil {
+		p.wake.Close()
+		p.wakeW.Close()
 	}
 }

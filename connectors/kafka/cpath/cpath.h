@@ -2,7 +2,8 @@
  * cpath.h: the C half of package cpath (see doc.go). One cp_pipe is one replication pipeline: a consumer on
  * the source, a producer on the target, and the bookkeeping of what moved between them since the Go side
  * last looked (cp_out). Every function except cp_interrupt and cp_cached_watermarks must be called from one
- * thread at a time (the Go side calls them from the pipeline's goroutine).
+ * thread at a time (the Go side calls them from the pipeline's goroutine; between cp_run_submit and
+ * cp_run_result the pipeline's own thread runs on its behalf).
  */
 #ifndef KMIRROR_CPATH_H
 #define KMIRROR_CPATH_H
@@ -102,6 +103,14 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns);
  * valid_ns has passed, or when something must reach the caller at once: a failure, a consumer or producer
  * error, statistics, log lines, an interrupt. The output gathers every step's. */
 cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns);
+/* cp_runner_start starts the pipeline's own thread for runs; it writes one byte to fd (a pipe's write end)
+ * whenever a run it was given ends. Returns 0 or the error of pthread_create. cp_run_submit gives it a run,
+ * as cp_run's arguments say (valid_ns counted from the submit), and returns at once; cp_run_result waits for
+ * the run to end and returns its output. Between the two the caller calls nothing on the pipeline but
+ * cp_interrupt, cp_purge, cp_watermarks and cp_cached_watermarks. cp_pipe_destroy stops the thread. */
+int cp_runner_start(cp_pipe *p, int fd);
+void cp_run_submit(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns);
+cp_out *cp_run_result(cp_pipe *p);
 /* cp_producer_ready serves the producer for up to timeout_ms until it can send: an idempotent producer once
  * it has its producer id, any other at once. Returns 1 when it can, 0 when the time ran out or the pipeline
  * was interrupted. Errors meanwhile are in the next output. */

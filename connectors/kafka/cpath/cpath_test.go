@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -536,6 +538,19 @@ func TestOpenBatchesStayWithinTheBound(t *testing.T) {
 // partition, as everywhere.
 func TestAPurgeStopsProducingEvenDuringAStep(t *testing.T) {
 	t.Parallel()
+	t.Run("Step", func(t *testing.T) {
+		t.Parallel()
+		purgeDuringSteps(t, func(p *cpath.Pipeline) *cpath.Batch { return p.Step(10*time.Millisecond, cpath.MaxBatch) })
+	})
+	t.Run("Steps", func(t *testing.T) { // the steps run in the pipeline's own thread
+		t.Parallel()
+		purgeDuringSteps(t, func(p *cpath.Pipeline) *cpath.Batch {
+			return p.Steps(10*time.Millisecond, cpath.MaxBatch, -1, 20*time.Millisecond)
+		})
+	})
+}
+
+func purgeDuringSteps(t *testing.T, step func(*cpath.Pipeline) *cpath.Batch) {
 	const partitions, perPartition = 2, 20000
 	parts := sourceParts(t, partitions, perPartition, func(int) int { return 200 })
 	pl := pipeline(t, parts, 0, nil)
@@ -566,7 +581,7 @@ func TestAPurgeStopsProducingEvenDuringAStep(t *testing.T) {
 			after = true
 		default:
 		}
-		b := pl.Step(10*time.Millisecond, cpath.MaxBatch)
+		b := step(pl)
 		if after {
 			stepsAfter++
 			for _, f := range b.Forwarded {
@@ -709,5 +724,46 @@ func TestStepsGathersStepsAndReturnsWhenThereIsNothingToDo(t *testing.T) {
 	}
 	if b.SourceWait <= 0 {
 		t.Errorf("steps on an idle source waited %v for it", b.SourceWait)
+	}
+}
+
+// stepsState returns the state of the goroutine in Steps, from a dump of all goroutines ("" if none is).
+func stepsState(dump string) string {
+	header := regexp.MustCompile(`^goroutine \d+ \[([^\]]+)\]:`)
+	for _, g := range strings.Split(dump, "\n\n") {
+		if m := header.FindStringSubmatch(g); m != nil && strings.Contains(g, "cpath.(*Pipeline).Steps(") {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+func TestStepsWaitsInGoWhileItsThreadSteps(t *testing.T) {
+	t.Parallel()
+	parts := sourceParts(t, 1, 10, func(int) int { return 100 })
+	pl := pipeline(t, parts, 0, nil)
+	assignFromBeginning(t, pl, 1)
+	l := newLedger()
+	run(t, pl, l, func() bool { return len(l.acked[0]) == 10 })
+
+	// The source is idle now: one step waits up to 3 s for records, in the pipeline's thread. The goroutine
+	// meanwhile waits in Go's poller ("IO wait"), not in a call into C ("syscall"), where Go's sysmon would
+	// take its P every 10 ms.
+	done := make(chan *cpath.Batch)
+	go func() { done <- pl.Steps(3*time.Second, cpath.MaxBatch, -1, 10*time.Second) }()
+	buf := make([]byte, 1<<20)
+	state := ""
+	// Until the goroutine is seen waiting in the poller, or for 2 s of the step's 3 s wait: it passes through
+	// other states on its way in (runnable, a short call into C to hand the run over).
+	for deadline := time.Now().Add(2 * time.Second); !strings.HasPrefix(state, "IO wait") && time.Now().Before(deadline); {
+		state = stepsState(string(buf[:runtime.Stack(buf, true)]))
+		time.Sleep(time.Millisecond)
+	}
+	b := <-done
+	if !strings.HasPrefix(state, "IO wait") {
+		t.Errorf("the goroutine in Steps was in state %q, not waiting in Go's poller", state)
+	}
+	if b.Consumed != 0 || b.SourceWait < time.Second {
+		t.Errorf("steps on an idle source consumed %d and waited %v for it", b.Consumed, b.SourceWait)
 	}
 }

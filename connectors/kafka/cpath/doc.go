@@ -105,9 +105,26 @@
 // # Threads
 //
 // librdkafka calls the delivery, error, statistics and log callbacks from rd_kafka_poll, which only Step, Flush
-// and Close call: everything in cp_pipe is touched by the one goroutine driving the pipeline. Watermarks,
+// and Close call: everything in cp_pipe is touched by the one goroutine driving the pipeline, or on its behalf
+// by the pipeline's own thread while that goroutine waits in Steps (below). Watermarks,
 // CachedWatermarks and Interrupt may be called from others (librdkafka's calls are thread-safe; Close waits
 // for them). Batches are copied into Go memory; no C pointer outlives a call.
+//
+// # A thread of its own
+//
+// Steps runs its steps in a thread the pipeline starts for them (cp_runner_start), not in the goroutine's:
+// the goroutine hands the run over (cp_run_submit), waits in Go's poller for the byte the thread writes to a
+// pipe when the run ends, and collects the output (cp_run_result). The hand-overs go through the runner's
+// mutex, so the goroutine and the thread never touch the pipeline at once, and everything the thread wrote is
+// seen by the goroutine after. The run's permission to write is counted from the hand-over, as a call's from
+// its start.
+//
+// Why: a goroutine that spends its time in calls into C never gives its P back to Go's scheduler, and Go
+// 1.26's sysmon takes the P of any goroutine that has not been rescheduled for 10 ms, even inside a C call
+// (runtime/proc.go, retake); while it takes Ps it never sleeps longer than 20 µs. At tasks.max 8 that thread
+// alone switched 23,000–44,000 times and spent 0.3–0.8 CPU s in 8 s, about the gap to the C pipe
+// (docs/benchmarks.md). A goroutine parked in the poller is rescheduled on every run, so sysmon finds nothing
+// to take and backs off. If the thread or its pipe cannot be had, Steps runs in the calling thread as before.
 //
 // # Errors
 //
