@@ -6,9 +6,12 @@ import (
 	"sync"
 )
 
-// cpathProcs keeps GOMAXPROCS at the process's default plus one for each C pipeline running in it.
+// cpathProcs keeps GOMAXPROCS at the process's default plus one for each C pipeline running in it that steps
+// in its goroutine's thread. A pipeline normally steps in a thread of its own (cpath, "A thread of its own"),
+// its goroutine waiting in Go's poller without a P, and takes no P here; only one whose thread could not be
+// started does.
 //
-// Why: a C pipeline's goroutine spends most of its time inside cgo calls that block in librdkafka (waiting for
+// Why: such a pipeline's goroutine spends most of its time inside cgo calls that block in librdkafka (waiting for
 // records, for delivery reports, for pacing). A goroutine in a blocking call keeps its thread but not its P: the
 // scheduler hands the P to another goroutine, and when the call returns there is often no P free, so the thread
 // parks and another is woken. With eight pipelines on the default two Ps that churn was a fifth more context

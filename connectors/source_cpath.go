@@ -161,7 +161,6 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 // replicateC is replicate on the C path: the same pipeline — identity checks, offset syncs, admin clients,
 // start positions, committer, identity watcher, soft stop — with a C pipeline for consumer and producer.
 func (r *sourceRun) replicateC(ctx context.Context) error {
-	defer r.t.procs.hold()()
 	r.failure.Store(nil)
 	r.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
@@ -196,6 +195,9 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		return err
 	}
 	defer pl.Close()
+	if !pl.OwnThread() {
+		defer r.t.procs.hold()() // the pipeline steps in this goroutine's thread: see cpathProcs
+	}
 	r.stalled.Store(false)
 	r.stall = stallClock{} // the committer that owns it starts below; the notice stays until acks say otherwise
 

@@ -69,9 +69,9 @@ type Pipeline struct {
 	// fatal and auth are the producer's first fatal error and failed authentication, set by Take (from the
 	// producer's error events), read by Fatal and AuthFailure from any goroutine.
 	fatal, auth atomic.Pointer[error]
-	// The pipeline's own thread for Steps (doc.go, "A thread of its own"), started by the first Steps: it
-	// writes a byte to wakeW when a run ends, and Steps waits for it on wake, in Go's poller. noRunner: the
-	// thread or its pipe could not be had, so Steps runs in the calling thread.
+	// The pipeline's own thread for Steps (doc.go, "A thread of its own"), started by New: it writes a byte
+	// to wakeW when a run ends, and Steps waits for it on wake, in Go's poller. noRunner: the thread or its
+	// pipe could not be had, or waiting for it failed, so Steps runs in the calling thread.
 	wake, wakeW *os.File
 	wakeBuf     [1]byte
 	noRunner    bool
@@ -123,8 +123,14 @@ func New(cfg Config) (*Pipeline, error) {
 	if c == nil {
 		return nil, fmt.Errorf("create the C data path: %s", kafka.RedactValues(C.GoString(&errstr[0])))
 	}
-	return &Pipeline{c: c, parts: append([]Part(nil), cfg.Parts...), onStats: cfg.OnStats, log: cfg.Log}, nil
+	p := &Pipeline{c: c, parts: append([]Part(nil), cfg.Parts...), onStats: cfg.OnStats, log: cfg.Log}
+	p.startThread()
+	return p, nil
 }
+
+// OwnThread tells whether Steps runs in the pipeline's own thread (doc.go, "A thread of its own"); if not, it
+// runs in the calling goroutine's.
+func (p *Pipeline) OwnThread() bool { return p.wake != nil && !p.noRunner }
 
 // Parts returns the pipeline's partitions; indexes into it are the Part fields of a Batch.
 func (p *Pipeline) Parts() []Part { return p.parts }
@@ -179,7 +185,7 @@ func (p *Pipeline) StepWithin(timeout time.Duration, max int, validFor time.Dura
 // The steps run in the pipeline's own thread while the calling goroutine waits in Go's poller (doc.go, "A
 // thread of its own"); the call is the same as if it ran them itself.
 func (p *Pipeline) Steps(timeout time.Duration, max int, validFor, budget time.Duration) *Batch {
-	if !p.runner() {
+	if !p.OwnThread() {
 		C.cp_run(p.c, C.int(timeout.Milliseconds()), C.int(max), C.int64_t(validFor.Nanoseconds()), C.int64_t(budget.Nanoseconds()))
 		return p.Take()
 	}
@@ -196,11 +202,8 @@ func (p *Pipeline) Steps(timeout time.Duration, max int, validFor, budget time.D
 	return p.Take()
 }
 
-// runner starts the pipeline's thread for Steps once, and tells whether Steps may use it.
-func (p *Pipeline) runner() bool {
-	if p.wake != nil || p.noRunner {
-		return !p.noRunner
-	}
+// startThread starts the pipeline's thread for Steps; without it (noRunner) Steps steps in the caller's.
+func (p *Pipeline) startThread() {
 	r, w, err := os.Pipe()
 	if err == nil {
 		if code := C.cp_runner_start(p.c, C.int(w.Fd())); code != 0 {
@@ -214,10 +217,9 @@ func (p *Pipeline) runner() bool {
 		if p.log != nil {
 			p.log.Warn("the data path has no thread of its own: stepping in the task's own thread", "error", err)
 		}
-		return false
+		return
 	}
 	p.wake, p.wakeW = r, w
-	return true
 }
 
 // ProducerReady serves the producer until it can send — an idempotent producer sends nothing before it has

@@ -742,6 +742,9 @@ func TestStepsWaitsInGoWhileItsThreadSteps(t *testing.T) {
 	t.Parallel()
 	parts := sourceParts(t, 1, 10, func(int) int { return 100 })
 	pl := pipeline(t, parts, 0, nil)
+	if !pl.OwnThread() {
+		t.Fatal("the pipeline has no thread of its own")
+	}
 	assignFromBeginning(t, pl, 1)
 	l := newLedger()
 	run(t, pl, l, func() bool { return len(l.acked[0]) == 10 })
