@@ -124,7 +124,9 @@
 // (runtime/proc.go, retake); while it takes Ps it never sleeps longer than 20 µs. At tasks.max 8 that thread
 // alone switched 23,000–44,000 times and spent 0.3–0.8 CPU s in 8 s, about the gap to the C pipe
 // (docs/benchmarks.md). A goroutine parked in the poller is rescheduled on every run, so sysmon finds nothing
-// to take and backs off. If the thread or its pipe cannot be had, Steps runs in the calling thread as before.
+// to take and backs off: with the thread it did about half the work (the rest is confluent-kafka-go's pollers,
+// which block in C for 100 ms at a time). If the thread or its pipe cannot be had, Steps runs in the calling
+// thread as before (OwnThread tells which; the source task then gives the goroutine a P of its own).
 //
 // # Errors
 //
