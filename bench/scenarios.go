@@ -129,6 +129,11 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 		return
 	}
 	f := flow{alias: alias, filter: filter, topics: topics, tasks: tasks, prod: b.prodSettings(linger, batch), refresh: b.cfg.refresh}
+	// A record takes its value and, in a batch of many, some tens of bytes of its own on disk.
+	if err := b.waitRoom(ctx, sum(ends)*int64(b.cfg.size+64)); err != nil {
+		r.Error = err.Error()
+		return
+	}
 	b.waitQuiet(ctx)
 	r.CalibrationMs = cpuCalibration()
 	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
