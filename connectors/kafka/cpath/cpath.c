@@ -961,8 +961,6 @@ static void *runner_main(void *arg) {
 }
 
 int cp_runner_start(cp_pipe *p, int fd) {
-        if (p->runner)
-                return 0;
         struct cp_runner *r = calloc(1, sizeof(*r));
         if (!r)
                 return ENOMEM;

@@ -130,7 +130,7 @@ func New(cfg Config) (*Pipeline, error) {
 
 // OwnThread tells whether Steps runs in the pipeline's own thread (doc.go, "A thread of its own"); if not, it
 // runs in the calling goroutine's.
-func (p *Pipeline) OwnThread() bool { return p.wake != nil && !p.noRunner }
+func (p *Pipeline) OwnThread() bool { return !p.noRunner }
 
 // Parts returns the pipeline's partitions; indexes into it are the Part fields of a Batch.
 func (p *Pipeline) Parts() []Part { return p.parts }
