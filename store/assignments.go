@@ -160,7 +160,8 @@ type Claim struct {
 }
 
 // ClaimUnit makes the calling run the holder of the unit, if the unit is assigned to the worker under epoch
-// and no run of a live session holds it; it returns ErrFenced when the assignment moved or ended, and
+// and no run of a live session holds it; it returns ErrFenced when the assignment moved or ended, or the task
+// set changed since the worker read w (it claims again with the work it reads next), and
 // ErrUnitBusy while the previous holder has not released it (the caller retries). A task run of generation
 // also waits until no run of an older task generation of the connector holds a unit.
 func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, error) {
@@ -169,6 +170,22 @@ func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, er
 		var worker string
 		var epoch int64
 		var held bool
+		if w.Task != ConnectorUnit {
+			// Work read before the task set changed claims as a run of the older generation, and a task whose
+			// config stayed carries on under the new one (SameWork): it would count as older for as long as it
+			// runs, and every run of the new set and the fence (ClaimTaskFence) would wait for it for good. The
+			// worker claims again with the work it reads next. The lock orders this against ReplaceTaskConfigs,
+			// which updates the task's config before the assignment's run_generation, as this takes them.
+			var gen int64
+			err := tx.QueryRow(ctx, "SELECT generation FROM task_configs WHERE connector_name = $1 AND task_id = $2 FOR SHARE",
+				w.Connector, w.Task).Scan(&gen)
+			if err == pgx.ErrNoRows || (err == nil && gen != w.Generation) {
+				return ErrFenced
+			}
+			if err != nil {
+				return err
+			}
+		}
 		// A hold by this very session is a run of this worker that was abandoned or could not release: the
 		// worker runs one run of a unit at a time, so it is over.
 		err := tx.QueryRow(ctx, `

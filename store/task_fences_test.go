@@ -83,6 +83,49 @@ func TestTaskFence(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrFenced, "only a run holding its unit")
 }
 
+// TestAClaimWithAnOlderTaskSetsWorkIsRefused: a worker that read its work before the task set changed, and
+// claims after, must not hold the unit as a run of the older generation. A task whose config did not change
+// carries on under the new generation (SameWork), so such a claim would stay "older" for as long as the run
+// lives: every new task of another id would wait for it to release (ClaimUnit) and so would the fence
+// (ClaimTaskFence), the run's own included — a deadlock that TestTaskSetFence hit now and then.
+func TestAClaimWithAnOlderTaskSetsWorkIsRefused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: store.ConnectorUnit}), w1)
+	require.NoError(t, err)
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	task0, task1 := store.Unit{Connector: "c", Task: 0}, store.Unit{Connector: "c", Task: 1}
+	stale := workOf(t, s, "w1", task0)
+
+	// Task 0 keeps its config, task 1 gets a new one.
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "3"}})
+	require.NoError(t, err)
+	_, err = s.ClaimUnit(ctx, stale, w1)
+	require.ErrorIs(t, err, store.ErrFenced, "the work was read before the task set changed")
+
+	fresh := workOf(t, s, "w1", task0)
+	require.Greater(t, fresh.Generation, stale.Generation)
+	run0, err := s.ClaimUnit(ctx, fresh, w1)
+	require.NoError(t, err, "claimed again with the work read now")
+	run1, err := s.ClaimUnit(ctx, workOf(t, s, "w1", task1), w1)
+	require.NoError(t, err, "no run of the older task set holds a unit")
+	f, err := s.ClaimTaskFence(ctx, run1)
+	require.NoError(t, err)
+	require.Equal(t, []int{1}, f.TaskIDs)
+	require.NoError(t, s.CompleteTaskFence(ctx, run1, f))
+	f, err = s.ClaimTaskFence(ctx, run0)
+	require.NoError(t, err)
+	require.Nil(t, f.TaskIDs, "fenced")
+}
+
 // TestOffsetRequests: a filed offsets change is taken by the run holding the STOPPED connector and applied to
 // PostgreSQL only when it finishes without failure; one nobody took can be withdrawn.
 func TestOffsetRequests(t *testing.T) {
