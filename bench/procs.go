@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -77,26 +78,30 @@ func treeCPUSeconds(pid int) float64 {
 
 // memKB returns VmRSS and VmHWM (peak RSS) of pid in KiB.
 func memKB(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	kb, err := kbFields(fmt.Sprintf("/proc/%d/status", pid), "VmRSS", "VmHWM")
+	return kb["VmRSS"], kb["VmHWM"], err
+}
+
+// kbFields reads the "Key: N kB" lines of keys from a /proc file such as /proc/meminfo or /proc/PID/status; a
+// key that is missing or not a number is absent from the result.
+func kbFields(path string, keys ...string) (map[string]int64, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	defer f.Close()
+	out := make(map[string]int64, len(keys))
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		line := sc.Text()
-		for _, k := range []string{"VmRSS:", "VmHWM:"} {
-			if v, ok := strings.CutPrefix(line, k); ok {
-				n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-				if k == "VmRSS:" {
-					rss = n
-				} else {
-					hwm = n
-				}
-			}
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || !slices.Contains(keys, k) {
+			continue
+		}
+		if n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64); err == nil {
+			out[k] = n
 		}
 	}
-	return rss, hwm, sc.Err()
+	return out, sc.Err()
 }
 
 // alive tells whether pid runs (and is not a zombie).

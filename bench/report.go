@@ -33,10 +33,8 @@ func environment(b *bench) map[string]string {
 			}
 		}
 	}
-	if bs, err := os.ReadFile("/proc/meminfo"); err == nil {
-		var kb int64
-		fmt.Sscanf(strings.SplitN(string(bs), "\n", 2)[0], "MemTotal: %d kB", &kb)
-		env["memory"] = fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+	if kb, err := kbFields("/proc/meminfo", "MemTotal"); err == nil {
+		env["memory"] = fmt.Sprintf("%.1f GiB", float64(kb["MemTotal"])/(1<<20))
 	}
 	if out, err := exec.Command("uname", "-sr").Output(); err == nil {
 		env["kernel"] = strings.TrimSpace(string(out))

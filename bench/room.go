@@ -1,18 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 )
 
-// roomWait bounds waitRoom: the brokers delete a deleted topic's files file.delete.delay.ms (60 s) after the
-// deletion, so the previous runs' copies are gone well within it.
+// roomWait is how long a run waits for room: the brokers delete a deleted topic's files file.delete.delay.ms
+// (60 s) after the deletion, so the previous runs' copies are gone well within it.
 const roomWait = 2 * time.Minute
 
 // roomReserve is kept free beside a run's copy: the brokers, PostgreSQL, the system under test and the bench.
@@ -26,8 +22,8 @@ const tmpfsMagic = 0x01021994
 // run, so runs back to back pile up: in a harness under /dev/shm, where files are memory, three 5 GB copies
 // and the source left too little and the kernel killed broker A mid-run — a run that then failed as "not
 // replicated after 5m0s", with the harness broken for every later run.
-func (b *bench) waitRoom(ctx context.Context, need int64) error {
-	deadline := time.Now().Add(roomWait)
+func (b *bench) waitRoom(ctx context.Context, need int64, wait time.Duration) error {
+	deadline := time.Now().Add(wait)
 	logged := false
 	for {
 		free, what, err := room(b.h.dir)
@@ -38,13 +34,17 @@ func (b *bench) waitRoom(ctx context.Context, need int64) error {
 		if free >= need+roomReserve {
 			return nil
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("not started: %w", ctx.Err())
+		}
+		if time.Now().After(deadline) {
 			return fmt.Errorf("not started: the run writes about %.1f GB to B and %s has %.1f GB (%s), %.1f GB short after %s; "+
-				"use fewer -records or a harness on disk", gb(need), b.h.dir, gb(free), what, gb(need+roomReserve-free), roomWait)
+				"use fewer -records or a harness on disk", gb(need), b.h.dir, gb(free), what, gb(need+roomReserve-free), wait)
 		}
 		if !logged {
-			logf("%s has %.1f GB (%s) and the run needs about %.1f GB and %.1f GB to spare: waiting up to %s for the brokers to delete earlier runs' topics",
-				b.h.dir, gb(free), what, gb(need), gb(roomReserve), roomWait)
+			logf("%s has %.1f GB (%s) and the run needs about %.1f GB and %.1f GB to spare: "+
+				"waiting up to %s for the brokers to delete earlier runs' topics",
+				b.h.dir, gb(free), what, gb(need), gb(roomReserve), wait)
 			logged = true
 		}
 		select {
@@ -78,25 +78,15 @@ func room(dir string) (int64, string, error) {
 
 // memAvailable is /proc/meminfo's MemAvailable in bytes.
 func memAvailable() (int64, error) {
-	f, err := os.Open("/proc/meminfo")
+	kb, err := kbFields("/proc/meminfo", "MemAvailable")
 	if err != nil {
 		return 0, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("parse MemAvailable %q: %w", v, err)
-			}
-			return kb << 10, nil
-		}
+	n, ok := kb["MemAvailable"]
+	if !ok {
+		return 0, fmt.Errorf("/proc/meminfo has no MemAvailable")
 	}
-	if err := sc.Err(); err != nil {
-		return 0, err
-	}
-	return 0, fmt.Errorf("/proc/meminfo has no MemAvailable")
+	return n << 10, nil
 }
 
 func gb(n int64) float64 { return float64(n) / 1e9 }

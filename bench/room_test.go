@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,5 +42,19 @@ func TestRoomOfATmpfsIsBoundByMemory(t *testing.T) {
 	}
 	if !strings.HasPrefix(what, "tmpfs: ") || free > int64(st.Bavail)*st.Bsize || free > avail+avail/10 {
 		t.Fatalf("room(/dev/shm) = %d (%s); tmpfs free %d, MemAvailable %d", free, what, int64(st.Bavail)*st.Bsize, avail)
+	}
+}
+
+// A run that fits starts at once; one that cannot fit is refused with the figures once the wait is over, rather
+// than started to fill the brokers' filesystem.
+func TestWaitRoomRefusesARunThatCannotFit(t *testing.T) {
+	b := &bench{h: &harness{dir: t.TempDir()}}
+	ctx := context.Background()
+	if err := b.waitRoom(ctx, 1<<20, 0); err != nil {
+		t.Fatalf("a 1 MB run: %v", err)
+	}
+	err := b.waitRoom(ctx, 1<<62, 0)
+	if err == nil || !strings.Contains(err.Error(), "GB short") {
+		t.Fatalf("a 4 EB run: got %v, want a refusal with the figures", err)
 	}
 }

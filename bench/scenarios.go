@@ -130,7 +130,7 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 	}
 	f := flow{alias: alias, filter: filter, topics: topics, tasks: tasks, prod: b.prodSettings(linger, batch), refresh: b.cfg.refresh}
 	// A record takes its value and, in a batch of many, some tens of bytes of its own on disk.
-	if err := b.waitRoom(ctx, sum(ends)*int64(b.cfg.size+64)); err != nil {
+	if err := b.waitRoom(ctx, sum(ends)*int64(b.cfg.size+64), roomWait); err != nil {
 		r.Error = err.Error()
 		return
 	}

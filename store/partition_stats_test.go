@@ -20,15 +20,9 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
-	require.NoError(t, err)
-	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
-	connUnit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
-	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", connUnit), w1)
-	require.NoError(t, err)
-	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1,gone-0"}, {"p": "t-2"}})
+	w1, conn := startedConnector(t, s)
+	connUnit := conn.Unit
+	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1,gone-0"}, {"p": "t-2"}})
 	require.NoError(t, err)
 	assignAll(t, s, "w1")
 	runs := make([]store.Claim, 3)

@@ -175,6 +175,21 @@ func assignAll(t *testing.T, s *store.Store, w string) {
 	require.NoError(t, s.ApplyReassignments(ctx, w, epoch, changes, nil))
 }
 
+// startedConnector registers worker w1, creates the STARTED connector c, assigns every unit to w1 and claims
+// the connector's unit: the start of the tests of a connector's task sets. It returns w1's session and the claim.
+func startedConnector(t *testing.T, s *store.Store) (int64, store.Claim) {
+	t.Helper()
+	ctx := context.Background()
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: store.ConnectorUnit}), w1)
+	require.NoError(t, err)
+	return w1, conn
+}
+
 // workOf returns the worker's work for one unit.
 func workOf(t *testing.T, s *store.Store, worker string, u store.Unit) store.Work {
 	t.Helper()
@@ -193,17 +208,10 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
-	require.NoError(t, err)
-	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
+	w1, conn := startedConnector(t, s)
+	connUnit := conn.Unit
 
-	connUnit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
-	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", connUnit), w1)
-	require.NoError(t, err)
-
-	_, err = s.ReplaceTaskConfigs(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, []map[string]string{{"a": "1"}})
+	_, err := s.ReplaceTaskConfigs(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, []map[string]string{{"a": "1"}})
 	require.ErrorIs(t, err, store.ErrFenced, "only the holder of the connector unit publishes tasks")
 	changed, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
 	require.NoError(t, err)

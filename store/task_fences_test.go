@@ -18,14 +18,8 @@ func TestTaskFence(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
-	require.NoError(t, err)
-	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
-	connUnit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
-	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", connUnit), w1)
-	require.NoError(t, err)
+	w1, conn := startedConnector(t, s)
+	connUnit := conn.Unit
 	publish := func(configs ...map[string]string) {
 		t.Helper()
 		changed, err := s.ReplaceTaskConfigs(ctx, conn, configs)
@@ -92,14 +86,8 @@ func TestAClaimWithAnOlderTaskSetsWorkIsRefused(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
-	require.NoError(t, err)
-	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
-	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: store.ConnectorUnit}), w1)
-	require.NoError(t, err)
-	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
+	w1, conn := startedConnector(t, s)
+	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
 	require.NoError(t, err)
 	assignAll(t, s, "w1")
 	task0, task1 := store.Unit{Connector: "c", Task: 0}, store.Unit{Connector: "c", Task: 1}

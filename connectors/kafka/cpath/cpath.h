@@ -104,10 +104,11 @@ cp_out *cp_step(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns);
  * error, statistics, log lines, an interrupt. The output gathers every step's. */
 cp_out *cp_run(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns);
 /* cp_runner_start starts the pipeline's own thread for runs, once per pipeline; it writes one byte to fd (a
- * pipe's write end) whenever a run it was given ends. Returns 0 or the error of pthread_create. cp_run_submit gives it a run,
- * as cp_run's arguments say (valid_ns counted from the submit), and returns at once; cp_run_result waits for
- * the run to end and returns its output. Between the two the caller calls nothing on the pipeline but
- * cp_interrupt, cp_purge, cp_watermarks and cp_cached_watermarks. cp_pipe_destroy stops the thread. */
+ * pipe's write end) whenever a run it was given ends. Returns 0 or the error of pthread_create. cp_run_submit
+ * gives it a run, as cp_run's arguments say (valid_ns counted from the submit), and returns at once;
+ * cp_run_result waits for the run to end and returns its output. Between the two the caller calls nothing on
+ * the pipeline but cp_interrupt, cp_purge, cp_watermarks and cp_cached_watermarks. cp_pipe_destroy stops the
+ * thread. */
 int cp_runner_start(cp_pipe *p, int fd);
 void cp_run_submit(cp_pipe *p, int timeout_ms, int max, int64_t valid_ns, int64_t budget_ns);
 cp_out *cp_run_result(cp_pipe *p);
