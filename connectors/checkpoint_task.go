@@ -90,6 +90,11 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 
 	emitEvery := time.Duration(t.cfg.values.Long("emit.checkpoints.interval.seconds")) * time.Second
 	emitEvery = max(emitEvery, time.Second)
+	if m := t.metrics; m != nil {
+		// From the start, so that a task whose rounds never succeed shows its rounds late, not missing.
+		m.CheckpointRound(t.id.Connector, t.id.Task, emitEvery, time.Now())
+		defer m.RemoveCheckpointTask(t.id.Connector, t.id.Task)
+	}
 	emit := time.NewTimer(0) // the first round at once: an operator should not wait a minute for the first answer
 	defer emit.Stop()
 	var syncGroups <-chan time.Time
@@ -123,6 +128,8 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 					return err // the next round would present the same credentials
 				}
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "round", "checkpoint round failed, will retry", "error", err)
+			} else if m := t.metrics; m != nil {
+				m.CheckpointRound(t.id.Connector, t.id.Task, emitEvery, time.Now())
 			}
 			r.log.Debug("checkpoint round", "groups", len(r.groups), "took", time.Since(began))
 			emit.Reset(max(emitEvery-time.Since(began), 0))

@@ -42,6 +42,7 @@ type Registry struct {
 	rebalancing bool       // this worker is handing units over or taking them up (tasks.Observer)
 
 	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
+	health  healthGauges
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
@@ -84,7 +85,9 @@ func New() *Registry {
 			Name: "kmirror_http_request_duration_seconds", Help: "Time to serve REST requests, by route pattern.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route"}),
+		health: newHealthGauges(),
 	}
+	r.reg.MustRegister(r.health.collectors()...)
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),

@@ -34,6 +34,7 @@ func (h *heartbeater) join(ctx context.Context) error {
 		sent := time.Now()
 		id, err := h.cfg.Store.RegisterWorker(ctx, h.cfg.WorkerID, h.cfg.URL)
 		if err == nil {
+			h.w.observer.Database(true)
 			h.trouble.Store(time.Now().UnixNano())
 			lease := newSessionLease(h.settle)
 			lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
@@ -47,6 +48,7 @@ func (h *heartbeater) join(ctx context.Context) error {
 		if h.w.session.Load() == nil {
 			return err // the first join fails fast: the server reports it
 		}
+		h.w.observer.Database(false)
 		h.limit.Log(ctx, h.log, slog.LevelWarn, "join", "re-joining the cluster failed, retrying", "error", err)
 		select {
 		case <-ctx.Done():
@@ -69,6 +71,10 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 		sess := h.w.session.Load()
 		sent := time.Now()
 		err := h.cfg.Store.HeartbeatWorker(ctx, h.cfg.WorkerID, sess.id)
+		if ctx.Err() == nil {
+			// Fenced is an answer from PostgreSQL: only other errors mean it was not reached.
+			h.w.observer.Database(err == nil || errors.Is(err, store.ErrFenced))
+		}
 		switch {
 		case err == nil:
 			sess.lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))

@@ -22,6 +22,8 @@ type Observer interface {
 	// run of the old set). There is no cluster-wide stop-the-world rebalance in kmirror; this is the nearest
 	// honest counterpart of Connect's rebalancing.
 	Rebalancing(rebalancing bool)
+	// Database tells after every heartbeat whether it reached PostgreSQL.
+	Database(reachable bool)
 }
 
 type nopObserver struct{}
@@ -32,3 +34,4 @@ func (nopObserver) UnitGone(string, int)              {}
 func (nopObserver) Leader(bool)                       {}
 func (nopObserver) Assignment(string, int, int)       {}
 func (nopObserver) Rebalancing(bool)                  {}
+func (nopObserver) Database(bool)                     {}

@@ -25,6 +25,7 @@ type recordingObserver struct {
 	worker      string
 	rebalancing bool
 	changes     []bool // every Rebalancing call, in order
+	database    []bool // every Database call, in order
 }
 
 func (o *recordingObserver) UnitNotices(connector string, task int, kinds []string) {
@@ -74,6 +75,12 @@ func (o *recordingObserver) Rebalancing(rebalancing bool) {
 	defer o.mu.Unlock()
 	o.rebalancing = rebalancing
 	o.changes = append(o.changes, rebalancing)
+}
+
+func (o *recordingObserver) Database(reachable bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.database = append(o.database, reachable)
 }
 
 // rebalanceState returns the last assignment, whether a rebalance is under way, and every change so far.
