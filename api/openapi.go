@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kmirror/kmirror/connectors/parallelism"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -352,7 +353,7 @@ func openAPISchemas() obj {
 			"records_per_second": obj{"type": "number"},
 			"bytes_per_second":   obj{"type": "number"},
 			"share":              obj{"type": "number", "nullable": true, "description": "The partition's fraction (0..1) of the connector's records/s over fresh reports; null when stale"},
-			"status": obj{"type": "string", "enum": partitionStatuses,
+			"status": obj{"type": "string", "enum": parallelism.Statuses(),
 				"description": "ok, warn (position moving, lag not falling), rewind (position went back), stall (position not moving with lag), stop (task not running, no progress, or a stale report), truncated (records lost to retention before replication), paused (the connector is paused: nothing is replicated, the lag is the backlog)"},
 			"last_replicated_at": obj{"type": "string", "format": "date-time", "nullable": true, "description": "The source timestamp of the last replicated record"},
 			"updated_at":         obj{"type": "string", "format": "date-time", "description": "When the task reported, by the database's clock"},
@@ -398,10 +399,8 @@ func openAPISchemas() obj {
 			"in_flight_max":      obj{"type": "integer", "format": "int64", "description": "The most awaiting a response at one broker"},
 		}, "rtt_avg_ms", "throttle_avg_ms", "in_flight_requests", "in_flight_max"),
 		"ParallelismVerdict": object(obj{
-			"kind": obj{"type": "string", "enum": []string{verdictNoReports, verdictStaleReports, verdictUnreported, verdictUnhealthy,
-				verdictStraggler, verdictTasksMaxBound, verdictWorkersBound, verdictCPUBound, verdictTargetBound, verdictSourceBound,
-				verdictTaskBusy, verdictPipelineBound, verdictUnusableSlots, verdictCaughtUp, verdictKeepingUp, verdictPaused}},
-			"severity":            obj{"type": "string", "enum": []string{severityOK, severityInfo, severityWarning}},
+			"kind":                obj{"type": "string", "enum": parallelism.Kinds()},
+			"severity":            obj{"type": "string", "enum": parallelism.Severities()},
 			"message":             str,
 			"tasks_max":           obj{"type": "integer"},
 			"partitions":          obj{"type": "integer", "description": "The partitions the verdict is about (a count)"},

@@ -101,6 +101,18 @@
 // remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
 // shown; alert on `kmirror_unit_notices > 0`.
 //
+// Health, for the alerts (deploy/prometheus/kmirror-rules.yaml): kmirror_database_up (1 while this worker's
+// last heartbeat reached PostgreSQL, 0 after one failed), and per checkpoint task run {connector,task}
+// kmirror_checkpoint_round_timestamp_seconds (the last round that finished without error, the run's start
+// until then) and kmirror_checkpoint_interval_seconds (emit.checkpoints.interval.seconds).
+//
+// Verdicts (SetVerdictSource), exported by the worker holding the leader lease only, since they are drawn from
+// the whole cluster's reports in PostgreSQL (GET /connectors/{c}/partitions, docs/partitions.md):
+// kmirror_connector_verdict{connector,verdict,severity} = 1 for each verdict the connector has now (none for
+// verdicts it has not), and kmirror_task_verdict{connector,task,verdict,severity} = 1 for each task a verdict
+// names (capacity advice, lagging or stale tasks). A scrape of the leader reads the store for them, bounded to
+// 5 s; if that fails they are left out and promhttp_metric_handler_errors_total counts it.
+//
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.
 //

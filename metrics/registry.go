@@ -40,6 +40,7 @@ type Registry struct {
 	leader      bool
 	assigned    assignment // the units the runtime last said are assigned here (tasks.Observer)
 	rebalancing bool       // this worker is handing units over or taking them up (tasks.Observer)
+	verdicts    VerdictSource
 
 	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
 	health  healthGauges
@@ -92,7 +93,7 @@ func New() *Registry {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
-		partitionCollector{r}, topicHistCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r},
+		partitionCollector{r}, topicHistCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r}, verdictCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{
 		EnableOpenMetrics: true,

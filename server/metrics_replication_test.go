@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"strconv"
@@ -199,6 +200,12 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 		lags := find(k.samples()["kafka_consumer_fetch_manager_records_lag"], "partition", map[string]string{"topic": strings.ReplaceAll(topic, ".", "_")})
 		return allEqual(lags, 3, 0)
 	}, 20*time.Second, 200*time.Millisecond, "records-lag of the replication consumers")
+	// The leader (the only worker) exports the connector's verdicts, as GET .../partitions draws them.
+	verdicts := func() map[string]float64 {
+		return find(k.samples()["kmirror_connector_verdict"], "verdict", map[string]string{"connector": name})
+	}
+	require.Eventually(t, func() bool { return maps.Equal(verdicts(), map[string]float64{"caught_up": 1}) },
+		20*time.Second, 200*time.Millisecond, "the caught_up verdict as a gauge: %v", lazy(func() string { return fmt.Sprint(verdicts()) }))
 
 	// Paused: the tasks stop replicating but keep watching (TestPausedConnectorShowsGrowingLag): the published
 	// stats and the series stay where they stood, marked paused.
@@ -219,6 +226,8 @@ func TestSourceReportsPartitionsAndMetrics(t *testing.T) {
 		return allEqual(find(m["kmirror_replication_lag_records"], "partition", native), 3, 0) &&
 			allEqual(find(m["kmirror_partition_status"], "partition", withLabel(native, "status", "paused")), 3, 1)
 	}, 10*time.Second, 100*time.Millisecond, "the series of a paused task stay, marked paused")
+	require.Eventually(t, func() bool { return maps.Equal(verdicts(), map[string]float64{"paused": 1}) },
+		20*time.Second, 200*time.Millisecond, "the paused verdict as a gauge: %v", lazy(func() string { return fmt.Sprint(verdicts()) }))
 
 	more := makeRecords(topics, 1500, 3000)
 	kafkatest.Produce(t, "A", more)

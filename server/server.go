@@ -121,6 +121,7 @@ func Run(ctx context.Context, cfg Config) error {
 	// One metrics registry per process: the runtime reports unit states into it, the connectors their
 	// partitions, checkpoints and clients, and GET /metrics serves it.
 	metricsReg := metrics.New()
+	metricsReg.SetVerdictSource(parallelismVerdicts(st))
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
 	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).

@@ -144,6 +144,11 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	obs.mu.Lock()
 	require.Equal(t, "w1", obs.worker)
 	obs.mu.Unlock()
+	require.Eventually(t, func() bool {
+		obs.mu.Lock()
+		defer obs.mu.Unlock()
+		return len(obs.database) >= 2 && !slices.Contains(obs.database, false)
+	}, 20*time.Second, 20*time.Millisecond, "the join and every heartbeat since tell that PostgreSQL was reached")
 
 	// A new task set (the tasks' configs change) is one too: the tasks drain and restart once every run of the
 	// old set has released.

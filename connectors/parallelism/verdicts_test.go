@@ -1,4 +1,4 @@
-package api
+package parallelism
 
 import (
 	"encoding/json"
@@ -13,8 +13,8 @@ import (
 )
 
 // part is a fresh partition report of task, with lag records and seconds (negative: unknown).
-func part(topic string, p int32, task int, rps float64, lag int64, lagSeconds float64, status string) partitionEntry {
-	e := partitionEntry{Topic: topic, Partition: p, Task: task, WorkerID: "w1", RecordsPerSecond: rps, Status: status}
+func part(topic string, p int32, task int, rps float64, lag int64, lagSeconds float64, status string) PartitionEntry {
+	e := PartitionEntry{Topic: topic, Partition: p, Task: task, WorkerID: "w1", RecordsPerSecond: rps, Status: status}
 	if lag >= 0 {
 		e.LagRecords = ptr(lag)
 	}
@@ -24,15 +24,15 @@ func part(topic string, p int32, task int, rps float64, lag int64, lagSeconds fl
 	return e
 }
 
-func stalePart(e partitionEntry) partitionEntry {
+func stalePart(e PartitionEntry) PartitionEntry {
 	e.Stale = true
 	e.Status = worseStatus(e.Status, statusStop)
 	return e
 }
 
 // evenParts is n caught-up partitions of topic orders dealt round-robin to tasks, carrying rps in all.
-func evenParts(n, tasks int, rps float64) []partitionEntry {
-	out := make([]partitionEntry, n)
+func evenParts(n, tasks int, rps float64) []PartitionEntry {
+	out := make([]PartitionEntry, n)
 	for i := range out {
 		out[i] = part("orders", int32(i), i%tasks, rps/float64(n), 0, 0, statusOK)
 	}
@@ -40,17 +40,17 @@ func evenParts(n, tasks int, rps float64) []partitionEntry {
 }
 
 // running is n RUNNING tasks on the given workers, round-robin.
-func running(n int, workers ...string) []taskEntry {
-	out := make([]taskEntry, n)
+func running(n int, workers ...string) []TaskEntry {
+	out := make([]TaskEntry, n)
 	for i := range out {
-		out[i] = taskEntry{Task: i, State: store.StateRunning, WorkerID: workers[i%len(workers)]}
+		out[i] = TaskEntry{Task: i, State: store.StateRunning, WorkerID: workers[i%len(workers)]}
 	}
 	return out
 }
 
 // body completes a report as partitionFacts.report would: counts and totals from its entries.
-func body(tasksMax, partitions int, parts []partitionEntry, tasks []taskEntry) *partitionsBody {
-	b := &partitionsBody{Name: "c", TasksMax: tasksMax, Partitions: partitions, ByPartition: parts, ByTask: tasks}
+func body(tasksMax, partitions int, parts []PartitionEntry, tasks []TaskEntry) *Report {
+	b := &Report{Name: "c", TasksMax: tasksMax, Partitions: partitions, ByPartition: parts, ByTask: tasks}
 	for _, t := range tasks {
 		if t.State == store.StateRunning {
 			b.Tasks++
@@ -67,7 +67,7 @@ func body(tasksMax, partitions int, parts []partitionEntry, tasks []taskEntry) *
 	return b
 }
 
-func with(parts []partitionEntry, i int, change func(e *partitionEntry)) []partitionEntry {
+func with(parts []PartitionEntry, i int, change func(e *PartitionEntry)) []PartitionEntry {
 	change(&parts[i])
 	return parts
 }
@@ -75,12 +75,12 @@ func with(parts []partitionEntry, i int, change func(e *partitionEntry)) []parti
 func TestJudgeParallelism(t *testing.T) {
 	t.Parallel()
 	const straggler = "partition orders-3 carries 61% of the connector's traffic: a straggler; more tasks will not help, more source partitions will"
-	hot := func(n int, share float64) []partitionEntry { // partition 3 carries share of 1000 records/s
+	hot := func(n int, share float64) []PartitionEntry { // partition 3 carries share of 1000 records/s
 		parts := evenParts(n, n, 1000*(1-share)*float64(n)/float64(n-1))
 		parts[3].RecordsPerSecond = 1000 * share
 		return parts
 	}
-	lagging := func(parts []partitionEntry, idx ...int) []partitionEntry {
+	lagging := func(parts []PartitionEntry, idx ...int) []PartitionEntry {
 		for _, i := range idx {
 			parts[i].LagRecords, parts[i].LagSeconds, parts[i].Status = ptr(int64(5000)), ptr(2.5), statusWarn
 		}
@@ -92,7 +92,7 @@ func TestJudgeParallelism(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		report      *partitionsBody
+		report      *Report
 		unreported  []plannedPartition
 		liveWorkers int
 		want        []string // "kind (severity): message"
@@ -103,7 +103,7 @@ func TestJudgeParallelism(t *testing.T) {
 			"none passes its topic filters, or it is stopped)"},
 	}, {
 		name:   "tasks planned, none reported",
-		report: body(20, 8, nil, append(running(1, "w1"), taskEntry{Task: 1, State: store.StateUnassigned})),
+		report: body(20, 8, nil, append(running(1, "w1"), TaskEntry{Task: 1, State: store.StateUnassigned})),
 		want: []string{
 			"no_reports (info): no task has reported yet: 1 of 2 tasks are RUNNING",
 			"unusable_task_slots (info): tasks.max 20, 8 partitions: 8 tasks run, 12 slots cannot be used",
@@ -132,7 +132,7 @@ func TestJudgeParallelism(t *testing.T) {
 		want:   []string{"straggler (warning): " + straggler, pipeline("1 partition is behind (task 3)")},
 	}, {
 		name: "below the traffic floor, no straggler",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			parts := hot(8, 0.61)
 			for i := range parts {
 				parts[i].RecordsPerSecond *= 0.099
@@ -142,7 +142,7 @@ func TestJudgeParallelism(t *testing.T) {
 		want: []string{"caught_up (ok): caught up: every partition's lag is 0"},
 	}, {
 		name: "a trickle has no straggler",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			parts := evenParts(8, 8, 0)
 			parts[3].RecordsPerSecond = 99
 			return body(8, 8, parts, running(8, "w1"))
@@ -150,11 +150,11 @@ func TestJudgeParallelism(t *testing.T) {
 		want: []string{"caught_up (ok): caught up: every partition's lag is 0"},
 	}, {
 		name:   "2 partitions: only all the traffic on one",
-		report: body(2, 2, []partitionEntry{part("t", 0, 0, 900, 0, 0, statusOK), part("t", 1, 1, 100, 0, 0, statusOK)}, running(2, "w1")),
+		report: body(2, 2, []PartitionEntry{part("t", 0, 0, 900, 0, 0, statusOK), part("t", 1, 1, 100, 0, 0, statusOK)}, running(2, "w1")),
 		want:   []string{"caught_up (ok): caught up: every partition's lag is 0"},
 	}, {
 		name:   "2 partitions, one idle",
-		report: body(2, 2, []partitionEntry{part("t", 0, 0, 500, 0, 0, statusOK), part("t", 1, 1, 0, 0, 0, statusOK)}, running(2, "w1")),
+		report: body(2, 2, []PartitionEntry{part("t", 0, 0, 500, 0, 0, statusOK), part("t", 1, 1, 0, 0, 0, statusOK)}, running(2, "w1")),
 		want: []string{
 			"straggler (info): partition t-0 carries 100% of the connector's traffic: a straggler; more tasks will not help, more source partitions will",
 			"caught_up (ok): caught up: every partition's lag is 0",
@@ -191,11 +191,11 @@ func TestJudgeParallelism(t *testing.T) {
 		want:   []string{"tasks_max_bound (warning): tasks.max 2 for 8 partitions and 1 task has lag: raise tasks.max up to 8"},
 	}, {
 		name:   "small lag that falls is keeping up",
-		report: body(2, 8, with(evenParts(8, 2, 800), 2, func(e *partitionEntry) { e.LagRecords, e.LagSeconds = ptr(int64(40)), ptr(0.8) }), running(2, "w1", "w2")),
+		report: body(2, 8, with(evenParts(8, 2, 800), 2, func(e *PartitionEntry) { e.LagRecords, e.LagSeconds = ptr(int64(40)), ptr(0.8) }), running(2, "w1", "w2")),
 		want:   []string{"keeping_up (ok): keeping up: no partition is behind (max lag 0.8 s)"},
 	}, {
 		name:   "a backlog that falls is behind",
-		report: body(2, 8, with(evenParts(8, 2, 800), 2, func(e *partitionEntry) { e.LagRecords, e.LagSeconds = ptr(int64(4e6)), ptr(3600.0) }), running(2, "w1", "w2")),
+		report: body(2, 8, with(evenParts(8, 2, 800), 2, func(e *PartitionEntry) { e.LagRecords, e.LagSeconds = ptr(int64(4e6)), ptr(3600.0) }), running(2, "w1", "w2")),
 		want:   []string{"tasks_max_bound (warning): tasks.max 2 for 8 partitions and 1 task has lag: raise tasks.max up to 8"},
 	}, {
 		name:        "workers bound",
@@ -226,7 +226,7 @@ func TestJudgeParallelism(t *testing.T) {
 		},
 	}, {
 		name: "stale reports",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			parts := evenParts(4, 2, 400)
 			parts[1], parts[3] = stalePart(parts[1]), stalePart(parts[3])
 			return body(2, 4, parts, running(1, "w1"))
@@ -235,7 +235,7 @@ func TestJudgeParallelism(t *testing.T) {
 			"cannot reach PostgreSQL; the figures shown are the last reported"},
 	}, {
 		name: "a stale partition counts for no straggler",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			parts := hot(8, 0.61)
 			parts[3] = stalePart(parts[3])
 			return body(8, 8, parts, running(8, "w1"))
@@ -250,13 +250,13 @@ func TestJudgeParallelism(t *testing.T) {
 		want: []string{"unreported_partitions (warning): 2 of 4 partitions have no report yet (tasks 2, 3): their task has not started replicating them"},
 	}, {
 		name: "unhealthy partitions",
-		report: body(8, 8, with(with(evenParts(8, 8, 800), 2, func(e *partitionEntry) { e.Status, e.LagRecords, e.LagSeconds = statusStall, ptr(int64(9)), ptr(60.0) }),
-			5, func(e *partitionEntry) { e.Status = statusTruncated }), running(8, "w1")),
+		report: body(8, 8, with(with(evenParts(8, 8, 800), 2, func(e *PartitionEntry) { e.Status, e.LagRecords, e.LagSeconds = statusStall, ptr(int64(9)), ptr(60.0) }),
+			5, func(e *PartitionEntry) { e.Status = statusTruncated }), running(8, "w1")),
 		want: []string{"unhealthy_partitions (warning): 2 partitions are not replicating normally (orders-2 stall, orders-5 truncated): " +
 			"more capacity will not help; see the connector's notices and its tasks' status"},
 	}, {
 		name: "many unhealthy partitions are abridged",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			parts := evenParts(7, 1, 0)
 			for i := range parts {
 				parts[i].Status = statusRewind
@@ -267,38 +267,38 @@ func TestJudgeParallelism(t *testing.T) {
 			"orders-2 rewind, orders-3 rewind, orders-4 rewind and 2 more): more capacity will not help; see the connector's notices and its tasks' status"},
 	}, {
 		name:   "an unknown status is not unhealthy",
-		report: body(1, 1, []partitionEntry{part("t", 0, 0, 10, 0, 0, "lagging")}, running(1, "w1")),
+		report: body(1, 1, []PartitionEntry{part("t", 0, 0, 10, 0, 0, "lagging")}, running(1, "w1")),
 		want:   []string{"caught_up (ok): caught up: every partition's lag is 0"},
 	}, {
 		// Paused with a backlog that would otherwise read as behind (lag_seconds >= 10) and bounded by tasks.max:
 		// the connector is paused on purpose, so no capacity verdict and no positive one.
 		name: "paused with a backlog",
-		report: body(1, 4, func() []partitionEntry {
+		report: body(1, 4, func() []PartitionEntry {
 			parts := evenParts(4, 1, 0)
 			for i := range parts {
 				parts[i].Status, parts[i].LagRecords, parts[i].LagSeconds = statusPaused, ptr(int64(250)), ptr(float64(10*(i+1)))
 			}
 			parts[3].LagSeconds = nil // its first unreplicated record could not be read
 			return parts
-		}(), []taskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}),
+		}(), []TaskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}),
 		want: []string{"paused (info): the connector is paused: 4 partitions are not replicated and their backlog of 1000 records " +
 			"grows until it is resumed (max lag 30.0 s); nothing to tune"},
 	}, {
 		name:   "paused, caught up",
-		report: body(2, 2, with(evenParts(2, 2, 0), 0, func(e *partitionEntry) { e.Status = statusPaused }), running(2, "w1")),
+		report: body(2, 2, with(evenParts(2, 2, 0), 0, func(e *PartitionEntry) { e.Status = statusPaused }), running(2, "w1")),
 		want: []string{"paused (info): the connector is paused: 1 partition is not replicated, caught up so far (lag 0); records " +
 			"that arrive wait until it is resumed"},
 	}, {
 		name: "paused with an unhealthy partition: both are said",
-		report: body(2, 2, with(with(evenParts(2, 2, 0), 0, func(e *partitionEntry) { e.Status, e.LagRecords, e.LagSeconds = statusPaused, ptr(int64(1)), nil }),
-			1, func(e *partitionEntry) { e.Status = statusStall }), running(2, "w1")),
+		report: body(2, 2, with(with(evenParts(2, 2, 0), 0, func(e *PartitionEntry) { e.Status, e.LagRecords, e.LagSeconds = statusPaused, ptr(int64(1)), nil }),
+			1, func(e *PartitionEntry) { e.Status = statusStall }), running(2, "w1")),
 		want: []string{"paused (info): the connector is paused: 1 partition is not replicated and its backlog of 1 record grows " +
 			"until it is resumed; nothing to tune",
 			"unhealthy_partitions (warning): 1 partition is not replicating normally (orders-1 stall): more capacity will not help; " +
 				"see the connector's notices and its tasks' status"},
 	}, {
 		name:   "lag not known yet: nothing to say",
-		report: body(1, 1, []partitionEntry{part("t", 0, 0, 10, -1, -1, statusOK)}, running(1, "w1")),
+		report: body(1, 1, []PartitionEntry{part("t", 0, 0, 10, -1, -1, statusOK)}, running(1, "w1")),
 		want:   nil,
 	}}
 	for _, tc := range tests {
@@ -316,7 +316,7 @@ func TestJudgeParallelism(t *testing.T) {
 // TestVerdictFields checks the fields of each verdict beside its words.
 func TestVerdictFields(t *testing.T) {
 	t.Parallel()
-	judge := func(r *partitionsBody, liveWorkers int, unreported ...plannedPartition) string {
+	judge := func(r *Report, liveWorkers int, unreported ...plannedPartition) string {
 		b, err := json.Marshal(judgeParallelism(verdictFacts{Report: r, Unreported: unreported, LiveWorkers: liveWorkers}))
 		require.NoError(t, err)
 		return string(b)
@@ -324,7 +324,7 @@ func TestVerdictFields(t *testing.T) {
 	unusable := `{"kind":"unusable_task_slots","severity":"info","message":"tasks.max 20, 8 partitions: 8 tasks run, 12 slots cannot be used",` +
 		`"tasks_max":20,"partitions":8,"tasks":8,"unused":12}`
 	require.JSONEq(t, `[{"kind":"no_reports","severity":"info","message":"no task has reported yet: 0 of 1 task is RUNNING","partitions":8,"tasks":0},`+
-		unusable+`]`, judge(body(20, 8, nil, []taskEntry{{Task: 0, State: store.StateUnassigned}}), 1))
+		unusable+`]`, judge(body(20, 8, nil, []TaskEntry{{Task: 0, State: store.StateUnassigned}}), 1))
 	require.JSONEq(t, `[`+unusable+`,{"kind":"caught_up","severity":"ok","message":"caught up: every partition's lag is 0","partitions":8,"records_per_second":800}]`,
 		judge(body(20, 8, evenParts(8, 8, 800), running(8, "w1")), 1))
 
@@ -360,7 +360,7 @@ func TestVerdictFields(t *testing.T) {
 	}
 	require.JSONEq(t, `[{"kind":"paused","severity":"info","message":"the connector is paused: 2 partitions are not replicated and their `+
 		`backlog of 10 records grows until it is resumed (max lag 41.0 s); nothing to tune","partitions":2,"lag_records":10,"max_lag_seconds":41}]`,
-		judge(body(1, 2, parts, []taskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}), 1))
+		judge(body(1, 2, parts, []TaskEntry{{Task: 0, State: store.StatePaused, WorkerID: "w1"}}), 1))
 }
 
 // TestPartitionsReport covers how the response is built from the store's facts: counts from the task configs,
@@ -383,7 +383,7 @@ func TestPartitionsReport(t *testing.T) {
 		return store.TaskConfig{Connector: "c", Task: task, Config: map[string]string{
 			mirror.TaskAssignedPartitionsConfig: mirror.EncodeAssignedPartitions(tps)}}
 	}
-	f := partitionFacts{
+	f := Facts{
 		Name: "c", TasksMax: 3, Now: now, LiveWorkers: 2,
 		Stats: []store.PartitionStat{
 			stat(0, 0, 300, 0, statusOK, at(time.Second)),
@@ -397,7 +397,7 @@ func TestPartitionsReport(t *testing.T) {
 			{Unit: store.Unit{Connector: "c", Task: 1}, State: store.StateFailed, WorkerID: "w2"},
 		},
 	}
-	r := f.report()
+	r := f.Build()
 	require.Equal(t, 3, r.TasksMax)
 	require.Equal(t, 5, r.Partitions, "by the task configs")
 	require.Equal(t, 1, r.Tasks, "RUNNING")
@@ -411,9 +411,9 @@ func TestPartitionsReport(t *testing.T) {
 	require.Equal(t, []bool{false, true, false, true}, stale, "10 s old is still fresh")
 	require.Equal(t, []string{statusOK, statusStop, statusWarn, statusTruncated}, statuses)
 	require.Equal(t, []*float64{ptr(0.75), nil, ptr(0.25), nil}, shares)
-	require.Equal(t, partitionTotals{RecordsPerSecond: 400, BytesPerSecond: 40000, LagRecords: ptr(int64(20)), MaxLagSeconds: ptr(0.2),
+	require.Equal(t, Totals{RecordsPerSecond: 400, BytesPerSecond: 40000, LagRecords: ptr(int64(20)), MaxLagSeconds: ptr(0.2),
 		Status: ptr(statusTruncated)}, r.Totals)
-	require.Equal(t, []taskEntry{
+	require.Equal(t, []TaskEntry{
 		{Task: 0, WorkerID: "w1", State: store.StateRunning, Partitions: 2, RecordsPerSecond: 300, BytesPerSecond: 30000},
 		{Task: 1, WorkerID: "w2", State: store.StateFailed, Partitions: 2},
 		{Task: 2, State: store.StateUnassigned, Partitions: 1, RecordsPerSecond: 100, BytesPerSecond: 10000},
@@ -428,12 +428,12 @@ func TestPartitionsReport(t *testing.T) {
 
 	// Task configs that do not list their partitions: the reports count.
 	f.TaskConfigs = []store.TaskConfig{{Connector: "c", Task: 0}, {Connector: "c", Task: 1}, {Connector: "c", Task: 2}}
-	r = f.report()
+	r = f.Build()
 	require.Equal(t, 4, r.Partitions)
 	require.Equal(t, []int{2, 1, 1}, []int{r.ByTask[0].Partitions, r.ByTask[1].Partitions, r.ByTask[2].Partitions})
 
 	// Nothing known: zero totals, no status, empty lists.
-	r = partitionFacts{Name: "c", TasksMax: 1, Now: now}.report()
+	r = Facts{Name: "c", TasksMax: 1, Now: now}.Build()
 	b, err := json.Marshal(r)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"name":"c","tasks_max":1,"partitions":0,"tasks":0,`+

@@ -1,4 +1,4 @@
-package api
+package parallelism
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
-// taskPipeline is what a task last measured of its pipeline (store.PipelineStat), with its age.
-type taskPipeline struct {
+// TaskPipeline is what a task last measured of its pipeline (store.PipelineStat), with its age.
+type TaskPipeline struct {
 	store.PipelineStat
 	UpdatedAt string `json:"updated_at"`
 	Stale     bool   `json:"stale"`
@@ -44,12 +44,12 @@ const (
 
 // capacityVerdicts classifies the lagging tasks by their fresh pipeline figures, one verdict per bound with
 // every task it holds. Tasks without fresh figures are left to the other rules.
-func capacityVerdicts(r *partitionsBody, lagging []int, tasksBound bool) []verdict {
-	var cpu = map[string][]taskEntry{}
+func capacityVerdicts(r *Report, lagging []int, tasksBound bool) []Verdict {
+	var cpu = map[string][]TaskEntry{}
 	var workers []string
-	var target, source, busy []taskEntry
+	var target, source, busy []TaskEntry
 	for _, id := range lagging {
-		i := slices.IndexFunc(r.ByTask, func(t taskEntry) bool { return t.Task == id })
+		i := slices.IndexFunc(r.ByTask, func(t TaskEntry) bool { return t.Task == id })
 		if i < 0 {
 			continue
 		}
@@ -72,7 +72,7 @@ func capacityVerdicts(r *partitionsBody, lagging []int, tasksBound bool) []verdi
 			busy = append(busy, t) // with tasks.max short, tasks_max_bound says what to do
 		}
 	}
-	var out []verdict
+	var out []Verdict
 	slices.Sort(workers)
 	for _, w := range workers {
 		out = append(out, cpuBound(w, cpu[w]))
@@ -89,10 +89,10 @@ func capacityVerdicts(r *partitionsBody, lagging []int, tasksBound bool) []verdi
 	return out
 }
 
-func cpuBound(worker string, ts []taskEntry) verdict {
+func cpuBound(worker string, ts []TaskEntry) Verdict {
 	p := ts[0].Pipeline
 	ids := entryIDs(ts)
-	return verdict{
+	return Verdict{
 		Kind: verdictCPUBound, Severity: severityWarning, WorkerID: worker, TaskIDs: ids,
 		WorkerCPUCores: ptr(round2(p.WorkerCPUCores)), WorkerCPUs: ptr(p.WorkerCPUs),
 		Message: fmt.Sprintf("worker %s uses %.2f of its %d CPUs and runs %s %s, which %s: its CPU is the bound; add workers "+
@@ -103,10 +103,10 @@ func cpuBound(worker string, ts []taskEntry) verdict {
 
 // targetBound is the verdict on tasks that wait for the target: the producer's queue is full because the
 // target acknowledges more slowly than the source delivers. What to change follows from the producer's figures.
-func targetBound(ts []taskEntry) verdict {
+func targetBound(ts []TaskEntry) Verdict {
 	ids := entryIDs(ts)
 	p := meanPipeline(ts)
-	v := verdict{
+	v := Verdict{
 		Kind: verdictTargetBound, Severity: severityWarning, TaskIDs: ids,
 		WaitTargetFraction: ptr(round2(p.WaitTargetFraction)), BatchSizeBytes: ptr(p.BatchSizeBytes), QueueMaxBytes: ptr(p.QueueMaxBytes),
 		LingerMs: ptr(p.LingerMs), CompressionType: p.CompressionType, MaxInFlight: ptr(p.MaxInFlight),
@@ -169,10 +169,10 @@ func targetBound(ts []taskEntry) verdict {
 
 // sourceBound is the verdict on tasks that wait for source records although their partitions lag: fetching is
 // the bound, which over a WAN means too little per round trip.
-func sourceBound(ts []taskEntry) verdict {
+func sourceBound(ts []TaskEntry) Verdict {
 	ids := entryIDs(ts)
 	p := meanPipeline(ts)
-	v := verdict{
+	v := Verdict{
 		Kind: verdictSourceBound, Severity: severityWarning, TaskIDs: ids, WaitSourceFraction: ptr(round2(p.WaitSourceFraction)),
 		FetchMaxBytes: ptr(p.FetchMaxBytes), PartitionFetchBytes: ptr(p.PartitionMaxBytes),
 	}
@@ -195,10 +195,10 @@ func sourceBound(ts []taskEntry) verdict {
 
 // taskBusy is the verdict on lagging tasks whose loop is busy most of the time with every partition in a task
 // of its own: one pipeline runs on one core at most, so only more source partitions (and tasks) split the work.
-func taskBusy(ts []taskEntry) verdict {
+func taskBusy(ts []TaskEntry) Verdict {
 	ids := entryIDs(ts)
 	p := meanPipeline(ts)
-	return verdict{
+	return Verdict{
 		Kind: verdictTaskBusy, Severity: severityWarning, TaskIDs: ids, BusyFraction: ptr(round2(p.BusyFraction)),
 		Message: fmt.Sprintf("%s %s %s records %.0f%% of %s time: a task is one pipeline and runs on one core at most; "+
 			"more source partitions (and tasks.max with them) would split the work", plural(len(ids), "task", "tasks"), joinInts(ids),
@@ -207,7 +207,7 @@ func taskBusy(ts []taskEntry) verdict {
 }
 
 // meanPipeline averages the figures of tasks (their settings are the connector's, so the first task's).
-func meanPipeline(ts []taskEntry) store.PipelineStat {
+func meanPipeline(ts []TaskEntry) store.PipelineStat {
 	out := ts[0].Pipeline.PipelineStat
 	if len(ts) == 1 {
 		return out
@@ -241,8 +241,8 @@ func meanPipeline(ts []taskEntry) store.PipelineStat {
 	return out
 }
 
-func entryIDs(ts []taskEntry) []int {
-	return taskIDs(ts, func(t taskEntry) int { return t.Task })
+func entryIDs(ts []TaskEntry) []int {
+	return taskIDs(ts, func(t TaskEntry) int { return t.Task })
 }
 
 // formatBytes says a size the way an operator reads it: bytes, KiB or MiB.

@@ -1,4 +1,4 @@
-package api
+package parallelism
 
 import (
 	"fmt"
@@ -10,11 +10,11 @@ import (
 )
 
 // measured gives task i of tasks the pipeline figures p (fresh).
-func measured(tasks []taskEntry, i int, p store.PipelineStat) []taskEntry {
+func measured(tasks []TaskEntry, i int, p store.PipelineStat) []TaskEntry {
 	if p.IntervalSeconds == 0 {
 		p.IntervalSeconds = 2
 	}
-	tasks[i].Pipeline = &taskPipeline{PipelineStat: p}
+	tasks[i].Pipeline = &TaskPipeline{PipelineStat: p}
 	return tasks
 }
 
@@ -31,7 +31,7 @@ func TestCapacityAdvice(t *testing.T) {
 	t.Parallel()
 	// Two tasks with one partition each on two workers, partition 1 behind: neither tasks.max nor the workers
 	// bound the connector, so the pipeline figures decide.
-	behind := func(p store.PipelineStat) *partitionsBody {
+	behind := func(p store.PipelineStat) *Report {
 		parts := evenParts(2, 2, 800)
 		parts[1].LagRecords, parts[1].LagSeconds, parts[1].Status = ptr(int64(50000)), ptr(30.0), statusOK
 		return body(2, 2, parts, measured(running(2, "w1", "w2"), 1, producerSettings(p)))
@@ -42,7 +42,7 @@ func TestCapacityAdvice(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name     string
-		report   *partitionsBody
+		report   *Report
 		want     string
 		settings map[string]string
 	}{{
@@ -82,7 +82,7 @@ func TestCapacityAdvice(t *testing.T) {
 		settings: map[string]string{"producer.override.batch.size": "2000000"},
 	}, {
 		name: "a queue smaller than a batch",
-		report: func() *partitionsBody {
+		report: func() *Report {
 			r := behind(store.PipelineStat{WaitTargetFraction: 0.99, BusyFraction: 0.01,
 				Producer: &store.ClientFigures{BatchAvgBytes: 64 << 10, Batches: 10, RTTAvgMs: 2}})
 			r.ByTask[1].Pipeline.QueueMaxBytes, r.ByTask[1].Pipeline.LingerMs = 64<<10, 200

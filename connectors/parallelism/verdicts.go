@@ -1,4 +1,4 @@
-package api
+package parallelism
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
-// verdict is one conclusion GET /connectors/{c}/partitions draws about a connector's parallelism, in words
+// Verdict is one conclusion GET /connectors/{c}/partitions draws about a connector's parallelism, in words
 // (Message) and in fields, so that a dashboard can both show and act on it. Kind says which rule spoke
 // (docs/partitions.md); only the fields that rule uses are present.
-type verdict struct {
+type Verdict struct {
 	Kind string `json:"kind"`
 	// Severity is ok (healthy), info (worth knowing, nothing to do) or warning (something to act on).
 	Severity string `json:"severity"`
@@ -75,6 +75,16 @@ const (
 	severityWarning      = "warning"
 )
 
+// Kinds lists every verdict kind, in the order the rules speak (the capacity advice among them).
+func Kinds() []string {
+	return []string{verdictNoReports, verdictStaleReports, verdictUnreported, verdictUnhealthy,
+		verdictStraggler, verdictTasksMaxBound, verdictWorkersBound, verdictCPUBound, verdictTargetBound, verdictSourceBound,
+		verdictTaskBusy, verdictPipelineBound, verdictUnusableSlots, verdictCaughtUp, verdictKeepingUp, verdictPaused}
+}
+
+// Severities lists the severities of verdicts, least first.
+func Severities() []string { return []string{severityOK, severityInfo, severityWarning} }
+
 // listedPartitionsLimit is how many partitions a message names before "and N more".
 const listedPartitionsLimit = 5
 
@@ -93,7 +103,7 @@ const (
 
 // verdictFacts is what judgeParallelism rules on.
 type verdictFacts struct {
-	Report *partitionsBody // everything but its verdicts
+	Report *Report // everything but its verdicts
 	// Unreported lists the partitions of the task configs no task has reported yet (nil when the task configs
 	// do not list their partitions).
 	Unreported  []plannedPartition
@@ -104,11 +114,11 @@ type verdictFacts struct {
 // partitions, stragglers, what bounds the capacity (tasks.max, workers), unusable task slots, and last the
 // positive verdict when nothing else spoke of a problem. The list is empty only when everything reported is
 // fine but some lag is not known yet.
-func judgeParallelism(f verdictFacts) []verdict {
+func judgeParallelism(f verdictFacts) []Verdict {
 	r := f.Report
-	out := []verdict{}
+	out := []Verdict{}
 	if len(r.ByPartition) == 0 {
-		v := verdict{Kind: verdictNoReports, Severity: severityInfo, Tasks: ptr(r.Tasks)}
+		v := Verdict{Kind: verdictNoReports, Severity: severityInfo, Tasks: ptr(r.Tasks)}
 		if len(r.ByTask) == 0 {
 			v.Message = "no task has reported yet: the connector has no tasks (its source partitions are not listed yet, " +
 				"none passes its topic filters, or it is stopped)"
@@ -122,7 +132,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 		return append(out, unusableSlots(r)...)
 	}
 
-	var fresh, stale []partitionEntry
+	var fresh, stale []PartitionEntry
 	for _, e := range r.ByPartition {
 		if e.Stale {
 			stale = append(stale, e)
@@ -131,8 +141,8 @@ func judgeParallelism(f verdictFacts) []verdict {
 		}
 	}
 	if len(stale) > 0 {
-		tasks := taskIDs(stale, func(e partitionEntry) int { return e.Task })
-		out = append(out, verdict{
+		tasks := taskIDs(stale, func(e PartitionEntry) int { return e.Task })
+		out = append(out, Verdict{
 			Kind: verdictStaleReports, Severity: severityWarning, Partitions: ptr(len(stale)), TaskIDs: tasks,
 			Message: fmt.Sprintf("no report for %d %s (%s %s) in more than %d s: the task is not running or cannot reach PostgreSQL; "+
 				"the figures shown are the last reported", len(stale), plural(len(stale), "partition", "partitions"),
@@ -141,7 +151,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 	}
 	if len(f.Unreported) > 0 {
 		tasks := taskIDs(f.Unreported, func(p plannedPartition) int { return p.Task })
-		out = append(out, verdict{
+		out = append(out, Verdict{
 			Kind: verdictUnreported, Severity: severityWarning, Partitions: ptr(len(f.Unreported)), TaskIDs: tasks,
 			Message: fmt.Sprintf("%d of %d partitions %s no report yet (%s %s): their task has not started replicating them",
 				len(f.Unreported), r.Partitions, plural(len(f.Unreported), "has", "have"), plural(len(tasks), "task", "tasks"), joinInts(tasks)),
@@ -149,7 +159,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 	}
 	paused := pausedVerdict(fresh)
 	out = append(out, paused...)
-	var unhealthy []partitionEntry
+	var unhealthy []PartitionEntry
 	for _, e := range fresh {
 		if statusRank(e.Status) >= statusRank(statusRewind) {
 			unhealthy = append(unhealthy, e)
@@ -160,9 +170,9 @@ func judgeParallelism(f verdictFacts) []verdict {
 		for i, e := range unhealthy {
 			names[i] = partitionName(e) + " " + e.Status
 		}
-		out = append(out, verdict{
+		out = append(out, Verdict{
 			Kind: verdictUnhealthy, Severity: severityWarning, Partitions: ptr(len(unhealthy)),
-			TaskIDs: taskIDs(unhealthy, func(e partitionEntry) int { return e.Task }),
+			TaskIDs: taskIDs(unhealthy, func(e PartitionEntry) int { return e.Task }),
 			Message: fmt.Sprintf("%d %s not replicating normally (%s): more capacity will not help; "+
 				"see the connector's notices and its tasks' status", len(unhealthy), plural(len(unhealthy), "partition is", "partitions are"),
 				listNames(names)),
@@ -175,7 +185,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 			continue
 		}
 		share := shareOf(e.RecordsPerSecond, total)
-		v := verdict{
+		v := Verdict{
 			Kind: verdictStraggler, Severity: severityInfo, Topic: e.Topic, Partition: ptr(e.Partition), Share: ptr(share),
 			RecordsPerSecond: ptr(e.RecordsPerSecond),
 			Message: fmt.Sprintf("partition %s carries %.0f%% of the connector's traffic: a straggler; more tasks will not help, "+
@@ -187,13 +197,13 @@ func judgeParallelism(f verdictFacts) []verdict {
 		out = append(out, v)
 	}
 
-	var behind []partitionEntry
+	var behind []PartitionEntry
 	for _, e := range fresh {
 		if isBehind(e) {
 			behind = append(behind, e)
 		}
 	}
-	lagging := taskIDs(behind, func(e partitionEntry) int { return e.Task })
+	lagging := taskIDs(behind, func(e PartitionEntry) int { return e.Task })
 	used := map[string]bool{} // the workers running the connector's tasks
 	for _, t := range r.ByTask {
 		if t.State == store.StateRunning && t.WorkerID != "" {
@@ -203,7 +213,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 	tasksBound := len(lagging) > 0 && r.TasksMax < r.Partitions
 	workersBound := len(lagging) > 0 && r.Tasks > len(used) && len(used) < f.LiveWorkers
 	if tasksBound {
-		out = append(out, verdict{
+		out = append(out, Verdict{
 			Kind: verdictTasksMaxBound, Severity: severityWarning, TasksMax: ptr(r.TasksMax), Partitions: ptr(r.Partitions),
 			TaskIDs: lagging, SuggestedTasksMax: ptr(r.Partitions),
 			Message: fmt.Sprintf("tasks.max %d for %d partitions and %d %s lag: raise tasks.max up to %d",
@@ -211,7 +221,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 		})
 	}
 	if workersBound {
-		out = append(out, verdict{
+		out = append(out, Verdict{
 			Kind: verdictWorkersBound, Severity: severityWarning, Tasks: ptr(r.Tasks), Workers: ptr(len(used)),
 			LiveWorkers: ptr(f.LiveWorkers), TaskIDs: lagging,
 			Message: fmt.Sprintf("%d tasks run on %d of %d workers and %d %s lag: spread over more workers they would get more CPU "+
@@ -225,7 +235,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 	// parallelism is not what is short (ARCHITECTURE.md §1: over a WAN, batching and compression matter more
 	// than the task count).
 	if len(behind) > 0 && !tasksBound && !workersBound && len(capacity) == 0 {
-		out = append(out, verdict{
+		out = append(out, Verdict{
 			Kind: verdictPipelineBound, Severity: severityWarning, Partitions: ptr(len(behind)), TaskIDs: lagging,
 			Message: fmt.Sprintf("%d %s behind (%s %s) although neither tasks.max nor the workers bound the connector: each task's "+
 				"pipeline is the limit; over a WAN raise batch.size and linger.ms, set compression.type, and raise the consumer's "+
@@ -248,13 +258,13 @@ func judgeParallelism(f verdictFacts) []verdict {
 	}
 	switch {
 	case caughtUp && total == 0:
-		out = append(out, verdict{Kind: verdictCaughtUp, Severity: severityOK, Partitions: ptr(len(fresh)), RecordsPerSecond: ptr(total),
+		out = append(out, Verdict{Kind: verdictCaughtUp, Severity: severityOK, Partitions: ptr(len(fresh)), RecordsPerSecond: ptr(total),
 			Message: "caught up, no traffic: every partition's lag is 0 and no records are arriving"})
 	case caughtUp:
-		out = append(out, verdict{Kind: verdictCaughtUp, Severity: severityOK, Partitions: ptr(len(fresh)), RecordsPerSecond: ptr(total),
+		out = append(out, Verdict{Kind: verdictCaughtUp, Severity: severityOK, Partitions: ptr(len(fresh)), RecordsPerSecond: ptr(total),
 			Message: "caught up: every partition's lag is 0"})
 	default:
-		v := verdict{Kind: verdictKeepingUp, Severity: severityOK, Partitions: ptr(len(fresh)), MaxLagSeconds: r.Totals.MaxLagSeconds,
+		v := Verdict{Kind: verdictKeepingUp, Severity: severityOK, Partitions: ptr(len(fresh)), MaxLagSeconds: r.Totals.MaxLagSeconds,
 			Message: "keeping up: no partition is behind"}
 		if m := r.Totals.MaxLagSeconds; m != nil {
 			v.Message += fmt.Sprintf(" (max lag %.1f s)", *m)
@@ -267,7 +277,7 @@ func judgeParallelism(f verdictFacts) []verdict {
 // pausedVerdict says that the connector is paused when fresh partitions report so: their lag is a backlog that
 // grows until the resume, not a lack of capacity, so no capacity verdict speaks of them (isBehind) and the
 // positive verdicts stay silent.
-func pausedVerdict(fresh []partitionEntry) []verdict {
+func pausedVerdict(fresh []PartitionEntry) []Verdict {
 	var n int
 	var lag *int64
 	var maxLag *float64
@@ -286,7 +296,7 @@ func pausedVerdict(fresh []partitionEntry) []verdict {
 	if n == 0 {
 		return nil
 	}
-	v := verdict{Kind: verdictPaused, Severity: severityInfo, Partitions: ptr(n), LagRecords: lag, MaxLagSeconds: maxLag}
+	v := Verdict{Kind: verdictPaused, Severity: severityInfo, Partitions: ptr(n), LagRecords: lag, MaxLagSeconds: maxLag}
 	parts := fmt.Sprintf("%d %s", n, plural(n, "partition is", "partitions are"))
 	switch {
 	case lag == nil:
@@ -302,17 +312,17 @@ func pausedVerdict(fresh []partitionEntry) []verdict {
 		}
 		v.Message += "; nothing to tune"
 	}
-	return []verdict{v}
+	return []Verdict{v}
 }
 
 // unusableSlots is the verdict on a tasks.max above the partition count: the connector makes one task per
 // partition at most, so the extra slots stay empty whatever the workers.
-func unusableSlots(r *partitionsBody) []verdict {
+func unusableSlots(r *Report) []Verdict {
 	if r.Partitions == 0 || r.TasksMax <= r.Partitions {
 		return nil
 	}
 	unused := r.TasksMax - r.Partitions
-	return []verdict{{
+	return []Verdict{{
 		Kind: verdictUnusableSlots, Severity: severityInfo, TasksMax: ptr(r.TasksMax), Partitions: ptr(r.Partitions),
 		Tasks: ptr(r.Partitions), Unused: ptr(unused),
 		Message: fmt.Sprintf("tasks.max %d, %d partitions: %d tasks run, %d %s cannot be used", r.TasksMax, r.Partitions,
@@ -338,7 +348,7 @@ func isStraggler(records, total float64, n int) bool {
 // either its lag does not fall while its position moves (warn), or its lag is a backlog of behindLagSeconds or
 // more. A partition in stall, stop, rewind or truncated is unhealthy rather than short of capacity; one that is
 // paused is not replicated on purpose.
-func isBehind(e partitionEntry) bool {
+func isBehind(e PartitionEntry) bool {
 	if e.Stale || e.LagRecords == nil || *e.LagRecords <= 0 {
 		return false
 	}
@@ -351,7 +361,7 @@ func isBehind(e partitionEntry) bool {
 	return false
 }
 
-func partitionName(e partitionEntry) string {
+func partitionName(e PartitionEntry) string {
 	return mirror.TopicPartition{Topic: e.Topic, Partition: e.Partition}.String()
 }
 
