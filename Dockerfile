@@ -22,7 +22,7 @@ COPY --from=build /out/kmirror /usr/local/bin/kmirror
 USER 10001:10001
 EXPOSE 8083
 # A container listens beyond loopback, so serve refuses to start until it is told how callers authenticate:
-# KMIRROR_REST_USERS_FILE (a mounted users file), or KMIRROR_REST_ALLOW_UNAUTHENTICATED=true (README: Securing kmirror).
+# KMIRROR_REST_USERS_FILE (a mounted users file), or KMIRROR_REST_ALLOW_UNAUTHENTICATED=true (docs/security.md).
 ENV KMIRROR_LISTEN=:8083
 # /health answers 200 only once the worker has joined the cluster and its database answers (KIP-1017).
 # Without --url, `kmirror health` reads KMIRROR_LISTEN and KMIRROR_TLS_CERT as serve does: HTTP, or HTTPS

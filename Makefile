@@ -10,7 +10,20 @@
 BENCH_HARNESS ?= /tmp/kmbench
 BENCH_FLAGS ?=
 
-.PHONY: bench bench-quick chaos
+# No kmirror image is published: `make image` builds one from the Dockerfile, to push to your registry.
+#
+#   make image IMAGE=registry.example/kmirror:0.1.0-dev && docker push registry.example/kmirror:0.1.0-dev
+#
+# DOCKER may name another client with the same build syntax (podman).
+VERSION ?= $(shell sed -n 's/^var Version = "\(.*\)"$$/\1/p' server/buildinfo.go)
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+IMAGE ?= kmirror:$(VERSION)
+DOCKER ?= docker
+
+.PHONY: bench bench-quick chaos image
+
+image:
+	$(DOCKER) build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
 bench:
 	go run ./bench -harness-dir $(BENCH_HARNESS) $(BENCH_FLAGS)

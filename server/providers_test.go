@@ -161,7 +161,7 @@ func TestConfigProvidersResolvedOnlyWhenATaskStarts(t *testing.T) {
 	k.stop()
 	require.Contains(t, logs.String(), "starting task", "the log was captured")
 	for _, out := range everything {
-		// A literal password too: GETs show it [hidden] unless an admin asks (see README, Secrets at rest).
+		// A literal password too: GETs show it [hidden] unless an admin asks (see docs/security.md, Secrets at rest).
 		for _, secret := range []string{jaasSecret, literalPass, envSecret, badCodec} {
 			require.NotContains(t, out, secret)
 		}

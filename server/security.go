@@ -80,7 +80,7 @@ func newSecurity(cfg Security, addr net.Addr, loggers *Loggers) (*security, erro
 	loopback := isLoopback(addr)
 	switch {
 	case s.authn == nil && !loopback && !cfg.AllowUnauthenticated:
-		return nil, fmt.Errorf("the REST API would be open to anyone who reaches %s: set --rest-users-file (README: Securing kmirror), "+
+		return nil, fmt.Errorf("the REST API would be open to anyone who reaches %s: set --rest-users-file (docs/security.md), "+
 			"listen on a loopback address (--listen 127.0.0.1:%d), or pass --rest-allow-unauthenticated to serve it without authentication",
 			addr.String(), port(addr))
 	case s.authn == nil && !loopback:

@@ -213,7 +213,7 @@ func TestRESTOverHTTPSWithAuthentication(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, body)
 }
 
-// TestCurlOverHTTPSWithAuthentication checks the README's curl commands against a real kmirror: curl is what
+// TestCurlOverHTTPSWithAuthentication checks the curl commands of docs/security.md against a real kmirror: curl is what
 // operators use, and it negotiates HTTP/2 and sends basic auth its own way.
 func TestCurlOverHTTPSWithAuthentication(t *testing.T) {
 	t.Parallel()

@@ -125,7 +125,7 @@ func (b *browser) await(what, predicate string, timeout time.Duration) {
 }
 
 // shot saves a full-page screenshot as name.png in the screenshot directory, and, with
-// KMIRROR_UPDATE_DOCS_SCREENSHOTS=1, in docs/screenshots as well (how the README's screenshots are made).
+// KMIRROR_UPDATE_DOCS_SCREENSHOTS=1, in docs/screenshots as well (how the screenshots of the README and docs/dashboard.md are made).
 func (b *browser) shot(name string) {
 	b.t.Helper()
 	b.capture(name, chromedp.FullScreenshot(100))
@@ -155,7 +155,7 @@ func (b *browser) capture(name string, action chromedp.Action[[]byte]) {
 	}
 }
 
-// docsScreenshots are the pages the README shows.
+// docsScreenshots are the pages the README and docs/dashboard.md show.
 var docsScreenshots = map[string]bool{"connectors": true, "connector": true, "edit-validation-error": true,
 	"create": true, "groups": true, "workers": true, "failed-connector": true}
 

@@ -23,7 +23,7 @@ func passwd(t *testing.T, stdin string, args ...string) (string, string, error) 
 	return out.String(), errOut.String(), err
 }
 
-// TestPasswdLinesAuthenticate runs the README's commands and uses their output as a users file.
+// TestPasswdLinesAuthenticate runs the commands of docs/security.md and uses their output as a users file.
 func TestPasswdLinesAuthenticate(t *testing.T) {
 	t.Parallel()
 	admin, _, err := passwd(t, "s3cret\n", "--role", "admin", "alice")
