@@ -58,13 +58,6 @@ func (pm partitionMetrics) setStatus(status string) {
 	}
 }
 
-func (pm partitionMetrics) rates() (records, bytes float64) {
-	if pm.m == nil {
-		return 0, 0
-	}
-	return pm.m.Rates()
-}
-
 func (pm partitionMetrics) remove() {
 	if pm.m != nil {
 		pm.m.Remove()
