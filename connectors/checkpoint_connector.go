@@ -113,7 +113,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 			if len(groups) == 0 {
 				notices = append(notices, tasks.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
 					"no consumer group of source cluster %s matches groups=%q and groups.exclude=%q with a committed offset on a topic the topic filter accepts (topics=%q): the connector runs no task",
-					c.cfg.sourceAlias(), strings.Join(c.cfg.values.List("groups"), ","), strings.Join(c.cfg.values.List("groups.exclude"), ","), c.cfg.raw["topics"])})
+					c.cfg.sourceAlias(), strings.Join(c.cfg.values.List("groups"), ","), strings.Join(c.cfg.values.List("groups.exclude"), ","), c.topicsSetting())})
 			}
 		}
 		if msg := noticeText(notices); msg != reported {
@@ -214,4 +214,13 @@ func (c *checkpointConnector) taskConfigs(groups []string) []map[string]string {
 		out[i] = task
 	}
 	return out
+}
+
+// topicsSetting is the topic filter's "topics" as in force: the default when the config leaves it out. The key is
+// not in the checkpoint connector's definition (MM2's DefaultTopicFilter reads it from the raw config).
+func (c *checkpointConnector) topicsSetting() string {
+	if v, ok := c.cfg.raw[mirror.TopicsConfig]; ok {
+		return v
+	}
+	return mirror.TopicsDefault
 }

@@ -361,14 +361,18 @@ func TestCheckpointLeavesActiveTargetGroupsAloneAndSaysWhenThereAreNoGroups(t *t
 	active := "active-" + alias
 	commitGroup(t, active, map[kafkatest.Partition]int64{{Topic: topic, Partition: 0}: 60})
 
-	// No group matches: zero tasks, and the status says why.
-	code, body := k.do(http.MethodPut, "/connectors/none-"+alias+"/config", checkpointConfig(t, alias, "nothing-matches-"+alias, map[string]any{"topics": topic}))
+	// No group matches: zero tasks, and the status says why, naming the topic filter in force (its default
+	// when none is set).
+	code, body := k.do(http.MethodPut, "/connectors/none-"+alias+"/config", checkpointConfig(t, alias, "nothing-matches-"+alias, nil))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates("none-"+alias, "RUNNING", 60*time.Second)
+	var notices string
 	require.Eventually(t, func() bool {
 		_, body := k.do(http.MethodGet, "/connectors/none-"+alias+"/notices", nil)
-		return strings.Contains(fmt.Sprint(body), "no_groups")
+		notices = fmt.Sprint(body)
+		return strings.Contains(notices, "no_groups")
 	}, 30*time.Second, 100*time.Millisecond, "no notice that no group matches")
+	require.Contains(t, notices, `(topics=".*")`, "the default topic filter is named")
 
 	// A member of the group consumes on B: sync.group.offsets must not touch its offsets.
 	code, body = k.do(http.MethodPut, "/connectors/src-"+alias+"/config", mirrorConfig(t, topic, map[string]any{"source.cluster.alias": alias}))

@@ -161,6 +161,23 @@ func TestDashboardSourceConnectorLifecycle(t *testing.T) {
 		Number(document.querySelector("#charts").dataset.samples) >= 3`, 30*time.Second)
 	require.NotEmpty(t, b.text("#verdicts"), "the parallelism verdicts are shown")
 	b.shot("connector")
+	// The charts' y axes widen to their widest tick label: millions of records must not be clipped.
+	fit, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`new Promise(resolve => {
+		const figs = [...document.querySelectorAll("#charts figure")];
+		const now = Date.now() / 1000;
+		figs.forEach(f => f.uplot.setData([[now - 2, now], [1234567, 2345678], [12345.5, 23456.5]]));
+		requestAnimationFrame(() => requestAnimationFrame(() => resolve(figs.length > 0 && figs.every(f => {
+			const u = f.uplot;
+			return [1, 2].every(i => {
+				const a = u.axes[i];
+				u.ctx.font = a.font[0];
+				const widest = Math.max(...a._values.map(v => u.ctx.measureText(v).width)) / (window.devicePixelRatio || 1);
+				return a._values.some(v => v.length >= 5) && a._size >= widest + a.ticks.size;
+			});
+		}))));
+	})`, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.True(t, fit, "every chart's axis is as wide as its widest label")
 
 	// The list: state, tasks, throughput and lag; search and the failed filter.
 	b.open(k.url+"/ui/", "#connector-rows .connector-link")
@@ -174,6 +191,9 @@ func TestDashboardSourceConnectorLifecycle(t *testing.T) {
 
 	// Delete: a wrong confirmation deletes nothing and says why; the right one deletes.
 	b.open(k.url+"/ui/connectors/"+url.PathEscape(name), "#connector-name")
+	gap := eval[float64](b, `document.querySelector("#delete-box").getBoundingClientRect().top -
+		document.querySelector(".actions").getBoundingClientRect().bottom`)
+	require.GreaterOrEqual(t, gap, 16.0, "the delete box stands apart from the action buttons")
 	b.do("open the delete box", chromedp.Click(chromedp.CSS("#delete-box summary")),
 		chromedp.SetValue(chromedp.CSS("#confirm"), "not the name"))
 	b.submit("#delete", "#error")

@@ -1,6 +1,11 @@
 package web
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+)
 
 // The REST API's JSON shapes, as far as the dashboard reads them. They are declared here, not imported, so the
 // dashboard depends on the wire format only.
@@ -49,7 +54,31 @@ type partitionRow struct {
 	BytesPerSecond   float64  `json:"bytes_per_second"`
 	Share            *float64 `json:"share"`
 	Status           string   `json:"status"`
+	LastReplicatedAt *string  `json:"last_replicated_at"`
+	UpdatedAt        string   `json:"updated_at"`
 	Stale            bool     `json:"stale"`
+}
+
+// apiTimeLayout is how the REST API writes instants.
+const apiTimeLayout = "2006-01-02T15:04:05.000Z"
+
+// LagAge is the "Lag age" cell: the API's lag in seconds, or, for a partition behind whose next record the task
+// has not read yet (so no age is known), a bound: that record came after the last replicated one, so it is at
+// most as old as the time from that record's timestamp to the report. "–" when neither is known.
+func (p partitionRow) LagAge() string {
+	if p.LagSeconds != nil {
+		return optSeconds(p.LagSeconds)
+	}
+	if p.LagRecords == nil || *p.LagRecords <= 0 || p.LastReplicatedAt == nil {
+		return "–"
+	}
+	last, err1 := time.Parse(apiTimeLayout, *p.LastReplicatedAt)
+	at, err2 := time.Parse(apiTimeLayout, p.UpdatedAt)
+	if err1 != nil || err2 != nil {
+		return "–"
+	}
+	bound := math.Ceil(max(at.Sub(last).Seconds(), 0)*10) / 10 // rounded up: still a bound
+	return "≤ " + strconv.FormatFloat(max(bound, 0.1), 'f', 1, 64) + " s"
 }
 
 type taskRow struct {

@@ -162,3 +162,30 @@ func TestReadOnlyPagesHaveNoWriteControls(t *testing.T) {
 		}
 	}
 }
+
+// TestLagAge: the lag in seconds when the API knows it; for a partition behind whose next record is not read
+// yet, a bound from the last replicated record (rounded up); "–" when nothing is known.
+func TestLagAge(t *testing.T) {
+	i64 := func(v int64) *int64 { return &v }
+	f64 := func(v float64) *float64 { return &v }
+	str := func(v string) *string { return &v }
+	cases := []struct {
+		name string
+		row  partitionRow
+		want string
+	}{
+		{"known", partitionRow{LagRecords: i64(3), LagSeconds: f64(1.25)}, "1.2 s"},
+		{"caught up", partitionRow{LagRecords: i64(0), LagSeconds: f64(0)}, "0.0 s"},
+		{"next record not read yet", partitionRow{LagRecords: i64(1), LastReplicatedAt: str("2026-12-06T10:00:00.040Z"),
+			UpdatedAt: "2026-12-06T10:00:00.100Z"}, "≤ 0.1 s"},
+		{"a bound of seconds", partitionRow{LagRecords: i64(1), LastReplicatedAt: str("2026-12-06T10:00:00.000Z"),
+			UpdatedAt: "2026-12-06T10:00:02.310Z"}, "≤ 2.4 s"},
+		{"nothing replicated yet", partitionRow{LagRecords: i64(5), UpdatedAt: "2026-12-06T10:00:00.100Z"}, "–"},
+		{"end unknown", partitionRow{UpdatedAt: "2026-12-06T10:00:00.100Z"}, "–"},
+	}
+	for _, c := range cases {
+		if got := c.row.LagAge(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -5,6 +5,17 @@
   "use strict";
   var MAX_POINTS = 150, MAX_CHARTS = 24, PERIOD_MS = 2000;
 
+  // fitLabels sizes a y axis to its widest tick label (uPlot's fixed sizes clip "12,345"), measured in the axis
+  // font; uPlot calls it again while the sizes settle (cycleNum), when the last answer stands.
+  function fitLabels(u, values, axisIdx, cycleNum) {
+    var axis = u.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;
+    var size = axis.ticks.size + axis.gap, widest = 0;
+    u.ctx.font = axis.font[0];
+    (values || []).forEach(function (v) { widest = Math.max(widest, u.ctx.measureText(v).width); });
+    return Math.ceil(size + widest / (window.devicePixelRatio || 1)) + 2;
+  }
+
   function start(box) {
     var url = box.getAttribute("data-partitions-url");
     var series = {}; // "topic-partition" -> {t: [], lag: [], rps: [], plot, el}
@@ -26,10 +37,11 @@
       s.plot = new uPlot({
         width: 300, height: 120, legend: { show: true },
         scales: { x: { time: true }, lag: {}, rps: {} },
-        axes: [{}, { scale: "lag", size: 40 }, { scale: "rps", side: 1, size: 40, grid: { show: false } }],
+        axes: [{}, { scale: "lag", size: fitLabels }, { scale: "rps", side: 1, size: fitLabels, grid: { show: false } }],
         series: [{}, { label: "lag", scale: "lag", stroke: "#b3261e", width: 1.5 },
                  { label: "rec/s", scale: "rps", stroke: "#1f6feb", width: 1.5 }]
       }, [[], [], []], fig);
+      fig.uplot = s.plot; // for the browser tests, which check that the axis labels fit
       return s;
     }
 
