@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/kmirror/kmirror/connectors/parallelism"
+	"github.com/kmirror/kmirror/parallelism"
 	"github.com/kmirror/kmirror/store"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/connectors/parallelism"
+	"github.com/kmirror/kmirror/parallelism"
 	"github.com/kmirror/kmirror/store"
 )
 

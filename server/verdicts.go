@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/kmirror/kmirror/connectors/parallelism"
 	"github.com/kmirror/kmirror/metrics"
+	"github.com/kmirror/kmirror/parallelism"
 	"github.com/kmirror/kmirror/store"
 )
 
