@@ -90,3 +90,13 @@ func matches(t *testing.T, file, pattern string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// TestChartCarriesTheRules checks that the Helm chart's copy of the rules (its PrometheusRule) is this file.
+func TestChartCarriesTheRules(t *testing.T) {
+	t.Parallel()
+	want, err := os.ReadFile(rulesFile)
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Join("..", "helm", "kmirror", "files", rulesFile))
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got), "copy %s to deploy/helm/kmirror/files/", rulesFile)
+}

@@ -98,3 +98,85 @@ requirement without a certificate to serve is refused.
 {{- end -}}
 {{- if .Values.tls.secretName }}HTTPS{{ else }}HTTP{{ end -}}
 {{- end }}
+
+{{/* Non-empty when the pod has volumes: the chart's own or extraVolumes. */}}
+{{- define "kmirror.hasVolumes" -}}
+{{- if or .Values.tls.secretName .Values.auth.usersSecret .Values.secretsKey.secretName .Values.mm2Properties .Values.extraVolumes .Values.extraVolumeMounts -}}
+true
+{{- end }}
+{{- end }}
+
+{{/* KMIRROR_SECRETS_KEY_PREVIOUS: the files of secretsKey.previousKeys in the mounted Secret, comma-separated. */}}
+{{- define "kmirror.previousKeyFiles" -}}
+{{- $files := list }}
+{{- range .Values.secretsKey.previousKeys }}
+{{- $files = append $files (printf "/etc/kmirror/secrets-key/%s" .) }}
+{{- end }}
+{{- join "," $files }}
+{{- end }}
+
+{{/* The job label Prometheus gives the workers' scrapes, for KmirrorWorkerDown. */}}
+{{- define "kmirror.scrapeJob" -}}
+{{- if .Values.prometheusRule.workerJob }}
+{{- .Values.prometheusRule.workerJob }}
+{{- else if .Values.metrics.podMonitor.enabled }}
+{{- printf "%s/%s" .Release.Namespace (include "kmirror.fullname" .) }}
+{{- else if .Values.metrics.serviceMonitor.enabled }}
+{{- include "kmirror.fullname" . }}
+{{- else -}}
+kmirror
+{{- end }}
+{{- end }}
+
+{{/*
+The scrape endpoint of the PodMonitor or the ServiceMonitor (dict "root" $ "monitor" ITS-VALUES): the port, TLS,
+the token.
+*/}}
+{{- define "kmirror.scrapeEndpoint" -}}
+{{- $root := .root }}
+{{- $m := $root.Values.metrics -}}
+port: http
+path: /metrics
+scheme: {{ include "kmirror.scheme" $root | lower }}
+{{- with .monitor.interval }}
+interval: {{ . }}
+{{- end }}
+{{- with .monitor.scrapeTimeout }}
+scrapeTimeout: {{ . }}
+{{- end }}
+{{- if $m.tlsConfig }}
+tlsConfig:
+  {{- toYaml $m.tlsConfig | nindent 2 }}
+{{- else if $root.Values.tls.secretName }}
+{{- if $root.Values.tls.requireClientCert }}
+{{- fail "with tls.requireClientCert, Prometheus needs a client certificate to scrape: set metrics.tlsConfig (cert and keySecret)" }}
+{{- end }}
+tlsConfig:
+  # The workers' certificate names the Service, not the pod IPs Prometheus scrapes.
+  insecureSkipVerify: true
+{{- end }}
+{{- if and $root.Values.auth.usersSecret (not $m.open) }}
+{{- if not $m.tokenSecret.name }}
+{{- fail "with auth.usersSecret, /metrics needs credentials: set metrics.tokenSecret.name (a read-only token, docs/security.md) or metrics.open=true" }}
+{{- end }}
+authorization:
+  type: Bearer
+  credentials:
+    name: {{ $m.tokenSecret.name }}
+    key: {{ $m.tokenSecret.key }}
+{{- end }}
+{{- end }}
+
+{{/* Strimzi's PodMonitor relabelings for a KafkaMirrorMaker2, so that its dashboard works unchanged. */}}
+{{- define "kmirror.strimziRelabelings" -}}
+- targetLabel: strimzi_io_kind
+  replacement: KafkaMirrorMaker2
+- sourceLabels: [__meta_kubernetes_pod_label_app_kubernetes_io_instance]
+  targetLabel: strimzi_io_cluster
+- sourceLabels: [__meta_kubernetes_namespace]
+  targetLabel: namespace
+- sourceLabels: [__meta_kubernetes_pod_name]
+  targetLabel: kubernetes_pod_name
+- sourceLabels: [__meta_kubernetes_pod_node_name]
+  targetLabel: node_name
+{{- end }}
