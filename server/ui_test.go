@@ -155,6 +155,13 @@ func TestDashboardSourceConnectorLifecycle(t *testing.T) {
 	}
 	replicatedAtLeast("every record produced before the restart replicated", produced, false)
 	require.Greater(t, stats.Acked(), produced, "records still flow")
+	// While records flow, every partition has an age for its lag: a measured one, or a bound when the record at the
+	// replicated offset has not been read yet (never "–" once records have been replicated).
+	ages := eval[[]string](b, `[...document.querySelectorAll("#partitions td.lag-age")].map(td => td.textContent)`)
+	require.Len(t, ages, 2)
+	for _, a := range ages {
+		require.Regexp(t, `^(≤ )?\d+\.\d s$`, a, "lag age of a replicating partition")
+	}
 	stopLoad()
 	replicatedAtLeast("lag 0 with every record replicated once the producer stopped", stats.Acked(), true)
 	b.await("a chart per partition with samples", `document.querySelectorAll("#charts figure").length === 2 &&
