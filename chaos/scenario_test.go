@@ -252,14 +252,22 @@ func (s *scenario) otherThan(excluded ...string) *worker {
 // still finishes the deletion.
 func (s *scenario) recreateTopic() {
 	s.t.Helper()
-	ctx := s.t.Context()
-	admin := newAdmin(s.t, "A")
-	if err := admin.DeleteTopics(ctx, []string{s.topic}); err != nil {
+	if err := newAdmin(s.t, "A").DeleteTopics(s.t.Context(), []string{s.topic}); err != nil {
 		s.t.Fatalf("delete %s: %v", s.topic, err)
 	}
+	s.createTopic(sourcePartitions)
+	s.t.Logf("source topic %s deleted and re-created with %d partitions", s.topic, sourcePartitions)
+}
+
+// createTopic creates the deleted source topic again with partitions partitions, retrying while A still
+// finishes the deletion.
+func (s *scenario) createTopic(partitions int) {
+	s.t.Helper()
+	ctx := s.t.Context()
+	admin := newAdmin(s.t, "A")
 	deadline := time.Now().Add(time.Minute)
 	for {
-		res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: s.topic, Partitions: sourcePartitions, ReplicationFactor: 1}})
+		res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: s.topic, Partitions: partitions, ReplicationFactor: 1}})
 		if err == nil {
 			err = res[s.topic]
 		}
@@ -271,8 +279,7 @@ func (s *scenario) recreateTopic() {
 		}
 		time.Sleep(200 * time.Millisecond) // the deletion is asynchronous: "marked for deletion" until done
 	}
-	awaitPartitions(s.t, "A", s.topic, sourcePartitions)
-	s.t.Logf("source topic %s deleted and re-created with %d partitions", s.topic, sourcePartitions)
+	awaitPartitions(s.t, "A", s.topic, partitions)
 }
 
 // durations summarises figures as "median X s, max Y s" over iterations.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -144,6 +145,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 			delete(w.starts, id)
 		}
 	}
+	r.dropReplaced(ctx, w.admin, logs)
 	r.readHeads(ctx, w.consumer, logs, w.heads)
 	heads := w.heads
 
@@ -153,6 +155,9 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		low, end := int64(-1), int64(-1)
 		if lo, ok := logs[kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition}]; ok {
 			low, end = lo.Start, lo.End
+		}
+		if known := p.knownEnd(end); end < 0 && known > 0 {
+			end = known // deleted or re-created while paused: what was last seen of the topic it replicated
 		}
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
@@ -197,6 +202,23 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 	}
 	r.limit.Resolved(ctx, r.log, "partition-stats", "publishing partition stats works again")
 	return r.reportPausedNotices(ctx)
+}
+
+// dropReplaced leaves out of logs the partitions whose source topic is gone or is not the one their offsets
+// belong to (deleted and re-created while paused): their stats keep the end offset last seen of the topic they
+// replicated, which is what the resume judges the deletion on. When the ids cannot be read, logs is left as is.
+func (r *sourceRun) dropReplaced(ctx context.Context, admin *kafka.Admin, logs map[kafka.PartitionID]kafka.LogOffsets) {
+	shapes, err := admin.TopicShapes(ctx, slices.Sorted(maps.Keys(r.bySource)))
+	if err != nil {
+		r.log.Debug("paused: cannot read the source topics' ids", "error", err)
+		return
+	}
+	for _, p := range r.parts {
+		id, _ := p.identity()
+		if shape, ok := shapes[p.tp.Topic]; !ok || (id != "" && shape.ID != id) {
+			delete(logs, kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition})
+		}
+	}
 }
 
 // reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).

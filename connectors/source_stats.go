@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -38,6 +39,9 @@ const (
 	statusStop      = "stop"      // the task does not run (left by its last run)
 	statusRewind    = "rewind"    // the position went back in the window (a re-created source topic)
 	statusTruncated = "truncated" // the task reported records lost before they were replicated
+	// statusDeleted: the source topic is gone (or was re-created without the partition), and the task has
+	// replicated and committed everything it could still read of it: the connector may drop it from its plan.
+	statusDeleted = "deleted"
 )
 
 // lagSample is one sample of a partition's position.
@@ -208,6 +212,9 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 			}
 		}
 		low, end := st.low, st.end
+		if known := p.knownEnd(end); end < 0 && known > 0 {
+			end = known // a gone topic's partition shows the end it was last seen with
+		}
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		lag := int64(-1)
 		if end >= 0 {
@@ -218,6 +225,9 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		}
 		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})
 		status := st.status(lost[p.tp])
+		if p.isGone() {
+			status = r.goneStatus(p, pp, pos, end, status)
+		}
 
 		var headTS time.Time
 		if pp.head >= 0 && pp.headTS != noTimestamp {
@@ -236,6 +246,28 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		}
 		st.last, st.ready = stat, true
 	}
+}
+
+// goneStatus is the status of a partition whose source topic is gone: deleted once nothing is in flight,
+// everything acknowledged is committed and the position stood still since the previous sample (the source
+// serves no more of it), else what the window says (it is still being drained). Once drained, the task shows
+// what the topic took with it at once: the connector's lasting notice comes when its plan drops the partition,
+// which may be a topic refresh interval later.
+func (r *sourceRun) goneStatus(p *sourcePartition, pp partitionPosition, pos, end int64, status string) string {
+	still := p.stats.n >= 2 && p.stats.at(p.stats.n-2).pos == pos
+	if !still || pp.head >= 0 || p.inflightLen() > 0 || pp.acked != p.committed {
+		return status
+	}
+	if end > pos {
+		msg := fmt.Sprintf("DATA NOT REPLICATED: %s topic %s partition %d was deleted before records %d to %d were replicated to %s; they cannot be read any more (this task replicated it until the source served no more of it)",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, pos, end-1, r.targetAlias)
+		key := fmt.Sprintf("deleted:%s-%d:%d", p.tp.Topic, p.tp.Partition, pos)
+		if !r.hasNotice(key) {
+			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", pos, "lost_to", end-1)
+		}
+		r.notice(key, partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, pos, end-1))
+	}
+	return statusDeleted
 }
 
 // watermarkWindow returns which of n partitions a sample reads the watermarks of: reads of them from first

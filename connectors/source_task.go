@@ -279,6 +279,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
+	r.loadSeenEnds(ctx)
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
@@ -1314,6 +1315,14 @@ func (r *sourceRun) notice(key string, n tasks.Notice) {
 		r.hasNotices.Store(true)
 		r.dirty.Store(true)
 	}
+}
+
+// hasNotice tells whether the notice of key is shown.
+func (r *sourceRun) hasNotice(key string) bool {
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	_, ok := r.notices[key]
+	return ok
 }
 
 // clearNotice removes a notice, e.g. "source unreachable" once records flow again. It is on the hot path,
