@@ -312,10 +312,11 @@ const (
 	statusRewind    = "rewind"
 	statusStall     = "stall"
 	statusStop      = "stop"
+	statusDeleted   = "deleted" // the source topic is gone; the connector's plan drops the partition next
 	statusTruncated = "truncated"
 )
 
-var partitionStatuses = []string{statusOK, statusPaused, statusWarn, statusRewind, statusStall, statusStop, statusTruncated}
+var partitionStatuses = []string{statusOK, statusPaused, statusWarn, statusRewind, statusStall, statusStop, statusDeleted, statusTruncated}
 
 // statusRank orders statuses from best to worst. A status this worker does not know (a newer worker's) ranks
 // as warn: something is not ok, and nothing says more.

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -56,8 +58,12 @@ func TestSourceTopicDeletedWhileBehind(t *testing.T) {
 // TestSourceTopicRecreatedSmallerWhileBehind deletes the source topic while the connector is far behind it and
 // creates it again at once with half the partitions.
 // Expected: every record of the deleted topic missing on B is named by a notice (the partitions the new topic
-// still has by their tasks, the others by the connector as its plan drops them), exactly.
+// still has by their tasks, the others by the connector as its plan drops them), exactly. Like the next two
+// cases it runs with -chaos.long only.
 func TestSourceTopicRecreatedSmallerWhileBehind(t *testing.T) {
+	if !*longRun {
+		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
+	}
 	s, deletedAt, notices := deleteWhileBehind(t, "dels", sourcePartitions/2)
 	s.c.awaitStatus(s.name, "with fewer tasks", 2*time.Minute, func(st connectorStatus) bool { return len(st.Tasks) == sourcePartitions/2 })
 	res := s.auditGone(10 * time.Second)
@@ -69,6 +75,9 @@ func TestSourceTopicRecreatedSmallerWhileBehind(t *testing.T) {
 // Expected: no notice of loss or of a re-creation stays in the status (nothing was lost, and the end offsets
 // last seen say so), and none says a task was not running.
 func TestSourceTopicRecreatedSmallerAfterCatchingUp(t *testing.T) {
+	if !*longRun {
+		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
+	}
 	perPartition := deletedVolume()
 	s := newDeletionScenario(t, "delc")
 	s.prod.Burst(perPartition * sourcePartitions / 10)
@@ -107,6 +116,9 @@ func TestSourceTopicRecreatedSmallerAfterCatchingUp(t *testing.T) {
 // Expected: the records missing on B are exactly those the notices name, judged on the end offsets the paused
 // tasks last saw seconds before the deletion.
 func TestSourceTopicDeletedWhilePaused(t *testing.T) {
+	if !*longRun {
+		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
+	}
 	perPartition := deletedVolume()
 	s := newDeletionScenario(t, "delp")
 	s.prod.Burst(perPartition * sourcePartitions)
@@ -225,13 +237,19 @@ func (s *scenario) auditGone(quiet time.Duration) *auditResult {
 	return res
 }
 
+// inFlightPattern finds the records a notice names as read and in flight when a pipeline restarted: the target
+// may have written them although it never confirmed it, so they may be on B.
+var inFlightPattern = regexp.MustCompile(`records (\d+) to (\d+) had been read and were in flight`)
+
 // checkDeletionReport compares, partition by partition, the records of the deleted topic missing on B with the
-// offsets the notices name, and logs the figures: they must be equal, and no notice may name a partition
-// that lost nothing. B must hold what it holds in order.
+// offsets the notices name, and logs the figures: they must be equal (but for records a notice names as in
+// flight at a pipeline restart, which the target may have written unconfirmed), and no notice may name a
+// partition that lost nothing. B must hold what it holds in order.
 func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, deletedAt time.Time, partitions int) {
 	t.Helper()
 	expectClean(t, res, "reordered", "duplicated")
 	reported := map[int][]int64{} // partition -> offsets named
+	inFlight := map[int][]int64{} // partition -> offsets named as in flight at a pipeline restart: on B or not
 	first := map[int]time.Time{}
 	for _, n := range seen {
 		t.Logf("notice seen %.1f s after the deletion: %s", n.at.Sub(deletedAt).Seconds(), n)
@@ -239,6 +257,13 @@ func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, dele
 			continue
 		}
 		p := int(*n.Partition)
+		if m := inFlightPattern.FindStringSubmatch(n.Message); m != nil {
+			from, _ := strconv.ParseInt(m[1], 10, 64)
+			to, _ := strconv.ParseInt(m[2], 10, 64)
+			for off := from; off <= to; off++ {
+				inFlight[p] = append(inFlight[p], off)
+			}
+		}
 		switch {
 		case n.Kind == kindDataNotReplicated && n.FirstOffset != nil && n.LastOffset != nil:
 			for off := *n.FirstOffset; off <= *n.LastOffset; off++ {
@@ -271,9 +296,20 @@ func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, dele
 		}
 		rows = append(rows, fmt.Sprintf("partition %d: lost %d (%s), reported %d (%s), notice after %s",
 			r.Partition, r.Missing, ranges(r.missingAt, 4), len(named), ranges(named, 4), delay))
-		if !slices.Equal(r.missingAt, named) {
-			t.Errorf("partition %d: the records missing on B (offsets %s) are not the ones the notices name (%s)",
-				r.Partition, ranges(r.missingAt, 6), ranges(named, 6))
+		var silent, wrong []int64
+		for _, off := range r.missingAt {
+			if !slices.Contains(named, off) {
+				silent = append(silent, off)
+			}
+		}
+		for _, off := range named {
+			if !slices.Contains(r.missingAt, off) && !slices.Contains(inFlight[r.Partition], off) {
+				wrong = append(wrong, off)
+			}
+		}
+		if len(silent)+len(wrong) > 0 {
+			t.Errorf("partition %d: the records missing on B (offsets %s) are not the ones the notices name (%s): missing and not named %s, named and on B %s",
+				r.Partition, ranges(r.missingAt, 6), ranges(named, 6), ranges(silent, 6), ranges(wrong, 6))
 		}
 	}
 	t.Logf("SUMMARY %s: records of the deleted topic lost %d, reported %d, over %d partitions:\n%s",

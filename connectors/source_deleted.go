@@ -98,8 +98,9 @@ func (r *sourcePlanner) withDraining(gone []mirror.TopicPartition, topics map[st
 
 // judgeDropped reports, for every partition whose stats a task published but which the plan no longer holds
 // because the source lost it (all: every topic on the source), the records it took with it that were never
-// replicated: from the last committed offset (or the published position, if further) to the end offset last
-// seen. A notice is shown only when something was lost, or when no end offset was ever seen (whether anything
+// confirmed replicated: from the last committed offset (or the published position, if further) to the end
+// offset last seen. (Records a pipeline had sent when it restarted, unconfirmed, may be on the target all the
+// same; the task's own notice names them.) A notice is shown only when something was lost, or when no end offset was ever seen (whether anything
 // was lost cannot be known then); a lossless deletion is logged. It returns whether a notice was added.
 func (r *sourcePlanner) judgeDropped(ctx context.Context, all map[string]int, order []mirror.TopicPartition,
 	stats map[mirror.TopicPartition]tasks.PartitionStat) bool {
@@ -178,7 +179,7 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 	case statusPaused:
 		who = fmt.Sprintf("the connector was paused; its task %d last saw the end at offset %%d at %s", st.Task, at)
 	case statusStop:
-		who = fmt.Sprintf("no task was replicating it; task %d, the last to, saw its end at offset %%d at %s", st.Task, at)
+		who = fmt.Sprintf("no task was replicating it when the connector last looked (paused, stopped or restarting); task %d, the last to, saw its end at offset %%d at %s", st.Task, at)
 	default:
 		who = fmt.Sprintf("task %d was replicating it and last saw its end at offset %%d at %s", st.Task, at)
 	}
@@ -196,7 +197,7 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 		r.log.Info(what+"; every record of it had been replicated ("+who+")", "topic", tp.Topic, "partition", tp.Partition, "end", end)
 		return false
 	}
-	msg := fmt.Sprintf("DATA NOT REPLICATED: %s before records %d to %d were replicated to %s; they cannot be read any more (%s; records written after that were deleted unseen)",
+	msg := fmt.Sprintf("DATA NOT REPLICATED: %s before records %d to %d were confirmed replicated to %s; they cannot be read any more (%s; records written after that were deleted unseen)",
 		what, from, end-1, r.targetAlias, who)
 	r.log.Error(msg, "topic", tp.Topic, "partition", tp.Partition, "lost_from", from, "lost_to", end-1)
 	r.lossNotice(fmt.Sprintf("deleted:%s-%d:%d", tp.Topic, tp.Partition, from),

@@ -94,7 +94,7 @@ func TestDroppedPartitionsReportWhatTheyTook(t *testing.T) {
 	require.Equal(t, NoticeDataNotReplicated, n.Kind)
 	require.Equal(t, int64(50), *n.FirstOffset)
 	require.Equal(t, int64(99), *n.LastOffset)
-	require.Contains(t, n.Message, "A topic del partition 0 was deleted before records 50 to 99 were replicated to B")
+	require.Contains(t, n.Message, "A topic del partition 0 was deleted before records 50 to 99 were confirmed replicated to B")
 	require.Contains(t, n.Message, "task 2 replicated it until the source served no more of it")
 
 	n = byKey["del-2"]

@@ -110,7 +110,7 @@ type pausedWatch struct {
 // source that does not answer shows as a notice, and its partitions' reports go stale.
 func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 	askStarts := w.looks%pausedStartsEvery == 0
-	logs, failed, err := w.admin.LogOffsets(ctx, w.ids, w.readCommitted, askStarts)
+	logs, failed, err := w.admin.LogOffsets(ctx, r.liveIDs(ctx, w), w.readCommitted, askStarts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -145,7 +145,6 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 			delete(w.starts, id)
 		}
 	}
-	r.dropReplaced(ctx, w.admin, logs)
 	r.readHeads(ctx, w.consumer, logs, w.heads)
 	heads := w.heads
 
@@ -204,21 +203,25 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 	return r.reportPausedNotices(ctx)
 }
 
-// dropReplaced leaves out of logs the partitions whose source topic is gone or is not the one their offsets
-// belong to (deleted and re-created while paused): their stats keep the end offset last seen of the topic they
-// replicated, which is what the resume judges the deletion on. When the ids cannot be read, logs is left as is.
-func (r *sourceRun) dropReplaced(ctx context.Context, admin *kafka.Admin, logs map[kafka.PartitionID]kafka.LogOffsets) {
-	shapes, err := admin.TopicShapes(ctx, slices.Sorted(maps.Keys(r.bySource)))
+// liveIDs returns the partitions to ask the source's offsets for: all of them but those whose source topic is
+// gone or is not the one their offsets belong to (deleted and re-created while paused). A deleted topic's
+// partition would fail the whole request; a re-created one's would show the new topic's end. Their stats keep
+// the end offset last seen of the topic they replicated, which is what the resume judges the deletion on. When
+// the topics cannot be described, every partition is asked for.
+func (r *sourceRun) liveIDs(ctx context.Context, w *pausedWatch) []kafka.PartitionID {
+	shapes, err := w.admin.TopicShapes(ctx, slices.Sorted(maps.Keys(r.bySource)))
 	if err != nil {
-		r.log.Debug("paused: cannot read the source topics' ids", "error", err)
-		return
+		r.log.Debug("paused: cannot describe the source topics", "error", err)
+		return w.ids
 	}
-	for _, p := range r.parts {
+	live := make([]kafka.PartitionID, 0, len(w.ids))
+	for i, p := range r.parts {
 		id, _ := p.identity()
-		if shape, ok := shapes[p.tp.Topic]; !ok || (id != "" && shape.ID != id) {
-			delete(logs, kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition})
+		if shape, ok := shapes[p.tp.Topic]; ok && int(p.tp.Partition) < shape.Partitions && (id == "" || shape.ID == id) {
+			live = append(live, w.ids[i])
 		}
 	}
+	return live
 }
 
 // reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).

@@ -259,8 +259,16 @@ func (r *sourceRun) goneStatus(p *sourcePartition, pp partitionPosition, pos, en
 		return status
 	}
 	if end > pos {
-		msg := fmt.Sprintf("DATA NOT REPLICATED: %s topic %s partition %d was deleted before records %d to %d were replicated to %s; they cannot be read any more (this task replicated it until the source served no more of it)",
-			r.sourceAlias, p.tp.Topic, p.tp.Partition, pos, end-1, r.targetAlias)
+		p.mu.Lock()
+		readEnd := p.readEnd // how far ended pipelines read: the current one has nothing in flight
+		p.mu.Unlock()
+		var inFlight string
+		if readEnd > pos {
+			inFlight = fmt.Sprintf("; records %d to %d had been read and were in flight when a pipeline restarted: any of them the target wrote all the same are on it",
+				pos, min(readEnd, end)-1)
+		}
+		msg := fmt.Sprintf("DATA NOT REPLICATED: %s topic %s partition %d was deleted before records %d to %d were confirmed replicated to %s; they cannot be read any more (this task replicated it until the source served no more of it%s)",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, pos, end-1, r.targetAlias, inFlight)
 		key := fmt.Sprintf("deleted:%s-%d:%d", p.tp.Topic, p.tp.Partition, pos)
 		if !r.hasNotice(key) {
 			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", pos, "lost_to", end-1)

@@ -1066,6 +1066,12 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err
 	if kafka.IsAuthentication(err) {
 		return fmt.Errorf("authenticate to source cluster %s: %w", r.sourceAlias, err)
 	}
+	if kafka.IsUnknownTopic(err) {
+		// A partition the consumer no longer finds, not an unreachable cluster: the identity watch names the
+		// partitions whose topic is gone within sourceIdentityInterval.
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "source-unknown", "a source partition is unknown to the consumer (its topic deleted?)", "cluster", r.sourceAlias, "error", err)
+		return nil
+	}
 	if kafka.IsRetriable(err) {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
 		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable, Message: fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err)})
