@@ -116,3 +116,38 @@ func TestDroppedPartitionsReportWhatTheyTook(t *testing.T) {
 	require.Len(t, r.lossNotices(), 3)
 	require.Equal(t, 2, strings.Count(env.currentNotice(), "DATA NOT REPLICATED"))
 }
+
+// A task shows a gone partition as deleted, with what it took, once the partition's position has stood still
+// over goneStillSamples samples with nothing in flight and everything acknowledged committed.
+func TestGonePartitionIsDeletedOnceDrained(t *testing.T) {
+	p := newSourcePartition(tp("del", 1), "A.del", 49, "id")
+	p.gone, p.seenEnd, p.readEnd = true, 100, 60
+	r := &sourceRun{env: &statsEnv{}, log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B",
+		parts: []*sourcePartition{p}, notices: map[string]tasks.Notice{}}
+	now := time.Now()
+	for i := range goneStillSamples - 1 {
+		r.sampleStats(nil, now.Add(time.Duration(i)*time.Second))
+		require.NotEqual(t, statusDeleted, p.stats.last.Status, "sample %d: not drained yet", i)
+	}
+	r.sampleStats(nil, now.Add(goneStillSamples*time.Second))
+	require.Equal(t, statusDeleted, p.stats.last.Status)
+	require.Equal(t, int64(100), *p.stats.last.EndOffset, "the end last seen stands for the gone topic's")
+	require.Len(t, r.notices, 1)
+	for _, n := range r.notices {
+		require.Equal(t, NoticeDataNotReplicated, n.Kind)
+		require.Equal(t, int64(50), *n.FirstOffset)
+		require.Equal(t, int64(99), *n.LastOffset)
+		require.Contains(t, n.Message, "records 50 to 59 had been read and were in flight when a pipeline restarted")
+	}
+
+	// Records in flight keep it draining.
+	q := newSourcePartition(tp("del", 2), "A.del", 10, "id")
+	q.gone, q.seenEnd = true, 20
+	q.forwarded(11, noTimestamp, 10, 5)
+	r = &sourceRun{env: &statsEnv{}, log: slog.New(slog.DiscardHandler), parts: []*sourcePartition{q}, notices: map[string]tasks.Notice{}}
+	for i := range goneStillSamples + 1 {
+		r.sampleStats(nil, now.Add(time.Duration(i)*time.Second))
+	}
+	require.NotEqual(t, statusDeleted, q.stats.last.Status)
+	require.Empty(t, r.notices)
+}

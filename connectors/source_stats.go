@@ -248,13 +248,19 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 	}
 }
 
+// A gone partition is drained once its position stood still over this many samples (a second apart).
+const goneStillSamples = 3
+
 // goneStatus is the status of a partition whose source topic is gone: deleted once nothing is in flight,
-// everything acknowledged is committed and the position stood still since the previous sample (the source
-// serves no more of it), else what the window says (it is still being drained). Once drained, the task shows
+// everything acknowledged is committed and the position stood still over the last goneStillSamples samples
+// (the source serves no more of it), else what the window says (it is still being drained). Once drained, the task shows
 // what the topic took with it at once: the connector's lasting notice comes when its plan drops the partition,
 // which may be a topic refresh interval later.
 func (r *sourceRun) goneStatus(p *sourcePartition, pp partitionPosition, pos, end int64, status string) string {
-	still := p.stats.n >= 2 && p.stats.at(p.stats.n-2).pos == pos
+	still := p.stats.n >= goneStillSamples
+	for i := 1; still && i < goneStillSamples; i++ {
+		still = p.stats.at(p.stats.n-1-i).pos == pos
+	}
 	if !still || pp.head >= 0 || p.inflightLen() > 0 || pp.acked != p.committed {
 		return status
 	}
