@@ -119,17 +119,7 @@ func TestSourceTopicDeletedWhilePaused(t *testing.T) {
 	if !*longRun {
 		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
 	}
-	perPartition := deletedVolume()
-	s := newDeletionScenario(t, "delp")
-	s.prod.Burst(perPartition * sourcePartitions)
-	s.startConnector()
-	mark := make([]int, sourcePartitions)
-	for p := range mark {
-		mark[p] = perPartition / 10
-	}
-	if _, err := s.tail.awaitPast(1, mark, 2*time.Minute); err != nil {
-		t.Fatalf("replication did not start: %v", err)
-	}
+	s := startBehind(t, "delp")
 	s.c.pause(s.name)
 	s.c.awaitStatus(s.name, "PAUSED", time.Minute, func(st connectorStatus) bool { return st.allIn("PAUSED", taskCount) })
 	waitFor(t.Context(), 4*time.Second) // the paused tasks look at the end offsets every 3 s
@@ -149,6 +139,23 @@ func TestSourceTopicDeletedWhilePaused(t *testing.T) {
 // its records on B, and deletes the source topic (creating it again with recreate partitions when that is
 // positive). It returns the scenario, when the topic was deleted and the notices seen from just before.
 func deleteWhileBehind(t *testing.T, prefix string, recreate int) (*scenario, time.Time, *noticeWatcher) {
+	s := startBehind(t, prefix)
+	notices := s.watchNotices()
+	onB := s.onB()
+	deletedAt := time.Now()
+	s.deleteTopic()
+	t.Logf("records on B when the topic was deleted: %d of %d", onB, deletedVolume()*sourcePartitions)
+	if recreate > 0 {
+		s.createTopic(recreate)
+	}
+	t.Logf("source topic deleted (re-created with %d partitions) %.1f s after B had a tenth of each partition", max(recreate, 0),
+		time.Since(deletedAt).Seconds())
+	return s, deletedAt, notices
+}
+
+// startBehind writes a burst, starts a throttled connector and returns once each partition has a tenth of its
+// records on B.
+func startBehind(t *testing.T, prefix string) *scenario {
 	perPartition := deletedVolume()
 	s := newDeletionScenario(t, prefix)
 	s.prod.Burst(perPartition * sourcePartitions)
@@ -160,17 +167,7 @@ func deleteWhileBehind(t *testing.T, prefix string, recreate int) (*scenario, ti
 	if _, err := s.tail.awaitPast(1, mark, 2*time.Minute); err != nil {
 		t.Fatalf("replication did not start: %v", err)
 	}
-	notices := s.watchNotices()
-	onB := s.onB()
-	deletedAt := time.Now()
-	s.deleteTopic()
-	t.Logf("records on B when the topic was deleted: %d of %d", onB, perPartition*sourcePartitions)
-	if recreate > 0 {
-		s.createTopic(recreate)
-	}
-	t.Logf("source topic deleted (re-created with %d partitions) %.1f s after B had a tenth of each partition", max(recreate, 0),
-		time.Since(deletedAt).Seconds())
-	return s, deletedAt, notices
+	return s
 }
 
 // deleteTopic deletes the scenario's source topic on A and waits until A no longer lists it.
@@ -336,9 +333,17 @@ func (n seenNotice) String() string { return n.Kind + ": " + n.Message }
 // notices returns the notices the connector and its tasks show now.
 func (s *scenario) notices() []seenNotice {
 	s.t.Helper()
+	all, err := s.fetchNotices()
+	if err != nil {
+		s.t.Fatalf("%v", err)
+	}
+	return all
+}
+
+func (s *scenario) fetchNotices() ([]seenNotice, error) {
 	code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/notices", nil)
 	if err != nil || code != http.StatusOK {
-		s.t.Fatalf("GET notices of %s: %d %s %v", s.name, code, body, err)
+		return nil, fmt.Errorf("GET notices of %s: %d %s %v", s.name, code, body, err)
 	}
 	var out struct {
 		Units []struct {
@@ -346,13 +351,13 @@ func (s *scenario) notices() []seenNotice {
 		} `json:"units"`
 	}
 	if err := json.Unmarshal(body, &out); err != nil {
-		s.t.Fatalf("GET notices of %s: %v: %s", s.name, err, body)
+		return nil, fmt.Errorf("GET notices of %s: %w: %s", s.name, err, body)
 	}
 	var all []seenNotice
 	for _, u := range out.Units {
 		all = append(all, u.Notices...)
 	}
-	return all
+	return all, nil
 }
 
 // noticeWatcher collects every distinct notice the connector and its tasks show while it runs: a task's notice
@@ -370,25 +375,16 @@ func (s *scenario) watchNotices() *noticeWatcher {
 		tick := time.NewTicker(200 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/notices", nil); err == nil && code == http.StatusOK {
-				var out struct {
-					Units []struct {
-						Notices []seenNotice `json:"notices"`
-					} `json:"units"`
-				}
-				if json.Unmarshal(body, &out) == nil {
-					now := time.Now()
-					nw.mu.Lock()
-					for _, u := range out.Units {
-						for _, n := range u.Notices {
-							if !slices.ContainsFunc(nw.seen, func(o seenNotice) bool { return o.Kind == n.Kind && o.Message == n.Message }) {
-								n.at = now
-								nw.seen = append(nw.seen, n)
-							}
-						}
+			if all, err := s.fetchNotices(); err == nil {
+				now := time.Now()
+				nw.mu.Lock()
+				for _, n := range all {
+					if !slices.ContainsFunc(nw.seen, func(o seenNotice) bool { return o.Kind == n.Kind && o.Message == n.Message }) {
+						n.at = now
+						nw.seen = append(nw.seen, n)
 					}
-					nw.mu.Unlock()
 				}
+				nw.mu.Unlock()
 			}
 			select {
 			case <-nw.stop:

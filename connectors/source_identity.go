@@ -134,8 +134,8 @@ func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID),
 				partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, acked+1, end-1))
 		case startup && end <= 0:
-			msg := fmt.Sprintf("%s; the deletion was found when a pipeline of this task started, and no end offset of the deleted topic had been seen since offset %d was replicated, so whether it held more cannot be known; the new topic is replicated from its beginning",
-				base, acked)
+			msg := fmt.Sprintf("%s; the deletion was found when a pipeline of this task started, and no end offset of the deleted topic had been seen since offset %d was replicated: any records it held from offset %d on were not replicated, and whether it held any cannot be known; the new topic is replicated from its beginning",
+				base, acked, acked+1)
 			r.log.Warn(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
 			r.notice(fmt.Sprintf("recreated:%s-%d:%s", p.tp.Topic, p.tp.Partition, newID),
 				partitionNotice(NoticeSourceTopicRecreated, msg, p.tp.Topic, p.tp.Partition, acked+1, -1))
