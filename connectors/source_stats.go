@@ -234,7 +234,13 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 			headTS = time.UnixMilli(pp.headTS)
 		}
 		p.metrics.setPositions(pos, end, headTS, now)
-		p.metrics.setStatus(status)
+		if status == statusDeleted {
+			// The state set has no series of its own for a partition about to leave the plan: one more per
+			// partition is not worth it.
+			p.metrics.setStatus(statusStop)
+		} else {
+			p.metrics.setStatus(status)
+		}
 
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: status}

@@ -26,11 +26,10 @@ const (
 	StatusStop      = "stop"
 	StatusRewind    = "rewind"
 	StatusTruncated = "truncated"
-	StatusPaused    = "paused"  // the connector is paused: nothing is replicated, the lag shows the backlog
-	StatusDeleted   = "deleted" // the source topic is gone and the task has replicated what the source still served
+	StatusPaused    = "paused" // the connector is paused: nothing is replicated, the lag shows the backlog
 )
 
-var partitionStatuses = [...]string{StatusOK, StatusWarn, StatusStall, StatusStop, StatusRewind, StatusTruncated, StatusPaused, StatusDeleted}
+var partitionStatuses = [...]string{StatusOK, StatusWarn, StatusStall, StatusStop, StatusRewind, StatusTruncated, StatusPaused}
 
 // topicKey names a topic-level histogram child.
 type topicKey struct{ connector, source, target, topic string }
@@ -186,7 +185,7 @@ func (p *SourcePartition) SetPositions(replicated, end int64, headTS, now time.T
 }
 
 // SetStatus sets the partition's status, one of StatusOK, StatusWarn, StatusStall, StatusStop, StatusRewind,
-// StatusTruncated, StatusPaused, StatusDeleted (kmirror_partition_status); other values are ignored.
+// StatusTruncated, StatusPaused (kmirror_partition_status); other values are ignored.
 func (p *SourcePartition) SetStatus(status string) {
 	for i, s := range partitionStatuses {
 		if s == status {
