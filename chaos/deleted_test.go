@@ -55,6 +55,66 @@ func TestSourceTopicDeletedWhileBehind(t *testing.T) {
 	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
 }
 
+// TestSourceTopicDeletedWhileBehindDefaultRefresh is TestSourceTopicDeletedWhileBehind with MM2's default topic
+// refresh interval (600 s): the plan keeps the deleted topic for minutes. It runs with -chaos.long only.
+// Expected: each task drains its partition, shows it deleted in the partitions endpoint, and its own notice names
+// exactly the records missing on B, within seconds of the deletion.
+func TestSourceTopicDeletedWhileBehindDefaultRefresh(t *testing.T) {
+	if !*longRun {
+		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
+	}
+	s := newDeletionScenario(t, "deld")
+	delete(s.extra, "refresh.topics.interval.seconds")
+	s.refreshDefault = true
+	s.prod.Burst(deletedVolume() * sourcePartitions)
+	s.startConnector()
+	mark := make([]int, sourcePartitions)
+	for p := range mark {
+		mark[p] = deletedVolume() / 10
+	}
+	if _, err := s.tail.awaitPast(1, mark, 2*time.Minute); err != nil {
+		t.Fatalf("replication did not start: %v", err)
+	}
+	notices := s.watchNotices()
+	deletedAt := time.Now()
+	s.deleteTopic()
+	s.awaitPartitionsDeleted(2 * time.Minute)
+	t.Logf("every partition deleted in the partitions endpoint %.1f s after the deletion", time.Since(deletedAt).Seconds())
+	res := s.auditGone(10 * time.Second)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+}
+
+// awaitPartitionsDeleted waits until GET /connectors/{c}/partitions shows every partition deleted.
+func (s *scenario) awaitPartitionsDeleted(within time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for {
+		code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/partitions", nil)
+		var out struct {
+			ByPartition []struct {
+				Status string `json:"status"`
+			} `json:"by_partition"`
+		}
+		if err == nil && code == http.StatusOK && json.Unmarshal(body, &out) == nil {
+			n := 0
+			for _, p := range out.ByPartition {
+				if p.Status == "deleted" {
+					n++
+				}
+			}
+			if n == sourcePartitions {
+				return
+			}
+			last = string(body)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("not every partition deleted within %s: %s", within, last)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestSourceTopicRecreatedSmallerWhileBehind deletes the source topic while the connector is far behind it and
 // creates it again at once with half the partitions.
 // Expected: every record of the deleted topic missing on B is named by a notice (the partitions the new topic

@@ -58,8 +58,9 @@ type scenario struct {
 	audited bool // finish printed the audit
 	stuck   bool // a recovery never came: later waits for B are cut short
 
-	extra     map[string]string // connector settings of the case (exactly-once cases)
-	committed bool              // B is read with read_committed
+	extra          map[string]string // connector settings of the case (exactly-once cases)
+	refreshDefault bool              // the connector refreshes topics on MM2's default interval
+	committed      bool              // B is read with read_committed
 }
 
 // newScenario creates a unique source topic on A, a sequenced producer for it (generation 1) and a cluster of
@@ -88,6 +89,9 @@ func (s *scenario) mirrorConfig() map[string]string {
 		"offset-syncs.topic.replication.factor": "1",
 		"sync.topic.acls.enabled":               "false",
 		"refresh.topics.interval.seconds":       "1",
+	}
+	if s.refreshDefault {
+		delete(cfg, "refresh.topics.interval.seconds")
 	}
 	maps.Copy(cfg, s.extra)
 	return cfg
