@@ -23,7 +23,7 @@ const (
 // deletedVolume is how many records per partition a deletion case writes before it starts the connector.
 func deletedVolume() int {
 	if *longRun {
-		return 100_000
+		return 30_000
 	}
 	return 6_000
 }
