@@ -20,12 +20,14 @@ const (
 	kindTopicRecreated    = "source_topic_recreated"
 )
 
-// deletedVolume is how many records per partition a deletion case writes before it starts the connector.
-func deletedVolume() int {
+// deletedVolume is how many records per partition a deletion case writes before it starts the connector, and
+// the producer's batch size: the connector's small fetches return one batch each, so the batches must be small
+// for it to stay behind, and large enough with -chaos.long for the burst to be written within minutes.
+func deletedVolume() (perPartition int, batchBytes string) {
 	if *longRun {
-		return 30_000
+		return 30_000, "4000"
 	}
-	return 6_000
+	return 6_000, "1200"
 }
 
 // newDeletionScenario is newScenario for the deletion cases: the records are written in small batches and the
@@ -33,7 +35,8 @@ func deletedVolume() int {
 // burst for a while; topics are refreshed every 5 s.
 func newDeletionScenario(t *testing.T, prefix string) *scenario {
 	s := newScenario(t, prefix)
-	s.prod = newSeqProducerWith(t, s.topic, sourcePartitions, 1, valueSize, map[string]string{"batch.size": "1200", "linger.ms": "0"})
+	_, batchBytes := deletedVolume()
+	s.prod = newSeqProducerWith(t, s.topic, sourcePartitions, 1, valueSize, map[string]string{"batch.size": batchBytes, "linger.ms": "0"})
 	s.extra = map[string]string{
 		"source.consumer.max.partition.fetch.bytes": "1024",
 		"source.consumer.fetch.max.bytes":           "1024",
@@ -66,11 +69,12 @@ func TestSourceTopicDeletedWhileBehindDefaultRefresh(t *testing.T) {
 	s := newDeletionScenario(t, "deld")
 	delete(s.extra, "refresh.topics.interval.seconds")
 	s.refreshDefault = true
-	s.prod.Burst(deletedVolume() * sourcePartitions)
+	perPartition, _ := deletedVolume()
+	s.prod.Burst(perPartition * sourcePartitions)
 	s.startConnector()
 	mark := make([]int, sourcePartitions)
 	for p := range mark {
-		mark[p] = deletedVolume() / 10
+		mark[p] = perPartition / 10
 	}
 	if _, err := s.tail.awaitPast(1, mark, 2*time.Minute); err != nil {
 		t.Fatalf("replication did not start: %v", err)
@@ -138,7 +142,7 @@ func TestSourceTopicRecreatedSmallerAfterCatchingUp(t *testing.T) {
 	if !*longRun {
 		t.Skip("runs with -chaos.long: the default suite has TestSourceTopicDeletedWhileBehind")
 	}
-	perPartition := deletedVolume()
+	perPartition, _ := deletedVolume()
 	s := newDeletionScenario(t, "delc")
 	s.prod.Burst(perPartition * sourcePartitions / 10)
 	s.startConnector()
@@ -204,7 +208,8 @@ func deleteWhileBehind(t *testing.T, prefix string, recreate int) (*scenario, ti
 	onB := s.onB()
 	deletedAt := time.Now()
 	s.deleteTopic()
-	t.Logf("records on B when the topic was deleted: %d of %d", onB, deletedVolume()*sourcePartitions)
+	perPartition, _ := deletedVolume()
+	t.Logf("records on B when the topic was deleted: %d of %d", onB, perPartition*sourcePartitions)
 	if recreate > 0 {
 		s.createTopic(recreate)
 	}
@@ -216,7 +221,7 @@ func deleteWhileBehind(t *testing.T, prefix string, recreate int) (*scenario, ti
 // startBehind writes a burst, starts a throttled connector and returns once each partition has a tenth of its
 // records on B.
 func startBehind(t *testing.T, prefix string) *scenario {
-	perPartition := deletedVolume()
+	perPartition, _ := deletedVolume()
 	s := newDeletionScenario(t, prefix)
 	s.prod.Burst(perPartition * sourcePartitions)
 	s.startConnector()
