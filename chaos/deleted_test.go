@@ -306,10 +306,10 @@ var inFlightPattern = regexp.MustCompile(`records (\d+) to (\d+) had been read a
 // checkDeletionReport compares, partition by partition, the records of the deleted topic missing on B with the
 // offsets the notices name, and logs the figures: they must be equal (but for records a notice names as in
 // flight at a pipeline restart, which the target may have written unconfirmed), and no notice may name a
-// partition that lost nothing. B must hold what it holds in order.
+// partition that lost nothing. B must hold what it holds in order (duplicates allowed).
 func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, deletedAt time.Time, partitions int) {
 	t.Helper()
-	expectClean(t, res, "reordered", "duplicated")
+	expectClean(t, res, "reordered") // duplicates are at-least-once: a pipeline restarted under load sends again
 	reported := map[int][]int64{} // partition -> offsets named
 	inFlight := map[int][]int64{} // partition -> offsets named as in flight at a pipeline restart: on B or not
 	first := map[int]time.Time{}
