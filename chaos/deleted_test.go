@@ -310,8 +310,8 @@ var inFlightPattern = regexp.MustCompile(`records (\d+) to (\d+) had been read a
 func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, deletedAt time.Time, partitions int) {
 	t.Helper()
 	expectClean(t, res, "reordered") // duplicates are at-least-once: a pipeline restarted under load sends again
-	reported := map[int][]int64{} // partition -> offsets named
-	inFlight := map[int][]int64{} // partition -> offsets named as in flight at a pipeline restart: on B or not
+	reported := map[int][]int64{}    // partition -> offsets named
+	inFlight := map[int][]int64{}    // partition -> offsets named as in flight at a pipeline restart: on B or not
 	first := map[int]time.Time{}
 	for _, n := range seen {
 		t.Logf("notice seen %.1f s after the deletion: %s", n.at.Sub(deletedAt).Seconds(), n)
