@@ -354,7 +354,7 @@ func openAPISchemas() obj {
 			"bytes_per_second":   obj{"type": "number"},
 			"share":              obj{"type": "number", "nullable": true, "description": "The partition's fraction (0..1) of the connector's records/s over fresh reports; null when stale"},
 			"status": obj{"type": "string", "enum": parallelism.Statuses(),
-				"description": "ok, warn (position moving, lag not falling), rewind (position went back), stall (position not moving with lag), stop (task not running, no progress, or a stale report), truncated (records lost to retention before replication), paused (the connector is paused: nothing is replicated, the lag is the backlog)"},
+				"description": "ok, warn (position moving, lag not falling), rewind (position went back), stall (position not moving with lag), stop (task not running, no progress, or a stale report), truncated (records lost to retention before replication), paused (the connector is paused: nothing is replicated, the lag is the backlog), deleted (the source topic is gone and the task has replicated what the source still served; the connector drops the partition at its next topic refresh)"},
 			"last_replicated_at": obj{"type": "string", "format": "date-time", "nullable": true, "description": "The source timestamp of the last replicated record"},
 			"updated_at":         obj{"type": "string", "format": "date-time", "description": "When the task reported, by the database's clock"},
 			"stale":              obj{"type": "boolean", "description": "No report for more than 10 s: the task is not running or cannot reach PostgreSQL"},

@@ -58,8 +58,9 @@ type scenario struct {
 	audited bool // finish printed the audit
 	stuck   bool // a recovery never came: later waits for B are cut short
 
-	extra     map[string]string // connector settings of the case (exactly-once cases)
-	committed bool              // B is read with read_committed
+	extra          map[string]string // connector settings of the case (exactly-once cases)
+	refreshDefault bool              // the connector refreshes topics on MM2's default interval
+	committed      bool              // B is read with read_committed
 }
 
 // newScenario creates a unique source topic on A, a sequenced producer for it (generation 1) and a cluster of
@@ -88,6 +89,9 @@ func (s *scenario) mirrorConfig() map[string]string {
 		"offset-syncs.topic.replication.factor": "1",
 		"sync.topic.acls.enabled":               "false",
 		"refresh.topics.interval.seconds":       "1",
+	}
+	if s.refreshDefault {
+		delete(cfg, "refresh.topics.interval.seconds")
 	}
 	maps.Copy(cfg, s.extra)
 	return cfg
@@ -252,14 +256,22 @@ func (s *scenario) otherThan(excluded ...string) *worker {
 // still finishes the deletion.
 func (s *scenario) recreateTopic() {
 	s.t.Helper()
-	ctx := s.t.Context()
-	admin := newAdmin(s.t, "A")
-	if err := admin.DeleteTopics(ctx, []string{s.topic}); err != nil {
+	if err := newAdmin(s.t, "A").DeleteTopics(s.t.Context(), []string{s.topic}); err != nil {
 		s.t.Fatalf("delete %s: %v", s.topic, err)
 	}
+	s.createTopic(sourcePartitions)
+	s.t.Logf("source topic %s deleted and re-created with %d partitions", s.topic, sourcePartitions)
+}
+
+// createTopic creates the deleted source topic again with partitions partitions, retrying while A still
+// finishes the deletion.
+func (s *scenario) createTopic(partitions int) {
+	s.t.Helper()
+	ctx := s.t.Context()
+	admin := newAdmin(s.t, "A")
 	deadline := time.Now().Add(time.Minute)
 	for {
-		res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: s.topic, Partitions: sourcePartitions, ReplicationFactor: 1}})
+		res, err := admin.CreateTopics(ctx, []kafka.NewTopic{{Name: s.topic, Partitions: partitions, ReplicationFactor: 1}})
 		if err == nil {
 			err = res[s.topic]
 		}
@@ -271,8 +283,7 @@ func (s *scenario) recreateTopic() {
 		}
 		time.Sleep(200 * time.Millisecond) // the deletion is asynchronous: "marked for deletion" until done
 	}
-	awaitPartitions(s.t, "A", s.topic, sourcePartitions)
-	s.t.Logf("source topic %s deleted and re-created with %d partitions", s.topic, sourcePartitions)
+	awaitPartitions(s.t, "A", s.topic, partitions)
 }
 
 // durations summarises figures as "median X s, max Y s" over iterations.

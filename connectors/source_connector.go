@@ -76,6 +76,12 @@ type sourcePlanner struct {
 	// cannot be replicated, so the connector's status says so until a later round succeeds.
 	problems map[string]string
 	reported string // the notice last shown in the connector's status
+
+	// Partitions the source lost (deleted topics, or re-created with fewer partitions): those still planned
+	// while their tasks drain them, and the notices of what they took with them (source_deleted.go).
+	draining  map[mirror.TopicPartition]*drainState
+	lost      map[string]tasks.Notice
+	lostOrder []string
 }
 
 func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error) {

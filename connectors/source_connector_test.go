@@ -33,6 +33,21 @@ type plannerEnv struct {
 	sets     [][]map[string]string
 	notice   string
 	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
+	stats    []tasks.PartitionStat    // what PartitionStats answers
+	offsets  []tasks.Offset           // what ReadOffsets answers
+	notices  []tasks.Notice           // the notices last reported
+}
+
+func (e *plannerEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.stats), nil
+}
+
+func (e *plannerEnv) ReadOffsets(context.Context) ([]tasks.Offset, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.offsets), nil
 }
 
 func (e *plannerEnv) Running(context.Context) error {
@@ -80,12 +95,13 @@ func (e *plannerEnv) Report(_ context.Context, notices []tasks.Notice) error {
 	defer e.mu.Unlock()
 	var msgs []string
 	for _, n := range notices {
-		if n.Kind != NoticeRemoteTopicProblem || n.Topic == "" {
+		if n.Kind == "" || n.Topic == "" {
 			return fmt.Errorf("untyped notice %+v", n)
 		}
 		msgs = append(msgs, n.Message)
 	}
 	e.notice = strings.Join(msgs, "\n")
+	e.notices = slices.Clone(notices)
 	return nil
 }
 

@@ -12,9 +12,9 @@ import (
 
 // TestRecreatedTopicReportsWhatTheEndedPipelineHadRead covers a source topic deleted while its pipeline was
 // restarting: the records the ended pipeline had read past the acknowledged offset are reported lost (with the
-// end offset the watch saw, whichever reaches further) with the never-read tail after them; a deletion found
-// when a pipeline starts is reported as a re-creation whose tail cannot be known; and a running pipeline that
-// had everything it read acknowledged reports nothing.
+// end offset the watch saw, whichever reaches further) with the never-seen tail after them; a deletion found
+// when a pipeline starts with no end offset ever seen is reported as a re-creation whose tail cannot be known;
+// and a pipeline (running or starting) that had everything it read or saw acknowledged reports nothing.
 func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 	recreated := func(acked, next, seenEnd int64) (*sourcePartition, *sourceRun) {
 		p := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 3}, "A.t", acked, "old-id")
@@ -41,7 +41,7 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 		require.Equal(t, int64(246), *n.LastOffset)
 		require.Contains(t, n.Message, "records 142 to 246 of the deleted topic were not confirmed by the target")
 		require.Contains(t, n.Message, "records 142 to 246 had been read and were in flight")
-		require.Contains(t, n.Message, "nor can any it held from offset 247 on, which this task never read")
+		require.Contains(t, n.Message, "nor can any it held from offset 247 on, which was never seen")
 		require.Equal(t, int64(-1), p.next, "the position in the deleted topic is forgotten")
 		require.Equal(t, "new-id", p.sourceID)
 	})
@@ -77,10 +77,18 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 	t.Run("found at start after everything read was acknowledged", func(t *testing.T) {
 		p, r := recreated(141, 142, 100)
 		r.restartRecreated([]*sourcePartition{p}, true)
+		require.Empty(t, r.notices, "the pipeline before read the topic up to its end as last seen: no lasting alarm")
+	})
+	t.Run("found at start, judged on the end offset last published", func(t *testing.T) {
+		p, r := recreated(141, -1, 142)
+		r.restartRecreated([]*sourcePartition{p}, true)
+		require.Empty(t, r.notices, "a paused run saw the end at 142 before the deletion: nothing was lost")
+		p, r = recreated(141, -1, 150)
+		r.restartRecreated([]*sourcePartition{p}, true)
 		n := only(t, r)
-		require.Equal(t, NoticeSourceTopicRecreated, n.Kind, "what cannot be known is a re-creation, not a loss")
-		require.Contains(t, n.Message, "Any records the deleted topic held from offset 142 on were not replicated, and whether it held any cannot be known")
-		require.Contains(t, n.Message, "the one before had replicated everything it read")
+		require.Equal(t, NoticeDataNotReplicated, n.Kind)
+		require.Equal(t, int64(142), *n.FirstOffset)
+		require.Equal(t, int64(149), *n.LastOffset)
 	})
 	t.Run("nothing known: a task that never read it", func(t *testing.T) {
 		p, r := recreated(141, -1, 0)
@@ -88,6 +96,7 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 		n := only(t, r)
 		require.Equal(t, NoticeSourceTopicRecreated, n.Kind)
 		require.Nil(t, n.LastOffset, "no end is known")
-		require.Contains(t, n.Message, "this task was not running when it was deleted")
+		require.Contains(t, n.Message, "the deletion was found when a pipeline of this task started, and no end offset of the deleted topic had been seen since offset 141 was replicated")
+		require.NotContains(t, n.Message, "not running", "whether a task was running when it was deleted is not known here")
 	})
 }

@@ -9,6 +9,7 @@ const (
 	NoticeSourceTruncated      = "source_truncated"       // the source log now ends before the next offset to replicate
 	NoticeSourceUnreachable    = "source_unreachable"     // the source cluster does not answer (retrying)
 	NoticeSourceTopicMissing   = "source_topic_missing"   // a replicated source topic no longer exists
+	NoticeSourceTopicDeleted   = "source_topic_deleted"   // a deleted source topic's partition left the plan with no end offset ever seen: what it held is unknown
 	NoticeSourceTopicRecreated = "source_topic_recreated" // a source topic was re-created while no pipeline read it: what it held past the committed offset is unknown
 	NoticeTargetUnreachable    = "target_unreachable"     // the target acknowledges nothing (retrying)
 	NoticeRemoteTopicMissing   = "remote_topic_missing"   // a remote topic was deleted on the target

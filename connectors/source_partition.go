@@ -71,11 +71,13 @@ type sourcePartition struct {
 	metrics partitionMetrics // the partition's series, for the run's life (zero without metrics)
 
 	// Source identity, under mu: the identity checks and the committer both use it.
-	sourceID string // the source topic id the offsets belong to ("" until known)
-	newID    string // the id of the topic that replaced it, once a re-creation was seen
-	idDirty  bool   // sourceID changed and must be stored even if the offset did not move
-	seenEnd  int64  // the end offset of the source partition as last seen (0: unknown)
-	logStart int64  // the log start offset of the source partition as last seen (0: unknown)
+	sourceID string    // the source topic id the offsets belong to ("" until known)
+	newID    string    // the id of the topic that replaced it, once a re-creation was seen
+	idDirty  bool      // sourceID changed and must be stored even if the offset did not move
+	seenEnd  int64     // the end offset of the source partition as last seen (0: unknown)
+	seenAt   time.Time // when seenEnd was seen, if before this run (its last published stats); zero otherwise
+	gone     bool      // the source topic is gone, or was re-created without this partition
+	logStart int64     // the log start offset of the source partition as last seen (0: unknown)
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
@@ -303,8 +305,27 @@ func (p *sourcePartition) restartAt(id string) {
 	p.readNext = -1
 	p.next, p.readEnd = -1, -1 // positions in the deleted topic (no poll loop runs while a partition starts over)
 	p.sourceID, p.newID, p.idDirty, p.seenEnd, p.logStart = id, "", true, 0, 0
+	p.seenAt, p.gone = time.Time{}, false
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
+}
+
+// knownEnd returns the end offset last seen of the source partition (0: unknown), and notes end (at most 0:
+// unknown) as seen now: a partition whose topic is gone keeps showing the end it was last seen with.
+func (p *sourcePartition) knownEnd(end int64) int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if end > p.seenEnd {
+		p.seenEnd, p.seenAt = end, time.Time{}
+	}
+	return p.seenEnd
+}
+
+// isGone tells whether the partition's source topic is gone (checkSources).
+func (p *sourcePartition) isGone() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.gone
 }
 
 // identity returns the source id the partition's offsets belong to, and whether it still has to be stored.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -109,7 +110,7 @@ type pausedWatch struct {
 // source that does not answer shows as a notice, and its partitions' reports go stale.
 func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 	askStarts := w.looks%pausedStartsEvery == 0
-	logs, failed, err := w.admin.LogOffsets(ctx, w.ids, w.readCommitted, askStarts)
+	logs, failed, err := w.admin.LogOffsets(ctx, r.liveIDs(ctx, w), w.readCommitted, askStarts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil
@@ -154,6 +155,9 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		if lo, ok := logs[kafka.PartitionID{Topic: p.tp.Topic, Partition: p.tp.Partition}]; ok {
 			low, end = lo.Start, lo.End
 		}
+		if known := p.knownEnd(end); end < 0 && known > 0 {
+			end = known // deleted or re-created while paused: what was last seen of the topic it replicated
+		}
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: statusPaused}
@@ -197,6 +201,27 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 	}
 	r.limit.Resolved(ctx, r.log, "partition-stats", "publishing partition stats works again")
 	return r.reportPausedNotices(ctx)
+}
+
+// liveIDs returns the partitions to ask the source's offsets for: all of them but those whose source topic is
+// gone or is not the one their offsets belong to (deleted and re-created while paused). A deleted topic's
+// partition would fail the whole request; a re-created one's would show the new topic's end. Their stats keep
+// the end offset last seen of the topic they replicated, which is what the resume judges the deletion on. When
+// the topics cannot be described, every partition is asked for.
+func (r *sourceRun) liveIDs(ctx context.Context, w *pausedWatch) []kafka.PartitionID {
+	shapes, err := w.admin.TopicShapes(ctx, slices.Sorted(maps.Keys(r.bySource)))
+	if err != nil {
+		r.log.Debug("paused: cannot describe the source topics", "error", err)
+		return w.ids
+	}
+	live := make([]kafka.PartitionID, 0, len(w.ids))
+	for i, p := range r.parts {
+		id, _ := p.identity()
+		if shape, ok := shapes[p.tp.Topic]; ok && int(p.tp.Partition) < shape.Partitions && (id == "" || shape.ID == id) {
+			live = append(live, w.ids[i])
+		}
+	}
+	return live
 }
 
 // reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).

@@ -33,6 +33,9 @@ type pausedTestEnv struct {
 }
 
 func (e *pausedTestEnv) ReadOffsets(context.Context) ([]tasks.Offset, error) { return e.offsets, nil }
+func (e *pausedTestEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
+	return nil, nil
+}
 func (e *pausedTestEnv) LastOffsetRanges(context.Context, []tasks.RangeKey) (map[tasks.RangeKey]tasks.OffsetRange, error) {
 	return nil, nil
 }

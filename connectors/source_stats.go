@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -38,6 +39,9 @@ const (
 	statusStop      = "stop"      // the task does not run (left by its last run)
 	statusRewind    = "rewind"    // the position went back in the window (a re-created source topic)
 	statusTruncated = "truncated" // the task reported records lost before they were replicated
+	// statusDeleted: the source topic is gone (or was re-created without the partition), and the task has
+	// replicated and committed everything it could still read of it: the connector may drop it from its plan.
+	statusDeleted = "deleted"
 )
 
 // lagSample is one sample of a partition's position.
@@ -208,6 +212,9 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 			}
 		}
 		low, end := st.low, st.end
+		if known := p.knownEnd(end); end < 0 && known > 0 {
+			end = known // a gone topic's partition shows the end it was last seen with
+		}
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
 		lag := int64(-1)
 		if end >= 0 {
@@ -218,13 +225,22 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		}
 		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})
 		status := st.status(lost[p.tp])
+		if p.isGone() {
+			status = r.goneStatus(p, pp, pos, end, status)
+		}
 
 		var headTS time.Time
 		if pp.head >= 0 && pp.headTS != noTimestamp {
 			headTS = time.UnixMilli(pp.headTS)
 		}
 		p.metrics.setPositions(pos, end, headTS, now)
-		p.metrics.setStatus(status)
+		if status == statusDeleted {
+			// The state set has no series of its own for a partition about to leave the plan: one more per
+			// partition is not worth it.
+			p.metrics.setStatus(statusStop)
+		} else {
+			p.metrics.setStatus(status)
+		}
 
 		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: status}
@@ -234,6 +250,42 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		stat.RecordsPerSecond, stat.BytesPerSecond = st.rates()
 		st.last, st.ready = stat, true
 	}
+}
+
+// A gone partition is drained once its position stood still over this many samples (a second apart).
+const goneStillSamples = 3
+
+// goneStatus is the status of a partition whose source topic is gone: deleted once nothing is in flight,
+// everything acknowledged is committed and the position stood still over the last goneStillSamples samples
+// (the source serves no more of it), else what the window says (it is still being drained). Once drained, the task shows
+// what the topic took with it at once: the connector's lasting notice comes when its plan drops the partition,
+// which may be a topic refresh interval later.
+func (r *sourceRun) goneStatus(p *sourcePartition, pp partitionPosition, pos, end int64, status string) string {
+	still := p.stats.n >= goneStillSamples
+	for i := 1; still && i < goneStillSamples; i++ {
+		still = p.stats.at(p.stats.n-1-i).pos == pos
+	}
+	if !still || pp.head >= 0 || p.inflightLen() > 0 || pp.acked != p.committed {
+		return status
+	}
+	if end > pos {
+		p.mu.Lock()
+		readEnd := p.readEnd // how far ended pipelines read: the current one has nothing in flight
+		p.mu.Unlock()
+		var inFlight string
+		if readEnd > pos {
+			inFlight = fmt.Sprintf("; records %d to %d had been read and were in flight when a pipeline restarted: any of them the target wrote all the same are on it",
+				pos, min(readEnd, end)-1)
+		}
+		msg := fmt.Sprintf("DATA NOT REPLICATED: %s topic %s partition %d was deleted before records %d to %d were confirmed replicated to %s; they cannot be read any more (this task replicated it until the source served no more of it%s)",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, pos, end-1, r.targetAlias, inFlight)
+		key := fmt.Sprintf("deleted:%s-%d:%d", p.tp.Topic, p.tp.Partition, pos)
+		if !r.hasNotice(key) {
+			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", pos, "lost_to", end-1)
+		}
+		r.notice(key, partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, pos, end-1))
+	}
+	return statusDeleted
 }
 
 // watermarkWindow returns which of n partitions a sample reads the watermarks of: reads of them from first

@@ -279,6 +279,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
+	r.loadSeenEnds(ctx)
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
@@ -1065,6 +1066,12 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err
 	if kafka.IsAuthentication(err) {
 		return fmt.Errorf("authenticate to source cluster %s: %w", r.sourceAlias, err)
 	}
+	if kafka.IsUnknownTopic(err) {
+		// A partition the consumer no longer finds, not an unreachable cluster: the identity watch names the
+		// partitions whose topic is gone within sourceIdentityInterval.
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "source-unknown", "a source partition is unknown to the consumer (its topic deleted?)", "cluster", r.sourceAlias, "error", err)
+		return nil
+	}
 	if kafka.IsRetriable(err) {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
 		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable, Message: fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err)})
@@ -1314,6 +1321,14 @@ func (r *sourceRun) notice(key string, n tasks.Notice) {
 		r.hasNotices.Store(true)
 		r.dirty.Store(true)
 	}
+}
+
+// hasNotice tells whether the notice of key is shown.
+func (r *sourceRun) hasNotice(key string) bool {
+	r.noticeMu.Lock()
+	defer r.noticeMu.Unlock()
+	_, ok := r.notices[key]
+	return ok
 }
 
 // clearNotice removes a notice, e.g. "source unreachable" once records flow again. It is on the hot path,

@@ -173,13 +173,25 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 		return err
 	}
 
-	order := partitionOrder(r.order, topics, r.cfg.values.Int("tasks.max"), r.assignment)
+	gone := goneFromPlan(r.order, all)
+	stats, statsOK := r.planStats(ctx, gone)
+	planned := r.withDraining(gone, topics, stats, statsOK)
+	order := partitionOrder(r.order, planned, r.cfg.values.Int("tasks.max"), r.assignment)
 	if added, removed := partitionChanges(r.order, order); r.planned && (added > 0 || removed > 0) {
-		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order))
+		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order),
+			"draining", len(r.draining))
 	}
 	r.order, r.topics = order, topics
 	if err := r.publish(ctx); err != nil {
 		return err
+	}
+	if !statsOK {
+		return nil // the stats of dropped partitions stay until they can be judged
+	}
+	if r.judgeDropped(ctx, all, order, stats) {
+		if err := r.reportProblems(ctx, topics); err != nil {
+			return err
+		}
 	}
 	return r.retainStats(ctx)
 }
@@ -282,6 +294,10 @@ func (r *sourcePlanner) reportProblems(ctx context.Context, topics map[string]in
 	for _, remote := range slices.Sorted(maps.Keys(r.problems)) {
 		lines = append(lines, r.problems[remote])
 		notices = append(notices, tasks.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
+	}
+	for _, n := range r.lossNotices() {
+		lines = append(lines, n.Message)
+		notices = append(notices, n)
 	}
 	notice := strings.Join(lines, "\n")
 	if notice == r.reported {

@@ -252,10 +252,11 @@ const (
 	statusRewind    = "rewind"
 	statusStall     = "stall"
 	statusStop      = "stop"
+	statusDeleted   = "deleted" // the source topic is gone; the connector's plan drops the partition next
 	statusTruncated = "truncated"
 )
 
-var partitionStatuses = []string{statusOK, statusPaused, statusWarn, statusRewind, statusStall, statusStop, statusTruncated}
+var partitionStatuses = []string{statusOK, statusPaused, statusWarn, statusRewind, statusStall, statusStop, statusDeleted, statusTruncated}
 
 // Statuses lists the partition statuses, best first.
 func Statuses() []string { return slices.Clone(partitionStatuses) }

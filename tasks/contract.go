@@ -45,6 +45,11 @@ type ConnectorEnv interface {
 	// partition that plan does not give to the task that published them: the rows of partitions no task owns
 	// any more would otherwise linger. ErrFenced as for SetTaskConfigs.
 	RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error
+	// PartitionStats returns what the connector's tasks last published of their partitions (running, paused or
+	// as they stopped): the end offsets last seen of partitions whose topic is gone tell what it took with it.
+	PartitionStats(ctx context.Context) ([]PartitionStat, error)
+	// ReadOffsets returns every stored source offset of the connector.
+	ReadOffsets(ctx context.Context) ([]Offset, error)
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
@@ -84,6 +89,9 @@ type TaskEnv interface {
 	PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error
 	// OffsetRangesAround returns, for each query, the offset-map ranges around its offset.
 	OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error)
+	// PartitionStats returns what the connector's tasks last published of their partitions, this task's earlier
+	// runs (running or paused) included.
+	PartitionStats(ctx context.Context) ([]PartitionStat, error)
 	// PublishPartitionStats publishes where the task's partitions stand (GET /connectors/{c}/partitions).
 	// ErrFenced as for CommitOffsets.
 	PublishPartitionStats(ctx context.Context, stats []PartitionStat) error

@@ -37,6 +37,14 @@ func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
 	return err
 }
 
+func (e *runEnv) PartitionStats(ctx context.Context) ([]PartitionStat, error) {
+	return e.w.store.ConnectorPartitionStats(ctx, e.work.Connector)
+}
+
+func (e *runEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
+	return e.w.store.Offsets(ctx, e.work.Connector)
+}
+
 func (e *runEnv) StopContext() context.Context { return e.stopCtx }
 func (e *runEnv) Logger() *slog.Logger         { return e.log }
 
@@ -67,10 +75,6 @@ func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []Partition
 
 // taskEnv is the TaskEnv of one task run.
 type taskEnv struct{ *runEnv }
-
-func (e taskEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
-	return e.w.store.Offsets(ctx, e.work.Connector)
-}
 
 func (e taskEnv) CommitOffsets(ctx context.Context, offsets []Offset) error {
 	return e.w.store.CommitOffsets(ctx, e.claim, offsets)

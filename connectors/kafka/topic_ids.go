@@ -10,17 +10,37 @@ import (
 // TopicIDs returns the topic id (KIP-516) of each of topics that exists; missing topics are left out. A
 // deleted and re-created topic has a new id, which is how a task tells it from the topic it replicated.
 func (a *Admin) TopicIDs(ctx context.Context, topics []string) (map[string]string, error) {
+	shapes, err := a.TopicShapes(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(shapes))
+	for name, s := range shapes {
+		out[name] = s.ID
+	}
+	return out, nil
+}
+
+// TopicShape is a topic's id and partition count.
+type TopicShape struct {
+	ID         string
+	Partitions int
+}
+
+// TopicShapes is TopicIDs with each topic's partition count: a topic re-created with fewer partitions no longer
+// has the old topic's last ones.
+func (a *Admin) TopicShapes(ctx context.Context, topics []string) (map[string]TopicShape, error) {
 	ctx, cancel := a.ctx(ctx)
 	defer cancel()
 	res, err := a.a.DescribeTopics(ctx, ckafka.NewTopicCollectionOfTopicNames(topics))
 	if err != nil {
 		return nil, fmt.Errorf("describe topics: %w", a.cause(ctx, err))
 	}
-	out := make(map[string]string, len(topics))
+	out := make(map[string]TopicShape, len(topics))
 	for _, d := range res.TopicDescriptions {
 		switch d.Error.Code() {
 		case ckafka.ErrNoError:
-			out[d.Name] = d.TopicID.String()
+			out[d.Name] = TopicShape{ID: d.TopicID.String(), Partitions: len(d.Partitions)}
 		case ckafka.ErrUnknownTopicOrPart, ckafka.ErrUnknownTopicID:
 		default:
 			return nil, fmt.Errorf("describe topic %s: %w", d.Name, d.Error)
