@@ -39,7 +39,7 @@
 //	kmirror_source_end_offset                   gauge    source end offset; absent while unknown
 //	kmirror_replicated_offset                   gauge    next source offset to replicate
 //	kmirror_replication_lag_records             gauge    max(0, end - replicated); absent while end unknown
-//	kmirror_replication_lag_seconds             gauge    0 when caught up, else now - head record ts; absent when unknown
+//	kmirror_replication_lag_seconds             gauge    0 when caught up, else now - head record ts (or when first seen); absent while end unknown
 //	kmirror_last_replicated_timestamp_seconds   gauge    source ts of the last acknowledged record
 //	kmirror_partition_status{status}            gauge    state-set: ok, warn, stall, stop, rewind, truncated, paused
 //
