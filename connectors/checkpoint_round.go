@@ -181,7 +181,7 @@ func rangeOf(r *tasks.OffsetRange) *offsetmap.Range {
 		return nil
 	}
 	return &offsetmap.Range{SourceStart: r.SourceStart, SourceEnd: r.SourceEnd, TargetStart: r.TargetStart, SourceNext: r.SourceNext,
-		GapBefore: r.GapBefore, UnmappedBefore: r.UnmappedBefore}
+		GapBefore: r.GapBefore, UnmappedBefore: r.UnmappedBefore, Uncommitted: r.Uncommitted}
 }
 
 // renameTopic names a source topic as it is on the target (MirrorCheckpointTask.renameTopicPartition): a topic

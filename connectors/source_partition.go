@@ -76,6 +76,8 @@ type sourcePartition struct {
 	idDirty  bool   // sourceID changed and must be stored even if the offset did not move
 	seenEnd  int64  // the end offset of the source partition as last seen (0: unknown)
 	logStart int64  // the log start offset of the source partition as last seen (0: unknown)
+	// uncommittedReads: the consumer reads uncommitted records (source_uncommitted.go), under mu.
+	uncommittedReads bool
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
@@ -87,6 +89,7 @@ func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, s
 func (p *sourcePartition) continueRanges(last offsetmap.Range) {
 	p.mu.Lock()
 	p.ranges = offsetmap.NewTracker(&last)
+	p.flagSkipsIfUncommitted()
 	p.mu.Unlock()
 }
 
@@ -305,6 +308,7 @@ func (p *sourcePartition) restartAt(id string) {
 	p.sourceID, p.newID, p.idDirty, p.seenEnd, p.logStart = id, "", true, 0, 0
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
+	p.flagSkipsIfUncommitted()
 }
 
 // identity returns the source id the partition's offsets belong to, and whether it still has to be stored.

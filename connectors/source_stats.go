@@ -220,6 +220,7 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		}
 		st.add(lagSample{at: now, pos: pos, lag: lag, acks: pp.acks, bytes: pp.bytes})
 		status := st.status(lost[p.tp])
+		r.noticeUncommitted(p)
 
 		var headTS time.Time
 		if pp.head >= 0 && pp.headTS != noTimestamp {

@@ -311,7 +311,12 @@ func (r *sourceRun) loadRanges(ctx context.Context) error {
 			continue
 		}
 		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext,
-			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore})
+			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore, Uncommitted: l.Uncommitted})
+	}
+	if r.readsUncommitted() {
+		for _, p := range r.parts {
+			p.readUncommitted()
+		}
 	}
 	return nil
 }
@@ -1221,7 +1226,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 			k := r.rangeKey(p)
 			for _, rg := range snap.Ranges {
 				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
-					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Rewind: rg.Rewind})
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Uncommitted: rg.Uncommitted, Rewind: rg.Rewind})
 			}
 			snaps, mapped = append(snaps, snap), append(mapped, p)
 		}
