@@ -96,10 +96,11 @@
 // Like Connect, which times a flush with nothing to write too, a round with nothing new to store counts, so an
 // idle task averages about 0 rather than NaN.
 //
-// kmirror_unit_notices{connector,task,kind} counts the notices a running unit shows beside its state
+// kmirror_unit_notices{connector,task,kind} counts the notices a unit shows beside its state
 // (source_unreachable, target_unreachable, data_not_replicated, source_truncated, source_topic_recreated,
-// remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
-// shown; alert on `kmirror_unit_notices > 0`.
+// remote_topic_recreated, writes_paused, aborted_records_replicated, group_not_shown, failed for a FAILED unit,
+// ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not shown; alert
+// on `kmirror_unit_notices > 0`.
 //
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.

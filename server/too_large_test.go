@@ -44,6 +44,7 @@ func TestRecordTooLargeNamesTheLimitThatWasHit(t *testing.T) {
 			require.Equal(t, http.StatusCreated, code, "%v", body)
 			k.awaitStates(conn, "RUNNING FAILED", time.Minute)
 			trace := k.taskTraces(conn)
+			t.Logf("trace: %s", trace)
 			msg := "replicate A topic " + name + " partition 0 offset 0"
 			require.True(t, strings.HasPrefix(trace, msg), "the trace starts with the message: %s", trace)
 			require.Contains(t, trace, c.want)
