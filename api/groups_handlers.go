@@ -1,9 +1,11 @@
 package api
 
 import (
+	"encoding/base64"
 	"errors"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/store"
@@ -43,9 +45,13 @@ type groupOffset struct {
 	TargetOffset *int64 `json:"target_offset"`
 	Exact        bool   `json:"exact"`
 	Basis        string `json:"basis"`
-	Metadata     string `json:"metadata"`
-	ReadAt       string `json:"read_at"`
-	AgeMs        int64  `json:"age_ms"`
+	// Metadata is the group's commit metadata as JSON text (a NUL as \u0000). Kafka keeps any bytes there; when
+	// they are not valid UTF-8, which JSON text cannot carry, Metadata shows each invalid byte as U+FFFD and
+	// MetadataBase64 holds the exact bytes (null otherwise).
+	Metadata       string  `json:"metadata"`
+	MetadataBase64 *string `json:"metadata_base64"`
+	ReadAt         string  `json:"read_at"`
+	AgeMs          int64   `json:"age_ms"`
 	// ReplicatedAt is when the offset map behind the translation last grew; null for the other bases.
 	ReplicatedAt      *string `json:"replicated_at"`
 	CheckpointEmitted bool    `json:"checkpoint_emitted"`
@@ -108,6 +114,10 @@ func (s *server) getGroupOffsets(w http.ResponseWriter, r *http.Request) error {
 			SourceTopic: o.Topic, Partition: o.Partition, SourceOffset: o.UpstreamOffset,
 			TargetTopic: o.DownstreamTopic, TargetOffset: o.DownstreamOffset, Exact: o.Exact, Basis: o.Basis,
 			Metadata: o.Metadata, ReadAt: formatTime(o.ReadAt), AgeMs: ageMs(now, o.ReadAt), CheckpointEmitted: o.Emitted,
+		}
+		if !utf8.ValidString(o.Metadata) {
+			b := base64.StdEncoding.EncodeToString([]byte(o.Metadata))
+			g.MetadataBase64 = &b
 		}
 		if o.ReplicatedAt != nil {
 			t := formatTime(*o.ReplicatedAt)

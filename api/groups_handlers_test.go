@@ -99,7 +99,7 @@ func TestConsumerGroupsAndOffsets(t *testing.T) {
 		{Group: "orders-app", Topic: "orders", Partition: 0, UpstreamOffset: 120, DownstreamTopic: "A.orders", DownstreamOffset: at(118),
 			Exact: true, Basis: store.BasisOffsetMap, Metadata: `{"app":"a<b>&c"}`, ReadAt: readNew, ReplicatedAt: &replicated, Emitted: true},
 		{Group: "orders-app", Topic: "orders", Partition: 1, UpstreamOffset: 0, DownstreamTopic: "A.orders", DownstreamOffset: at(0),
-			Exact: true, Basis: store.BasisOffsetMap, ReadAt: readOld, ReplicatedAt: &replicated, Emitted: false},
+			Exact: true, Basis: store.BasisOffsetMap, Metadata: "abc\x00\xff", ReadAt: readOld, ReplicatedAt: &replicated, Emitted: false},
 		{Group: team, Topic: "audit", Partition: 0, UpstreamOffset: 50, DownstreamTopic: "A.audit", DownstreamOffset: at(41),
 			Exact: false, Basis: store.BasisOffsetSyncs, ReadAt: readNew, Emitted: true},
 		{Group: team, Topic: "audit", Partition: 3, UpstreamOffset: 7, DownstreamTopic: "A.audit",
@@ -127,9 +127,10 @@ func TestConsumerGroupsAndOffsets(t *testing.T) {
 	requireAge(t, offsets[1].(map[string]any), 90*time.Second)
 	require.JSONEq(t, `{"name":"ckpt","group":"orders-app","offsets":[`+
 		`{"source_topic":"orders","partition":0,"source_offset":120,"target_topic":"A.orders","target_offset":118,"exact":true,`+
-		`"basis":"offset_map","metadata":"{\"app\":\"a<b>&c\"}","read_at":"`+ts(readNew)+`","replicated_at":"`+ts(replicated)+`","checkpoint_emitted":true},`+
+		`"basis":"offset_map","metadata":"{\"app\":\"a<b>&c\"}","metadata_base64":null,"read_at":"`+ts(readNew)+`","replicated_at":"`+ts(replicated)+`","checkpoint_emitted":true},`+
 		`{"source_topic":"orders","partition":1,"source_offset":0,"target_topic":"A.orders","target_offset":0,"exact":true,`+
-		`"basis":"offset_map","metadata":"","read_at":"`+ts(readOld)+`","replicated_at":"`+ts(replicated)+`","checkpoint_emitted":false}]}`,
+		// Metadata that is not UTF-8: JSON text shows what it can, base64 the exact bytes.
+		`"basis":"offset_map","metadata":"abc\u0000\ufffd","metadata_base64":"YWJjAP8=","read_at":"`+ts(readOld)+`","replicated_at":"`+ts(replicated)+`","checkpoint_emitted":false}]}`,
 		jsonText(t, body))
 
 	// A group name routes as one escaped path segment, whatever it holds; a trailing slash is ignored.
@@ -145,9 +146,9 @@ func TestConsumerGroupsAndOffsets(t *testing.T) {
 		}
 		require.JSONEq(t, `{"name":"ckpt","group":"team/a b%+","offsets":[`+
 			`{"source_topic":"audit","partition":0,"source_offset":50,"target_topic":"A.audit","target_offset":41,"exact":false,`+
-			`"basis":"offset_syncs","metadata":"","read_at":"`+ts(readNew)+`","replicated_at":null,"checkpoint_emitted":true},`+
+			`"basis":"offset_syncs","metadata":"","metadata_base64":null,"read_at":"`+ts(readNew)+`","replicated_at":null,"checkpoint_emitted":true},`+
 			`{"source_topic":"audit","partition":3,"source_offset":7,"target_topic":"A.audit","target_offset":null,"exact":false,`+
-			`"basis":"none","metadata":"","read_at":"`+ts(readNew)+`","replicated_at":null,"checkpoint_emitted":false}]}`,
+			`"basis":"none","metadata":"","metadata_base64":null,"read_at":"`+ts(readNew)+`","replicated_at":null,"checkpoint_emitted":false}]}`,
 			jsonText(t, body))
 	}
 	// The unescaped '/' splits the name and matches no route.

@@ -42,6 +42,12 @@ func (r *checkpointRun) round(ctx context.Context) error {
 		r.clearNotice("groups")
 	}
 
+	for k := range r.notices {
+		if strings.HasPrefix(k, groupNoticePrefix) {
+			delete(r.notices, k) // set again below for every group that still has the problem
+		}
+	}
+
 	// Translate in batches of whole groups: a round's memory stays bounded whatever the number of groups.
 	var batch []string
 	n := 0
@@ -113,6 +119,30 @@ func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, of
 	if err := r.emit(ctx, rows, emit, readAt); err != nil {
 		return err
 	}
+	return r.publishGroupOffsets(ctx, groups, rows)
+}
+
+// groupNoticePrefix keys the notices about one group among the run's notices.
+const groupNoticePrefix = "group:"
+
+// publishGroupOffsets stores the translations for the API. A group whose id PostgreSQL cannot hold as text is
+// left out with a notice, so that one group's name never stops the others' translations from being shown;
+// its checkpoints and synced offsets are written all the same.
+func (r *checkpointRun) publishGroupOffsets(ctx context.Context, groups []string, rows []tasks.GroupOffset) error {
+	var bad []string
+	for _, g := range groups {
+		if !tasks.TextStorable(g) {
+			bad = append(bad, g)
+		}
+	}
+	for _, g := range bad {
+		r.setNotice(groupNoticePrefix+g, tasks.Notice{Kind: NoticeGroupNotShown,
+			Message: fmt.Sprintf("consumer group %q is checkpointed, but its translations cannot be shown by the groups API: its id is not valid UTF-8 or holds a NUL", g)})
+	}
+	if len(bad) > 0 {
+		groups = slices.DeleteFunc(slices.Clone(groups), func(g string) bool { return slices.Contains(bad, g) })
+		rows = slices.DeleteFunc(slices.Clone(rows), func(o tasks.GroupOffset) bool { return slices.Contains(bad, o.Group) })
+	}
 	if err := r.env.PutGroupOffsets(ctx, groups, rows); err != nil {
 		return fmt.Errorf("publish group offsets: %w", err)
 	}
@@ -151,7 +181,7 @@ func rangeOf(r *tasks.OffsetRange) *offsetmap.Range {
 		return nil
 	}
 	return &offsetmap.Range{SourceStart: r.SourceStart, SourceEnd: r.SourceEnd, TargetStart: r.TargetStart, SourceNext: r.SourceNext,
-		GapBefore: r.GapBefore, UnmappedBefore: r.UnmappedBefore}
+		GapBefore: r.GapBefore, UnmappedBefore: r.UnmappedBefore, Uncommitted: r.Uncommitted}
 }
 
 // renameTopic names a source topic as it is on the target (MirrorCheckpointTask.renameTopicPartition): a topic

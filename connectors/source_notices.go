@@ -30,3 +30,9 @@ func partitionNotice(kind, msg, topic string, partition int32, first, last int64
 	}
 	return n
 }
+
+// Notices of what kmirror copies or keeps differently from what a client of the source saw.
+const (
+	NoticeGroupNotShown            = "group_not_shown"            // a group's translations cannot be kept for the API (its id is not valid UTF-8 or holds NUL); its checkpoints are still written
+	NoticeAbortedRecordsReplicated = "aborted_records_replicated" // read_uncommitted: records of aborted source transactions were copied as ordinary records
+)

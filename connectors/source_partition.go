@@ -78,6 +78,8 @@ type sourcePartition struct {
 	seenAt   time.Time // when seenEnd was seen, if before this run (its last published stats); zero otherwise
 	gone     bool      // the source topic is gone, or was re-created without this partition
 	logStart int64     // the log start offset of the source partition as last seen (0: unknown)
+	// uncommittedReads: the consumer reads uncommitted records (source_uncommitted.go), under mu.
+	uncommittedReads bool
 }
 
 func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, sourceID string) *sourcePartition {
@@ -89,6 +91,7 @@ func newSourcePartition(tp mirror.TopicPartition, remote string, stored int64, s
 func (p *sourcePartition) continueRanges(last offsetmap.Range) {
 	p.mu.Lock()
 	p.ranges = offsetmap.NewTracker(&last)
+	p.flagSkipsIfUncommitted()
 	p.mu.Unlock()
 }
 
@@ -308,6 +311,7 @@ func (p *sourcePartition) restartAt(id string) {
 	p.seenAt, p.gone = time.Time{}, false
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
+	p.flagSkipsIfUncommitted()
 }
 
 // knownEnd returns the end offset last seen of the source partition (0: unknown), and notes end (at most 0:

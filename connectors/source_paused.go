@@ -177,6 +177,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		if h := heads[p]; end > pos && h.found && h.pos == pos && h.ts != noTimestamp {
 			headTS = time.UnixMilli(h.ts)
 		}
+		headTS = p.stats.seen.oldestUnreplicated(pos, end, headTS, now)
 		setPosition(&stat, pos, end, headTS, pp.lastTS, now)
 		p.metrics.setPositions(pos, end, headTS, now)
 		p.metrics.setStatus(stat.Status)

@@ -70,6 +70,8 @@ type partitionStats struct {
 	// sourceWatermarkSampleMax); read says whether one has.
 	low, end int64
 	read     bool
+	// seen dates the unreplicated records whose timestamps are not known yet.
+	seen endSightings
 }
 
 func (s *partitionStats) add(x lagSample) {
@@ -228,11 +230,13 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 		if p.isGone() {
 			status = r.goneStatus(p, pp, pos, end, status)
 		}
+		r.noticeUncommitted(p)
 
 		var headTS time.Time
 		if pp.head >= 0 && pp.headTS != noTimestamp {
 			headTS = time.UnixMilli(pp.headTS)
 		}
+		headTS = st.seen.oldestUnreplicated(pos, end, headTS, now)
 		p.metrics.setPositions(pos, end, headTS, now)
 		if status == statusDeleted {
 			// The state set has no series of its own for a partition about to leave the plan: one more per
@@ -302,7 +306,8 @@ func watermarkWindow(n int, next *int) (first, reads int) {
 
 // setPosition fills what a partition stat says of the position pos against the source's end (unknown when
 // negative): the end and the lag in records, the lag in seconds (0 when caught up, else the age of the record at
-// pos when its source timestamp headTS is known), and the source timestamp of the last replicated record.
+// pos from headTS: its source timestamp, or when kmirror first saw it), and the source timestamp of the last
+// replicated record.
 func setPosition(stat *tasks.PartitionStat, pos, end int64, headTS time.Time, lastTS int64, now time.Time) {
 	if end >= 0 {
 		lag := max(end-pos, 0)

@@ -312,7 +312,12 @@ func (r *sourceRun) loadRanges(ctx context.Context) error {
 			continue
 		}
 		p.continueRanges(offsetmap.Range{SourceStart: l.SourceStart, SourceEnd: l.SourceEnd, TargetStart: l.TargetStart, SourceNext: l.SourceNext,
-			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore})
+			GapBefore: l.GapBefore, UnmappedBefore: l.UnmappedBefore, Uncommitted: l.Uncommitted})
+	}
+	if r.readsUncommitted() {
+		for _, p := range r.parts {
+			p.readUncommitted()
+		}
 	}
 	return nil
 }
@@ -956,35 +961,14 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 	}
 }
 
-// refusedError is the error of a record (of size value bytes; -1 unknown) the producer refused.
-func (r *sourceRun) refusedError(p *sourcePartition, offset int64, size int, err error) error {
-	if kafka.IsRecordTooLarge(err) {
-		what := ""
-		if size >= 0 {
-			what = fmt.Sprintf(" (%d value bytes)", size)
-		}
-		return fmt.Errorf("replicate %s topic %s partition %d offset %d%s to %s topic %s: %w; raise the target producer's max.request.size (producer.override.max.request.size) and the remote topic's max.message.bytes",
-			r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, what, r.targetAlias, *p.remote, err)
-	}
-	err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-		r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, err)
-	if kafka.IsRetriable(err) || kafka.IsFatal(err) {
-		// e.g. a remote partition the producer does not know yet (the connector adds partitions to
-		// remote topics on its refresh): a later pipeline succeeds, the task must not fail for it. A
-		// producer in a fatal state is replaced by the next pipeline, as the poll loop's check does.
-		err = &pipelineError{err: err}
-	}
-	return err
-}
-
 // deliveryFailed records the pipeline's first delivery failure: a failed report (deliveryErr) or one that
 // came without a target offset before any confirmed one (deliveryErr nil), of the record at upstream, and
 // drops what the producer holds (halt).
 func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryErr error, producer purger) {
 	var err error
 	if deliveryErr != nil {
-		err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w",
-			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, deliveryErr)
+		err = fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: %w%s",
+			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, deliveryErr, r.refusedByBrokerAdvice(p, deliveryErr))
 		if kafka.IsRetriable(deliveryErr) || kafka.IsPurged(deliveryErr) || kafka.IsFatal(deliveryErr) {
 			err = &pipelineError{err: err}
 		}
@@ -1249,7 +1233,7 @@ func (r *sourceRun) commit(ctx context.Context) error {
 			k := r.rangeKey(p)
 			for _, rg := range snap.Ranges {
 				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
-					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Rewind: rg.Rewind})
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Uncommitted: rg.Uncommitted, Rewind: rg.Rewind})
 			}
 			snaps, mapped = append(snaps, snap), append(mapped, p)
 		}

@@ -39,7 +39,7 @@
 //	kmirror_source_end_offset                   gauge    source end offset; absent while unknown
 //	kmirror_replicated_offset                   gauge    next source offset to replicate
 //	kmirror_replication_lag_records             gauge    max(0, end - replicated); absent while end unknown
-//	kmirror_replication_lag_seconds             gauge    0 when caught up, else now - head record ts; absent when unknown
+//	kmirror_replication_lag_seconds             gauge    0 when caught up, else now - head record ts (or when first seen); absent while end unknown
 //	kmirror_last_replicated_timestamp_seconds   gauge    source ts of the last acknowledged record
 //	kmirror_partition_status{status}            gauge    state-set: ok, warn, stall, stop, rewind, truncated, paused
 //
@@ -96,10 +96,11 @@
 // Like Connect, which times a flush with nothing to write too, a round with nothing new to store counts, so an
 // idle task averages about 0 rather than NaN.
 //
-// kmirror_unit_notices{connector,task,kind} counts the notices a running unit shows beside its state
+// kmirror_unit_notices{connector,task,kind} counts the notices a unit shows beside its state
 // (source_unreachable, target_unreachable, data_not_replicated, source_truncated, source_topic_recreated,
-// remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
-// shown; alert on `kmirror_unit_notices > 0`.
+// remote_topic_recreated, writes_paused, aborted_records_replicated, group_not_shown, failed for a FAILED unit,
+// ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not shown; alert
+// on `kmirror_unit_notices > 0`.
 //
 // Health, for the alerts (deploy/prometheus/kmirror-rules.yaml): kmirror_database_up (1 while this worker's
 // last heartbeat reached PostgreSQL, 0 after one failed), and per checkpoint task run {connector,task}

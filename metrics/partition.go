@@ -167,8 +167,8 @@ func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
 }
 
 // SetPositions records where the partition stands: replicated is the next source offset to replicate, end the
-// source's end offset (-1 when unknown), headTS the source timestamp of the record at replicated when known
-// (zero otherwise). The lag in seconds is 0 when caught up (replicated >= end), now - headTS otherwise, and
+// source's end offset (-1 when unknown), headTS the source timestamp of the record at replicated, or when it
+// was first seen to exist when its timestamp is not known (zero: neither). The lag in seconds is 0 when caught up (replicated >= end), now - headTS otherwise, and
 // unknown (no sample) when end or headTS is.
 func (p *SourcePartition) SetPositions(replicated, end int64, headTS, now time.Time) {
 	lag := math.NaN()

@@ -18,6 +18,9 @@ var (
 	ErrFencePending = errors.New("the previous task set is not fenced yet")
 	// ErrNotStopped is returned when offsets are changed while the connector is not STOPPED.
 	ErrNotStopped = errors.New("connector is not stopped")
+	// ErrUnstorableText is returned when a name that comes from Kafka cannot be stored as PostgreSQL text
+	// (see TextStorable).
+	ErrUnstorableText = errors.New("not storable as text: invalid UTF-8 or NUL")
 	// ErrSchemaTooNew is returned when the database was migrated by a newer kmirror than this binary.
 	ErrSchemaTooNew = errors.New("database schema is newer than this kmirror")
 )

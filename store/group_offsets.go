@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -28,7 +30,8 @@ type GroupOffset struct {
 	DownstreamOffset *int64
 	Exact            bool
 	Basis            string
-	Metadata         string
+	// Metadata is the group's commit metadata, byte for byte as Kafka keeps it (any bytes, NUL included).
+	Metadata string
 	// ReadAt is when the group's offsets were read on the source; ReplicatedAt is when the offset map behind
 	// the translation last grew (nil for other bases).
 	ReadAt       time.Time
@@ -37,11 +40,19 @@ type GroupOffset struct {
 	Emitted bool
 }
 
+// TextStorable reports whether s can be stored as PostgreSQL text: valid UTF-8 without NUL. A Kafka group id is
+// any string its client sent, so one may not be.
+func TextStorable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
 // PutGroupOffsets replaces the stored translations of groups with offsets, for the run holding claim;
-// ErrFenced once it no longer holds its unit.
+// ErrFenced once it no longer holds its unit, ErrUnstorableText when a group id is not TextStorable (nothing
+// is stored then).
 func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, offsets []GroupOffset) error {
 	n := len(offsets)
-	gs, topics, dtopics, metas, bases := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	gs, topics, dtopics, bases := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	metas := make([][]byte, n)
 	parts := make([]int32, n)
 	ups := make([]int64, n)
 	downs := make([]*int64, n)
@@ -50,7 +61,12 @@ func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, o
 	replAt := make([]*time.Time, n)
 	for i, o := range offsets {
 		gs[i], topics[i], parts[i], ups[i], dtopics[i], downs[i] = o.Group, o.Topic, o.Partition, o.UpstreamOffset, o.DownstreamTopic, o.DownstreamOffset
-		exact[i], bases[i], metas[i], readAt[i], replAt[i], emitted[i] = o.Exact, o.Basis, o.Metadata, o.ReadAt, o.ReplicatedAt, o.Emitted
+		exact[i], bases[i], metas[i], readAt[i], replAt[i], emitted[i] = o.Exact, o.Basis, []byte(o.Metadata), o.ReadAt, o.ReplicatedAt, o.Emitted
+	}
+	for _, g := range groups {
+		if !TextStorable(g) {
+			return fmt.Errorf("store group offsets of %s-%d: group %q: %w", c.Connector, c.Task, g, ErrUnstorableText)
+		}
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := holdClaim(ctx, tx, c); err != nil {
@@ -70,7 +86,7 @@ func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, o
 			INSERT INTO group_offsets (connector_name, group_id, topic, partition, upstream_offset, downstream_topic, downstream_offset,
 				exact, basis, metadata, read_at, replicated_at, emitted)
 			SELECT $1, g, t, p, u, dt, d, x, b, m, ra, rp, e
-			FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::bigint[], $8::bool[], $9::text[], $10::text[],
+			FROM unnest($2::text[], $3::text[], $4::int[], $5::bigint[], $6::text[], $7::bigint[], $8::bool[], $9::text[], $10::bytea[],
 				$11::timestamptz[], $12::timestamptz[], $13::bool[]) AS u(g, t, p, u, dt, d, x, b, m, ra, rp, e)
 			WHERE EXISTS (SELECT 1 FROM connectors WHERE name = $1)
 			ON CONFLICT (connector_name, group_id, topic, partition) DO UPDATE
@@ -129,8 +145,11 @@ func (s *Store) ConnectorGroupOffsets(ctx context.Context, connector, group stri
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (GroupOffset, error) {
 		var g GroupOffset
-		return g, r.Scan(&g.Group, &g.Topic, &g.Partition, &g.UpstreamOffset, &g.DownstreamTopic, &g.DownstreamOffset, &g.Exact,
-			&g.Basis, &g.Metadata, &g.ReadAt, &g.ReplicatedAt, &g.Emitted)
+		var meta []byte
+		err := r.Scan(&g.Group, &g.Topic, &g.Partition, &g.UpstreamOffset, &g.DownstreamTopic, &g.DownstreamOffset, &g.Exact,
+			&g.Basis, &meta, &g.ReadAt, &g.ReplicatedAt, &g.Emitted)
+		g.Metadata = string(meta)
+		return g, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read offsets of group %q of %q: %w", group, connector, err)

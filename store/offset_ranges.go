@@ -27,6 +27,9 @@ type OffsetRange struct {
 	// UnmappedBefore says records before the range's gap, after the previous range, were replicated at target
 	// offsets the map does not know.
 	UnmappedBefore bool
+	// Uncommitted says the range may hold copies of records of aborted source transactions (read uncommitted
+	// from a partition that holds transactions): no translation into it is exact.
+	Uncommitted bool
 	// Rewind makes the range supersede every other stored range of its partition that it overlaps, that
 	// follows it in the source, that ends at or after its target start, or that belongs to another source id.
 	Rewind bool
@@ -69,7 +72,7 @@ func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []Offset
 	n := len(ranges)
 	sa, ta, topics, ids := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	parts := make([]int32, n)
-	unmapped := make([]bool, n)
+	unmapped, uncommitted := make([]bool, n), make([]bool, n)
 	starts, ends, tstarts, nexts, gaps := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
 	for i, r := range ranges {
 		if r.Rewind {
@@ -91,16 +94,16 @@ func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []Offset
 		}
 		sa[i], ta[i], topics[i], parts[i], ids[i] = r.SourceAlias, r.TargetAlias, r.Topic, r.Partition, r.SourceID
 		starts[i], ends[i], tstarts[i], nexts[i] = r.SourceStart, r.SourceEnd, r.TargetStart, max(r.SourceNext, r.SourceEnd+1)
-		gaps[i], unmapped[i] = min(max(r.GapBefore, 0), r.SourceStart), r.UnmappedBefore
+		gaps[i], unmapped[i], uncommitted[i] = min(max(r.GapBefore, 0), r.SourceStart), r.UnmappedBefore, r.Uncommitted
 	}
 	_, err := tx.Exec(ctx, `
-		INSERT INTO offset_ranges (source_alias, target_alias, topic, partition, source_start, source_end, target_start, source_next, source_id, gap_before, unmapped_before, connector_name, updated_at)
-		SELECT sa, ta, t, p, s, e, ts, nx, i, g, um, $1, now()
-		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::boolean[]) AS u(sa, ta, t, p, s, e, ts, nx, i, g, um)
+		INSERT INTO offset_ranges (source_alias, target_alias, topic, partition, source_start, source_end, target_start, source_next, source_id, gap_before, unmapped_before, uncommitted, connector_name, updated_at)
+		SELECT sa, ta, t, p, s, e, ts, nx, i, g, um, uc, $1, now()
+		FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bigint[], $7::bigint[], $8::bigint[], $9::bigint[], $10::text[], $11::bigint[], $12::boolean[], $13::boolean[]) AS u(sa, ta, t, p, s, e, ts, nx, i, g, um, uc)
 		ON CONFLICT (source_alias, target_alias, topic, partition, source_start) DO UPDATE
 		SET source_end = EXCLUDED.source_end, target_start = EXCLUDED.target_start, source_next = EXCLUDED.source_next,
-		    source_id = EXCLUDED.source_id, gap_before = EXCLUDED.gap_before, unmapped_before = EXCLUDED.unmapped_before, connector_name = EXCLUDED.connector_name, updated_at = now()`,
-		connector, sa, ta, topics, parts, starts, ends, tstarts, nexts, ids, gaps, unmapped)
+		    source_id = EXCLUDED.source_id, gap_before = EXCLUDED.gap_before, unmapped_before = EXCLUDED.unmapped_before, uncommitted = EXCLUDED.uncommitted, connector_name = EXCLUDED.connector_name, updated_at = now()`,
+		connector, sa, ta, topics, parts, starts, ends, tstarts, nexts, ids, gaps, unmapped, uncommitted)
 	if err != nil {
 		return fmt.Errorf("store offset ranges: %w", err)
 	}
@@ -115,7 +118,7 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	}
 	sa, ta, topics, parts := splitKeys(keys)
 	rows, err := s.pool.Query(ctx, `
-		SELECT r.source_alias, r.target_alias, r.topic, r.partition, r.source_id, r.source_start, r.source_end, r.target_start, r.source_next, r.gap_before, r.unmapped_before, r.updated_at
+		SELECT r.source_alias, r.target_alias, r.topic, r.partition, r.source_id, r.source_start, r.source_end, r.target_start, r.source_next, r.gap_before, r.unmapped_before, r.uncommitted, r.updated_at
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[]) AS q(sa, ta, t, p)
 		CROSS JOIN LATERAL (SELECT * FROM offset_ranges r
 			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p
@@ -125,7 +128,7 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	}
 	ranges, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (OffsetRange, error) {
 		var r OffsetRange
-		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.GapBefore, &r.UnmappedBefore, &r.UpdatedAt)
+		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.GapBefore, &r.UnmappedBefore, &r.Uncommitted, &r.UpdatedAt)
 		return r, err
 	})
 	if err != nil {
@@ -169,8 +172,8 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 	}
 	sa, ta, topics, parts := splitKeys(keys)
 	rows, err := s.pool.Query(ctx, `
-		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.updated_at,
-		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.updated_at
+		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.uncommitted, p.updated_at,
+		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.uncommitted, n.updated_at
 		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, c, i)
 		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
 			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start <= q.c
@@ -187,16 +190,16 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 		var pid, nid *string
 		var ps, pe, pt, pn, pg, ns, ne, nt, nn, ng *int64
 		var pu, nu *time.Time
-		var pm, nm *bool
-		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pg, &pm, &pu, &nid, &ns, &ne, &nt, &nn, &ng, &nm, &nu); err != nil {
+		var pm, nm, pc, nc *bool
+		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pg, &pm, &pc, &pu, &nid, &ns, &ne, &nt, &nn, &ng, &nm, &nc, &nu); err != nil {
 			return nil, fmt.Errorf("read offset ranges: %w", err)
 		}
 		k := keys[i-1]
 		if ps != nil {
-			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, UpdatedAt: *pu}
+			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, Uncommitted: *pc, UpdatedAt: *pu}
 		}
 		if ns != nil {
-			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, UpdatedAt: *nu}
+			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, Uncommitted: *nc, UpdatedAt: *nu}
 		}
 	}
 	if err := rows.Err(); err != nil {

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -131,4 +132,15 @@ func TestGroupOffsetsReplacedPerGroup(t *testing.T) {
 	_, err = s.ConnectorGroups(ctx, "missing")
 	require.ErrorIs(t, err, store.ErrNotFound)
 	require.ErrorIs(t, s.PutGroupOffsets(ctx, store.Claim{Unit: run.Unit, Epoch: run.Epoch + 1}, []string{"g1"}, nil), store.ErrFenced)
+
+	// Commit metadata is any bytes and comes back unchanged; a group id that text cannot hold is refused by name.
+	meta := "abc\x00\xff" + strings.Repeat("\x00ü", 2048)
+	m := g("g3", "t", 0)
+	m.Metadata = meta
+	require.NoError(t, s.PutGroupOffsets(ctx, run, []string{"g3"}, []store.GroupOffset{m}))
+	got, err = s.ConnectorGroupOffsets(ctx, "c", "g3")
+	require.NoError(t, err)
+	require.Equal(t, meta, got[0].Metadata)
+	bad := g("g\x00", "t", 0)
+	require.ErrorIs(t, s.PutGroupOffsets(ctx, run, []string{"g\x00"}, []store.GroupOffset{bad}), store.ErrUnstorableText)
 }

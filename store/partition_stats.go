@@ -18,7 +18,7 @@ type PartitionStat struct {
 	ReplicatedOffset int64  // the next source offset to replicate
 	EndOffset        *int64 // the source's end offset as last seen; nil when unknown yet
 	LagRecords       *int64
-	LagSeconds       *float64 // nil when unknown (nothing fetched yet)
+	LagSeconds       *float64 // nil only while EndOffset is unknown
 	RecordsPerSecond float64
 	BytesPerSecond   float64
 	LastReplicatedAt *time.Time // source timestamp of the last replicated record

@@ -190,5 +190,8 @@ const (
 // Offset is a source offset in Connect's shape: a partition map and an offset map.
 type Offset = store.Offset
 
+// TextStorable reports whether a name from Kafka can be kept as text (store.TextStorable).
+func TextStorable(s string) bool { return store.TextStorable(s) }
+
 // ErrFenced is returned to a connector instance or task that no longer owns its assignment.
 var ErrFenced = store.ErrFenced

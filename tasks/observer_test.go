@@ -127,8 +127,8 @@ func TestObserverSeesUnitStates(t *testing.T) {
 	require.NoError(t, err)
 	await(map[string]string{"c/-1": "RUNNING", "c/0": "RUNNING", "c/1": "FAILED"}, true)
 	require.Eventually(t, func() bool {
-		return maps.EqualFunc(obs.noticeSnapshot(), map[string][]string{"c/0": {"source_unreachable"}}, slices.Equal)
-	}, 20*time.Second, 20*time.Millisecond, "the observer sees the notice task 0 reports")
+		return maps.EqualFunc(obs.noticeSnapshot(), map[string][]string{"c/0": {"source_unreachable"}, "c/1": {tasks.NoticeFailed}}, slices.Equal)
+	}, 20*time.Second, 20*time.Millisecond, "the observer sees the notice task 0 reports, and the failure of task 1")
 	// Taking up the connector and its two tasks was an assignment change; it is over once all three claimed.
 	awaitAssignment := func(want [2]int) {
 		t.Helper()
@@ -167,8 +167,9 @@ func TestObserverSeesUnitStates(t *testing.T) {
 
 	require.NoError(t, c.store.SetTargetState(ctx, "c", store.TargetPaused))
 	await(map[string]string{"c/-1": "PAUSED", "c/0": "PAUSED", "c/1": "FAILED"}, true)
-	require.Eventually(t, func() bool { return len(obs.noticeSnapshot()) == 0 }, 20*time.Second, 20*time.Millisecond,
-		"a status written without notices clears them")
+	require.Eventually(t, func() bool {
+		return maps.EqualFunc(obs.noticeSnapshot(), map[string][]string{"c/1": {tasks.NoticeFailed}}, slices.Equal)
+	}, 20*time.Second, 20*time.Millisecond, "a status written without notices clears them; the failed task keeps its own")
 
 	_, _, changes = obs.rebalanceState()
 	before = len(changes)

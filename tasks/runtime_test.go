@@ -259,7 +259,9 @@ func TestFailureAndRestart(t *testing.T) {
 	st, err := c.store.TaskStatus(ctx, "f", 1)
 	require.NoError(t, err)
 	require.Contains(t, st.Trace, "replicate: broker said no")
-	require.Contains(t, st.Trace, "Caused by: *errors.errorString: broker said no")
+	require.True(t, strings.HasPrefix(st.Trace, "replicate: broker said no\n"), "the trace starts with the message: %s", st.Trace)
+	require.Contains(t, st.Trace, "\nCaused by: broker said no\n", "a plain error's type says nothing")
+	require.Equal(t, []store.Notice{{Kind: tasks.NoticeFailed, Message: "replicate: broker said no"}}, st.Notices, "a failed task has a notice")
 	require.Contains(t, st.Trace, `task f-1 of connector "f" on worker w1`)
 
 	// A failed task stays failed across pause and resume.

@@ -301,7 +301,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	case err != nil:
 		log.Error("failed", "error", err)
 		w.markFailed(wk)
-		w.retry(ctx, log, "report failure", func() error { return w.putStatus(ctx, c, store.StateFailed, trace(err, wk, w.id)) })
+		w.retry(ctx, log, "report failure", func() error { return w.putFailed(ctx, c, wk, err) })
 	}
 	<-ctx.Done()
 }

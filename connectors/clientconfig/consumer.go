@@ -107,9 +107,15 @@ func (t *translator) consumer() {
 		default:
 			t.fail("isolation.level", "invalid value %q: must be read_uncommitted or read_committed", v)
 		}
+	} else if t.role == ReplicationConsumer {
+		// A deliberate difference from MM2, whose Java consumer reads
+		// uncommitted: records of aborted source transactions were never
+		// visible to a read_committed consumer of the source, and copied as
+		// plain records they would be visible to every consumer of the target.
+		t.setDefault("isolation.level", "read_committed")
 	} else {
-		// Java reads uncommitted by default, librdkafka committed: left alone,
-		// aborted transactional records Java MM2 copies would be skipped.
+		// Java reads uncommitted by default, librdkafka committed: MM2's other
+		// consumers read its own internal topics as Java does.
 		t.setDefault("isolation.level", "read_uncommitted")
 	}
 	if b, ok := t.boolean("allow.auto.create.topics"); ok {

@@ -86,7 +86,7 @@ func TestReplicationConsumerForcedSettings(t *testing.T) {
 		"enable.auto.offset.store": "false",
 		"enable.partition.eof":     "false",
 		"auto.offset.reset":        "earliest",
-		"isolation.level":          "read_uncommitted",
+		"isolation.level":          "read_committed", // not Java's default: aborted source records are never copied
 		"connections.max.idle.ms":  "540000",
 		"reconnect.backoff.ms":     "50",
 		"reconnect.backoff.max.ms": "1000",

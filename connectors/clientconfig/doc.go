@@ -55,7 +55,9 @@
 //
 // Where librdkafka's default differs from Java's in a way that changes what is
 // replicated or whether it fails, Java's default is injected:
-// isolation.level=read_uncommitted, message.max.bytes=1048576 (Java's
+// isolation.level=read_uncommitted (except on the replication consumer, which
+// reads committed records only, on purpose: aborted source transactions are
+// never copied), message.max.bytes=1048576 (Java's
 // max.request.size), max.in.flight 5, idempotence by Java's rules,
 // connections.max.idle.ms, Java's faster reconnect backoff, SO_KEEPALIVE, and
 // Java's murmur2 partitioner. Defaults that only affect throughput (linger.ms,

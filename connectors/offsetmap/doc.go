@@ -21,7 +21,9 @@
 // record (an aborted transaction and its marker at the start of the log) translates exactly too. A range marked
 // UnmappedBefore follows records the map does not know the target offsets of (acknowledged without an offset,
 // or, in exactly-once mode, committed in transactions whose ranges PostgreSQL had not stored before a crash):
-// the gap before it is not a source gap.
+// the gap before it is not a source gap. A range marked Uncommitted was replicated by a consumer reading
+// uncommitted records from a partition that skips offsets (it holds transactions): it may hold copies of
+// aborted records, which a group never saw on the source, so no translation that rests on it is exact.
 //
 // Ranges are persisted with the task's offset commits, in one transaction, so a persisted range never covers a
 // record whose offset is not committed; a restarted task continues its last range when the first record it

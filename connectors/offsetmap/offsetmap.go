@@ -21,6 +21,11 @@ type Range struct {
 	// ranges were not persisted before a crash): a group positioned there translates from the previous range,
 	// approximately (never ahead), not from this one, which would skip them.
 	UnmappedBefore bool
+	// Uncommitted says the range was replicated by a consumer reading uncommitted records from a partition
+	// that skips offsets (transaction markers, so it holds transactions): it may hold copies of records of
+	// aborted transactions, which a read_committed consumer of the source never saw, so no translation into it
+	// is exact.
+	Uncommitted bool
 	// Rewind marks a range that began with a step backwards in the source or the target offsets: it supersedes
 	// every other stored range of the partition that it overlaps, that follows it in the source, or that ends at
 	// or after its target start. Not stored.
@@ -46,6 +51,11 @@ type Tracker struct {
 	unmapped bool
 	pending  int  // records forwarded and not yet acknowledged (or dropped)
 	over     bool // the next range supersedes everything stored (StartOver)
+	// uncommitted: the consumer reads uncommitted records (FlagSkips), and has skipped offsets since, so every
+	// range from the one before the skip on is Uncommitted. skippedAt is the first offset it skipped (-1 none).
+	flagSkips   bool
+	uncommitted bool
+	skippedAt   int64
 }
 
 type seqRange struct {
@@ -63,14 +73,36 @@ type Snapshot struct {
 // NewTracker returns a tracker that continues last (the partition's last stored range) if the first record
 // acknowledged is contiguous with it.
 func NewTracker(last *Range) *Tracker {
-	t := &Tracker{from: -1}
+	t := &Tracker{from: -1, skippedAt: -1}
 	if last != nil {
 		t.cur, t.has = *last, true
+		t.uncommitted = last.Uncommitted
 		t.cur.Rewind = false
 		t.seq++
 		t.curSeq = t.seq
 	}
 	return t
+}
+
+// FlagSkips says that the consumer reads uncommitted records: once it skips offsets (a transaction marker), the
+// ranges are Uncommitted from the current one on.
+func (t *Tracker) FlagSkips() { t.flagSkips = true }
+
+// Skipped returns the first source offset the consumer skipped while FlagSkips was set; false when none.
+func (t *Tracker) Skipped() (int64, bool) { return t.skippedAt, t.skippedAt >= 0 }
+
+// skipped records that the consumer skipped the source offset at.
+func (t *Tracker) skipped(at int64) {
+	if !t.flagSkips {
+		return
+	}
+	if t.skippedAt < 0 {
+		t.skippedAt = at
+	}
+	t.uncommitted = true
+	if t.has && !t.cur.Uncommitted {
+		t.cur.Uncommitted, t.dirty = true, true
+	}
 }
 
 // StartOver makes the next range supersede every stored range of the partition: the source topic was
@@ -116,6 +148,9 @@ func (t *Tracker) Acked(u, d int64) {
 	} else {
 		rewind := t.over || t.has && (u <= t.cur.SourceEnd || d <= t.cur.TargetEnd())
 		t.over = false
+		if t.has && !rewind && !t.unmapped && u > t.cur.SourceNext {
+			t.skipped(t.cur.SourceNext)
+		}
 		switch {
 		case rewind:
 			// Everything before is superseded; the store deletes it when it stores this range.
@@ -124,7 +159,7 @@ func (t *Tracker) Acked(u, d int64) {
 			t.closed = append(t.closed, seqRange{t.cur, t.curSeq})
 		}
 		t.seq++
-		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind}, t.seq, true
+		t.cur, t.curSeq, t.has = Range{SourceStart: u, SourceEnd: u, TargetStart: d, SourceNext: u + 1, Rewind: rewind, Uncommitted: t.uncommitted}, t.seq, true
 		if from >= 0 && from < u {
 			t.cur.GapBefore = u - from
 		}
@@ -162,6 +197,9 @@ func (t *Tracker) ReadThrough(next int64) {
 
 func (t *Tracker) applyReadTo() {
 	if t.pending == 0 && t.has && t.readTo > t.cur.SourceNext {
+		if t.readTo > t.cur.SourceEnd+1 {
+			t.skipped(t.cur.SourceEnd + 1)
+		}
 		t.cur.SourceNext = t.readTo
 		t.dirty = true
 	}
@@ -193,7 +231,7 @@ func (t *Tracker) Persisted(s Snapshot) {
 		return
 	}
 	t.cur.Rewind = false // its supersession is done
-	if s.Ranges[len(s.Ranges)-1].SourceEnd == t.cur.SourceEnd && s.Ranges[len(s.Ranges)-1].SourceNext == t.cur.SourceNext {
+	if taken := s.Ranges[len(s.Ranges)-1]; taken.SourceEnd == t.cur.SourceEnd && taken.SourceNext == t.cur.SourceNext && taken.Uncommitted == t.cur.Uncommitted {
 		t.dirty = false
 	}
 }

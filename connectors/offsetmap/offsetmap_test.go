@@ -231,3 +231,36 @@ func TestUnmappedRecordsTranslateFromTheRangeBefore(t *testing.T) {
 		t.Fatalf("a later range must not inherit the flag: %+v", more)
 	}
 }
+
+func TestFlagSkipsMarksRangesFromTheFirstSkipOn(t *testing.T) {
+	tr := NewTracker(nil)
+	tr.FlagSkips()
+	replicate(t, tr, 0, 0, 1, 2)
+	if _, ok := tr.Skipped(); ok {
+		t.Fatalf("nothing skipped yet")
+	}
+	got := replicate(t, tr, 3, 4, 5) // offset 3 skipped (a transaction marker)
+	if at, ok := tr.Skipped(); !ok || at != 3 {
+		t.Fatalf("skipped: got %d %v, want 3", at, ok)
+	}
+	if len(got) != 2 || !got[0].Uncommitted || !got[1].Uncommitted {
+		t.Fatalf("the range before the skip and the one after are uncommitted: %+v", got)
+	}
+	tr.ReadThrough(9) // a trailing marker at 6..8 read through
+	if a, _ := Translate(&got[0], &got[1], 1); a.Exact {
+		t.Errorf("a translation into an uncommitted range is not exact: %+v", a)
+	}
+
+	// Without FlagSkips, or with skips explained by unmapped acknowledgements, nothing is marked.
+	plain := NewTracker(nil)
+	if r := replicate(t, plain, 0, 0, 1, 5); r[0].Uncommitted || r[1].Uncommitted {
+		t.Errorf("not flagged: %+v", r)
+	}
+	un := NewTracker(nil)
+	un.FlagSkips()
+	replicate(t, un, 0, 0, 1)
+	un.Unmapped()
+	if r := replicate(t, un, 5, 5); r[len(r)-1].Uncommitted {
+		t.Errorf("records acknowledged without offsets are no skip: %+v", r)
+	}
+}

@@ -13,7 +13,18 @@ type Answer struct {
 // last range starting at or before c, and next, the first range starting after it (nil when there is none).
 // ok is false when the map cannot answer: there is no range at or before c, and c is not in the gap next
 // knows to precede it (GapBefore).
+//
+// A translation that rests on an Uncommitted range is never exact: the target may hold copies of aborted
+// source records there, which the group never saw on the source.
 func Translate(prev, next *Range, c int64) (a Answer, ok bool) {
+	a, ok = translate(prev, next, c)
+	if prev != nil && prev.Uncommitted || next != nil && next.Uncommitted {
+		a.Exact = false
+	}
+	return a, ok
+}
+
+func translate(prev, next *Range, c int64) (a Answer, ok bool) {
 	if prev == nil || prev.SourceStart > c {
 		if next != nil && c < next.SourceStart && c >= next.SourceStart-next.GapBefore {
 			// Before the first range, where the task read from: no source record lies in between.
