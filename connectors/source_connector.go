@@ -174,10 +174,12 @@ const (
 )
 
 // loop runs the jobs MM2's connector schedules: offset-syncs topic creation once, then a plan, then ACL and
-// config syncs, each on its interval. Errors that may go away (unreachable clusters, timeouts) are logged
-// and retried with backoff while the connector stays RUNNING; an error that will not go away by itself ends
-// the run with that error if the job has never succeeded yet, because an operator must fix something, and
-// is logged and retried afterwards, because the tasks keep replicating meanwhile.
+// config syncs, each on its interval. Errors that may go away (unreachable clusters, timeouts) are retried
+// with backoff, and the connector shows FAILED with them (naming the cluster and its address) until the job
+// succeeds, then RUNNING again: MM2's scheduler only logs them, and its connector looks healthy with no task.
+// An error that will not go away by itself ends the run with that error if the job has never succeeded yet,
+// because an operator must fix something, and is retried afterwards the same way, because the tasks keep
+// replicating meanwhile.
 func (r *sourcePlanner) loop(ctx context.Context) error {
 	seconds := func(key string) time.Duration { return time.Duration(r.cfg.values.Long(key)) * time.Second }
 	every := func(enabledKey, intervalKey string) (bool, time.Duration) {
@@ -204,6 +206,7 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 			j.next = start
 		}
 	}
+	status := newFailingJobs(r.env, r.cfg, r.name)
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -221,8 +224,10 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 				if stop := r.jobFailed(j, err); stop != nil {
 					return stop
 				}
+				status.fail(j.what, err)
 				continue
 			}
+			status.ok(j.what)
 			if j == plan && !j.succeeded {
 				for _, other := range jobs {
 					if other.afterPlan {
@@ -236,6 +241,9 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 			} else {
 				j.next = time.Time{}
 			}
+		}
+		if err := r.showStatus(ctx, status); err != nil {
+			return err
 		}
 
 		var next time.Time
@@ -255,6 +263,24 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
+}
+
+// showStatus shows the jobs that fail in the connector's status (FAILED while one does), and when none is left,
+// RUNNING with the notices it showed before. A failure to write the status is retried after the next job.
+func (r *sourcePlanner) showStatus(ctx context.Context, status *failingJobs) error {
+	recovered, err := status.show(ctx, r.reported)
+	if err == nil && recovered {
+		r.reported = ""
+		err = r.reportProblems(ctx, r.topics)
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return nil
+	case errors.Is(err, tasks.ErrFenced):
+		return err
+	}
+	r.log.Warn("could not show the connector's jobs in its status; will retry", "error", err)
+	return nil
 }
 
 // jobFailed schedules a failed job's retry, and returns the error that ends the run if the failure is one
