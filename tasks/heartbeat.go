@@ -72,6 +72,11 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 		switch {
 		case err == nil:
 			sess.lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
+			if time.Since(sent) > h.cfg.HeartbeatInterval {
+				// As slow as a failure for a leader's trust in heartbeat ages (leader.trusted): the others'
+				// heartbeats may have waited as long.
+				h.trouble.Store(time.Now().UnixNano())
+			}
 			h.limit.Resolved(ctx, h.log, "heartbeat", "worker heartbeats work again")
 		case ctx.Err() != nil:
 			return
