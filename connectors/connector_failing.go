@@ -63,7 +63,11 @@ func (f *failingJobs) show(ctx context.Context, key string) (recovered bool, err
 	}
 	errs := make([]error, 0, len(f.order))
 	for _, job := range f.order {
-		errs = append(errs, f.cfg.clusterFailure(f.name, fmt.Errorf("%s: %w", job, f.errs[job])))
+		err := f.errs[job]
+		if !strings.HasPrefix(err.Error(), job) {
+			err = fmt.Errorf("%s: %w", job, err)
+		}
+		errs = append(errs, f.cfg.clusterFailure(f.name, err))
 	}
 	failure := errs[0]
 	if len(errs) > 1 {

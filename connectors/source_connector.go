@@ -225,6 +225,9 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 					return stop
 				}
 				status.fail(j.what, err)
+				if err := r.showStatus(ctx, status); err != nil {
+					return err
+				}
 				continue
 			}
 			status.ok(j.what)
