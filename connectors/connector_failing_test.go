@@ -59,3 +59,32 @@ func TestClusterFailureNamesTheAddressAsWritten(t *testing.T) {
 	require.Contains(t, failure.Error(), "(cluster B at bootstrap.servers=b:9092)")
 	require.ErrorIs(t, failure, cause, "without a reference the causes stay")
 }
+
+// The checkpoint and heartbeat connectors show their failing jobs the same way as the source connector.
+func TestCheckpointAndHeartbeatConnectorsShowFailedJobs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		class, cluster, want string
+	}{
+		{mirrorconfig.CheckpointConnectorClass, "source", "list the consumer groups of source cluster A"},
+		{mirrorconfig.HeartbeatConnectorClass, "target", "create the heartbeats topic: topic heartbeats on target cluster B"},
+	} {
+		t.Run(tc.class, func(t *testing.T) {
+			t.Parallel()
+			config := plannerConfig(t, ".*")
+			config["connector.class"] = tc.class
+			config[tc.cluster+".cluster.bootstrap.servers"] = unreachableAddress
+			config["admin.timeout.ms"] = "300"
+			p := startPlanner(t, config)
+			awaitPlanner(t, "FAILED", func() bool { return p.env.failed() != nil })
+			failure := p.env.failed().Error()
+			require.Contains(t, failure, tc.want)
+			alias := map[string]string{"source": "A", "target": "B"}[tc.cluster]
+			require.Contains(t, failure, "(cluster "+alias+" at bootstrap.servers="+unreachableAddress+")")
+			require.NoError(t, p.stop())
+		})
+	}
+}
+
+// unreachableAddress is an address nothing listens on.
+const unreachableAddress = "127.0.0.1:1"

@@ -539,7 +539,7 @@ func TestSourceConnectorDisabledPlansNothing(t *testing.T) {
 func TestSourceConnectorUnreachableSourceShowsFailed(t *testing.T) {
 	t.Parallel()
 	config := plannerConfig(t, ".*")
-	config["source.cluster.bootstrap.servers"] = "127.0.0.1:1" // nothing listens there
+	config["source.cluster.bootstrap.servers"] = unreachableAddress
 	config["admin.timeout.ms"] = "300"
 	p := startPlanner(t, config)
 	awaitPlanner(t, "planning retried", func() bool {
@@ -548,7 +548,7 @@ func TestSourceConnectorUnreachableSourceShowsFailed(t *testing.T) {
 	failure := p.env.failed()
 	require.Error(t, failure, "the connector shows FAILED while it retries")
 	require.Contains(t, failure.Error(), "create the offset-syncs topic on cluster A")
-	require.Contains(t, failure.Error(), "cluster A at bootstrap.servers=127.0.0.1:1")
+	require.Contains(t, failure.Error(), "cluster A at bootstrap.servers="+unreachableAddress)
 	require.Empty(t, p.env.taskSets(), "nothing is planned without the source")
 	began := time.Now()
 	require.NoError(t, p.stop())
