@@ -60,9 +60,7 @@ func (l *leader) run(ctx context.Context, wake <-chan struct{}, renew time.Durat
 func (l *leader) round(ctx context.Context) {
 	began := time.Now()
 	epoch, ok, err := l.store.AcquireLeadership(ctx, l.id, l.leaseTTL)
-	if took := time.Since(began); err == nil && took > l.slow {
-		l.distrust("campaign", took)
-	}
+	took := time.Since(began)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.limit.Log(ctx, l.log, slog.LevelWarn, "campaign", "campaign for leadership failed", "error", err)
@@ -83,6 +81,9 @@ func (l *leader) round(ctx context.Context) {
 	}
 	if !ok {
 		return
+	}
+	if took > l.slow {
+		l.distrust("campaign", took)
 	}
 	if err := l.assign(ctx, epoch); err != nil && ctx.Err() == nil {
 		if errors.Is(err, store.ErrFenced) {
