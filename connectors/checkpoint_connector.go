@@ -91,7 +91,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 					return nil
 				}
 				c.log.Warn("could not create the checkpoints topic, will retry", "topic", topic, "cluster", c.cfg.targetAlias(), "error", err)
-				status.fail(createJob, fmt.Errorf("topic %s on target cluster %s: %w", topic, c.cfg.targetAlias(), err))
+				status.fail(createJob, fmt.Errorf("%s %s on target cluster %s: %w", createJob, topic, c.cfg.targetAlias(), err))
 				delay = checkpointRetryDelay
 			} else {
 				topicCreated = true
@@ -104,7 +104,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 			return nil
 		case err != nil:
 			c.log.Warn("could not list the source cluster's consumer groups, will retry", "cluster", c.cfg.sourceAlias(), "error", err)
-			status.fail(groupsJob, fmt.Errorf("of source cluster %s: %w", c.cfg.sourceAlias(), err))
+			status.fail(groupsJob, fmt.Errorf("%s of source cluster %s: %w", groupsJob, c.cfg.sourceAlias(), err))
 			delay = checkpointRetryDelay
 		default:
 			status.ok(groupsJob)

@@ -67,7 +67,7 @@ func TestCheckpointAndHeartbeatConnectorsShowFailedJobs(t *testing.T) {
 		class, cluster, want string
 	}{
 		{mirrorconfig.CheckpointConnectorClass, "source", "list the consumer groups of source cluster A"},
-		{mirrorconfig.HeartbeatConnectorClass, "target", "create the heartbeats topic: topic heartbeats on target cluster B"},
+		{mirrorconfig.HeartbeatConnectorClass, "target", "create the heartbeats topic heartbeats on target cluster B"},
 	} {
 		t.Run(tc.class, func(t *testing.T) {
 			t.Parallel()
@@ -75,6 +75,8 @@ func TestCheckpointAndHeartbeatConnectorsShowFailedJobs(t *testing.T) {
 			config["connector.class"] = tc.class
 			config[tc.cluster+".cluster.bootstrap.servers"] = unreachableAddress
 			config["admin.timeout.ms"] = "300"
+			config["checkpoints.topic.replication.factor"] = "1" // the harness clusters have one broker
+			config["heartbeats.topic.replication.factor"] = "1"
 			p := startPlanner(t, config)
 			awaitPlanner(t, "FAILED", func() bool { return p.env.failed() != nil })
 			failure := p.env.failed().Error()

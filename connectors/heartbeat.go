@@ -56,7 +56,7 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 		}
 		if err != nil {
 			c.log.Warn("could not create the heartbeats topic, will retry", "topic", topic, "retry_in", delay, "error", err)
-			status.fail(createJob, fmt.Errorf("topic %s on target cluster %s: %w", topic, c.cfg.targetAlias(), err))
+			status.fail(createJob, fmt.Errorf("%s %s on target cluster %s: %w", createJob, topic, c.cfg.targetAlias(), err))
 		} else {
 			status.ok(createJob)
 		}
