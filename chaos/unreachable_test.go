@@ -21,7 +21,8 @@ const unreachable = "127.0.0.1:1"
 // breaks it again and fixes it again, with records flowing from the first fix on.
 // Expected: FAILED within the admin timeout, with a trace naming the cluster, the address and the cause (no
 // healthy-looking RUNNING without tasks); RUNNING again after each fix without a restart; while the second
-// broken config cannot be planned, FAILED with a trace that says the tasks run the previous config, GET /tasks
+// broken config is being planned, a status that says the tasks run the previous config (a notice at once, then
+// FAILED within the admin timeout, with the cause and the same words), GET /tasks
 // marks its configs as the previous config's (and shows them), and records keep flowing from A through those
 // tasks; nothing missing, reordered or stale, and nothing on B that the producer on A did not write. The short
 // form sets admin.timeout.ms to 10 s; -chaos.long keeps MM2's default (60 s).
@@ -62,6 +63,10 @@ func TestUnreachableSource(t *testing.T) {
 	// 3. Broken again: the tasks keep running the previous config, and the status and /tasks say so.
 	brokenAt := time.Now()
 	s.c.putConfig(s.name, broken)
+	st = s.c.awaitStatus(s.name, "saying that the tasks run the previous config", 10*time.Second, func(st connectorStatus) bool {
+		return strings.Contains(st.Connector.Trace, "previous config")
+	})
+	t.Logf("broken again: %.1f s after the PUT: %s %q", time.Since(brokenAt).Seconds(), st.Connector.State, st.Connector.Trace)
 	st = awaitFailedNaming(t, s, adminTimeout, "cluster A at bootstrap.servers="+unreachable)
 	toFailedAgain := time.Since(brokenAt)
 	if !strings.Contains(st.Connector.Trace, "still run the task configs of its previous config") {

@@ -105,6 +105,13 @@ const (
 const tasksOnPreviousConfig = "The connector has not planned its tasks with its current config: its tasks still run the task configs of its previous config (GET /connectors/{connector}/tasks shows them, with the header " +
 	TaskConfigsHeader + ": " + TaskConfigsPrevious + ")."
 
+// NoticeTasksOnPreviousConfig is the notice of a connector that has not planned with its new config yet.
+const NoticeTasksOnPreviousConfig = "tasks_on_previous_config"
+
+// tasksOnPreviousConfigPending is its message.
+const tasksOnPreviousConfigPending = "planning the tasks with the connector's new config: until that succeeds, the tasks run the task configs of its previous config (" +
+	TaskConfigsHeader + ": " + TaskConfigsPrevious + ")"
+
 func (f *failingJobs) tasksOnPreviousConfig(ctx context.Context) (bool, error) {
 	set, err := f.env.TaskConfigs(ctx)
 	if err != nil {

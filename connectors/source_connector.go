@@ -207,6 +207,9 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 		}
 	}
 	status := newFailingJobs(r.env, r.cfg, r.name)
+	if err := r.reportPreviousConfig(ctx, status); err != nil {
+		return err
+	}
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -266,6 +269,26 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
+}
+
+// reportPreviousConfig shows, until the first plan with this config, that the tasks still run the task configs of
+// an earlier one: a RUNNING status must not hide it for the admin timeout a failing plan may take.
+func (r *sourcePlanner) reportPreviousConfig(ctx context.Context, status *failingJobs) error {
+	previous, err := status.tasksOnPreviousConfig(ctx)
+	if err == nil && previous {
+		n := tasks.Notice{Kind: NoticeTasksOnPreviousConfig, Message: tasksOnPreviousConfigPending}
+		if err = r.env.Report(ctx, []tasks.Notice{n}); err == nil {
+			r.reported = n.Message
+		}
+	}
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return nil
+	case errors.Is(err, tasks.ErrFenced):
+		return err
+	}
+	r.log.Warn("could not tell whether the tasks run the previous config's task configs", "error", err)
+	return nil
 }
 
 // showStatus shows the jobs that fail in the connector's status (FAILED while one does), and when none is left,
