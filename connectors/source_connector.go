@@ -165,12 +165,13 @@ type plannerJob struct {
 	failures  int // in a row
 }
 
-// Backoff after a failed job: 1 s, doubling, at most a minute. A failed job retries on this schedule even
+// Backoff after a failed job: 1 s, doubling, at most 15 s. A failed job retries on this schedule even
 // when its interval is longer, so a cluster that was briefly unreachable at start does not leave the
-// connector without a plan for a whole refresh interval.
+// connector without a plan for a whole refresh interval, and the connector shows RUNNING again soon after
+// the cluster is back.
 const (
 	plannerRetryMin = time.Second
-	plannerRetryMax = time.Minute
+	plannerRetryMax = 15 * time.Second
 )
 
 // loop runs the jobs MM2's connector schedules: offset-syncs topic creation once, then a plan, then ACL and
