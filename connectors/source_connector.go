@@ -282,14 +282,7 @@ func (r *sourcePlanner) reportPreviousConfig(ctx context.Context, status *failin
 			r.reported = n.Message
 		}
 	}
-	switch {
-	case err == nil || ctx.Err() != nil:
-		return nil
-	case errors.Is(err, tasks.ErrFenced):
-		return err
-	}
-	r.log.Warn("could not tell whether the tasks run the previous config's task configs", "error", err)
-	return nil
+	return r.statusNotWritten(ctx, err, "could not tell whether the tasks run the previous config's task configs")
 }
 
 // showStatus shows the jobs that fail in the connector's status (FAILED while one does), and when none is left,
@@ -300,13 +293,19 @@ func (r *sourcePlanner) showStatus(ctx context.Context, status *failingJobs) err
 		r.reported = ""
 		err = r.reportProblems(ctx, r.topics)
 	}
+	return r.statusNotWritten(ctx, err, "could not show the connector's jobs in its status; will retry")
+}
+
+// statusNotWritten returns err if it ends the run (fenced), and logs it otherwise: a status that could not be
+// written is written again later, and the jobs go on meanwhile.
+func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg string) error {
 	switch {
 	case err == nil || ctx.Err() != nil:
 		return nil
 	case errors.Is(err, tasks.ErrFenced):
 		return err
 	}
-	r.log.Warn("could not show the connector's jobs in its status; will retry", "error", err)
+	r.log.Warn(msg, "error", err)
 	return nil
 }
 
