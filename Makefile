@@ -34,4 +34,4 @@ bench-quick:
 
 # The fault suite at full size (larger volumes, 5 iterations of each kill case); go test ./... runs its short form.
 chaos:
-	go test -count=1 -v -timeout 60m ./chaos -args -chaos.long
+	go test -count=1 -v -timeout 120m ./chaos -args -chaos.long

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/parallelism"
 	"github.com/kmirror/kmirror/store"
 )
@@ -201,11 +202,11 @@ func openAPIPaths() obj {
 			"404": notFound,
 		})},
 		"/connectors/{connector}/tasks": obj{"get": operation("getTasks", "The connector's tasks and their configs", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
-			"200": response("Tasks", obj{"type": "array", "items": ref("TaskInfo")}),
+			"200": withTaskConfigsFrom(response("Tasks", obj{"type": "array", "items": ref("TaskInfo")})),
 			"404": notFound,
 		})},
 		"/connectors/{connector}/tasks-config": obj{"get": deprecated(operation("getTasksConfig", "Task configs keyed by <connector>-<task> (deprecated)", []obj{connector, queryFlag(revealParam, "Show client secrets (passwords, sasl.jaas.config, inline PEM keys) as stored instead of [hidden]; admins only (403 for a read-only caller)")}, nil, obj{
-			"200": response("Task configs", obj{"type": "object", "additionalProperties": ref("Config")}),
+			"200": withTaskConfigsFrom(response("Task configs", obj{"type": "object", "additionalProperties": ref("Config")})),
 			"404": notFound,
 		}))},
 		"/connectors/{connector}/tasks/{task}/status": obj{"get": operation("getTaskStatus", "One task's state", []obj{connector, task}, nil, obj{
@@ -604,6 +605,13 @@ func response(description string, schema obj) obj {
 }
 
 func errorResponse(description string) obj { return response(description, ref("ErrorMessage")) }
+
+func withTaskConfigsFrom(r obj) obj {
+	r["headers"] = obj{connectors.TaskConfigsHeader: obj{
+		"description": connectors.TaskConfigsPrevious + ": the connector has not planned its tasks with its current config (it is starting, or it cannot: its status says why), so these are the task configs of its previous config, which the tasks still run; " + connectors.TaskConfigsCurrent + " otherwise",
+		"schema":      obj{"type": "string", "enum": []string{connectors.TaskConfigsCurrent, connectors.TaskConfigsPrevious}}}}
+	return r
+}
 
 func withLocation(r obj) obj {
 	r["headers"] = obj{"Location": obj{"description": "The connector's URL", "schema": obj{"type": "string", "format": "uri"}}}

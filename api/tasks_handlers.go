@@ -3,7 +3,21 @@ package api
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/store"
 )
+
+// setTaskConfigsFrom sets connectors.TaskConfigsHeader for the connector's task set.
+func setTaskConfigsFrom(w http.ResponseWriter, c store.Connector, tcs []store.TaskConfig) {
+	from := connectors.TaskConfigsCurrent
+	for _, tc := range tcs {
+		if !connectors.PlannedFrom(tc.Config, c.Config) {
+			from = connectors.TaskConfigsPrevious
+		}
+	}
+	w.Header().Set(connectors.TaskConfigsHeader, from)
+}
 
 // getTasks is GET /connectors/{connector}/tasks: the current task set with each task's config.
 func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
@@ -19,6 +33,7 @@ func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setTaskConfigsFrom(w, c, tcs)
 	out := make([]taskInfo, 0, len(tcs))
 	for _, tc := range tcs {
 		out = append(out, taskInfo{ID: connectorTaskID{Connector: c.Name, Task: tc.Task}, Config: nonNilMap(shownConfig(tc.Config, reveal))})
@@ -43,6 +58,7 @@ func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setTaskConfigsFrom(w, c, tcs)
 	out := make(map[string]map[string]string, len(tcs))
 	for _, tc := range tcs {
 		out[fmt.Sprintf("%s-%d", c.Name, tc.Task)] = nonNilMap(shownConfig(tc.Config, reveal))

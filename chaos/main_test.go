@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/tasks"
 )
 
 var (
@@ -32,11 +34,11 @@ var (
 		bin     string
 	}
 
-	// runtimeArgs are the runtime timing flags given to every worker: shorter than the defaults, so that a
-	// dead worker is noticed within the suite's time budget. They are the only place these flags appear.
-	runtimeArgs = []string{"--worker-ttl", "6s", "--heartbeat-interval", "1s", "--stop-timeout", "20s"}
-	// workerTTL is how long a silent worker keeps its work: the --worker-ttl above.
-	workerTTL = 6 * time.Second
+	// runtimeArgs are the runtime timing flags given to every worker. The worker TTL and heartbeat interval are
+	// the defaults: the failovers the suite measures are those of a default deployment.
+	runtimeArgs = []string{"--stop-timeout", "20s"}
+	// workerTTL is how long a silent worker keeps its work: the default --worker-ttl.
+	workerTTL = tasks.DefaultWorkerTTL
 	// stopTimeout bounds a worker's graceful stop: the --stop-timeout above.
 	stopTimeout = 20 * time.Second
 )

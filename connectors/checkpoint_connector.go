@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -77,30 +78,36 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	var published []string
 	planned := false
 	reported := ""
+	status := newFailingJobs(env, c.cfg, c.name)
+	const createJob, groupsJob = "create the checkpoints topic", "list the consumer groups"
 	for {
 		var notices []tasks.Notice
+		delay := refresh
 		if !topicCreated {
-			// MM2 only logs a failure here; the tasks retry their sends (and create the topic) themselves.
+			// MM2 only logs a failure here; the tasks retry their sends (and create the topic) themselves. The
+			// connector shows FAILED until the topic exists.
 			if err := createCompactedTopic(ctx, target, topic, int(c.cfg.values.Short("checkpoints.topic.replication.factor"))); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
-				c.log.Warn("could not create the checkpoints topic", "topic", topic, "cluster", c.cfg.targetAlias(), "error", err)
+				c.log.Warn("could not create the checkpoints topic, will retry", "topic", topic, "cluster", c.cfg.targetAlias(), "error", err)
+				status.fail(createJob, fmt.Errorf("%s %s on target cluster %s: %w", createJob, topic, c.cfg.targetAlias(), err))
+				delay = checkpointRetryDelay
 			} else {
 				topicCreated = true
+				status.ok(createJob)
 			}
 		}
 		groups, err := findGroups(ctx, source, groupFilter, topicFilter)
-		delay := refresh
 		switch {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
 			c.log.Warn("could not list the source cluster's consumer groups, will retry", "cluster", c.cfg.sourceAlias(), "error", err)
-			notices = append(notices, tasks.Notice{Kind: NoticeGroupsUnreadable,
-				Message: fmt.Sprintf("consumer groups of source cluster %s could not be read, retrying: %v", c.cfg.sourceAlias(), err)})
+			status.fail(groupsJob, fmt.Errorf("%s of source cluster %s: %w", groupsJob, c.cfg.sourceAlias(), err))
 			delay = checkpointRetryDelay
 		default:
+			status.ok(groupsJob)
 			if !planned || !slices.Equal(groups, published) {
 				if err := env.SetTaskConfigs(ctx, c.taskConfigs(groups)); err != nil {
 					return plannerQuiet(ctx, err)
@@ -116,7 +123,17 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 					c.cfg.sourceAlias(), strings.Join(c.cfg.values.List("groups"), ","), strings.Join(c.cfg.values.List("groups.exclude"), ","), c.topicsSetting())})
 			}
 		}
-		if msg := noticeText(notices); msg != reported {
+		recovered, err := status.show(ctx, "")
+		switch {
+		case err != nil && (errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil):
+			return plannerQuiet(ctx, err)
+		case err != nil:
+			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", err)
+			delay = checkpointRetryDelay
+		case recovered:
+			reported = "" // Running showed no notice
+		}
+		if msg := noticeText(notices); !status.failing() && msg != reported {
 			if err := env.Report(ctx, notices); err != nil {
 				return plannerQuiet(ctx, err)
 			}

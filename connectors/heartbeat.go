@@ -31,11 +31,6 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 	if err != nil {
 		return err
 	}
-	// MM2 creates the topic even when emission is disabled, and only logs a failure: the task retries its
-	// sends until the topic exists or its retry budget is spent.
-	if err := c.createTopic(ctx, policy.HeartbeatsTopic()); err != nil && ctx.Err() == nil {
-		c.log.Warn("could not create the heartbeats topic", "topic", policy.HeartbeatsTopic(), "error", err)
-	}
 	var configs []map[string]string
 	if c.cfg.values.Bool("emit.heartbeats.enabled") {
 		task := maps.Clone(c.cfg.raw)
@@ -47,8 +42,40 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 	if err := env.SetTaskConfigs(ctx, configs); err != nil {
 		return err
 	}
-	<-ctx.Done()
-	return nil
+	// MM2 creates the topic even when emission is disabled, and only logs a failure: the task retries its
+	// sends until the topic exists or its retry budget is spent. Here the connector shows FAILED, naming the
+	// target cluster, and retries until the topic exists.
+	const createJob = "create the heartbeats topic"
+	status := newFailingJobs(env, c.cfg, c.name)
+	delay := plannerRetryMin
+	for {
+		topic := policy.HeartbeatsTopic()
+		err := c.createTopic(ctx, topic)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			c.log.Warn("could not create the heartbeats topic, will retry", "topic", topic, "retry_in", delay, "error", err)
+			status.fail(createJob, fmt.Errorf("%s %s on target cluster %s: %w", createJob, topic, c.cfg.targetAlias(), err))
+		} else {
+			status.ok(createJob)
+		}
+		if _, serr := status.show(ctx, ""); serr != nil {
+			if errors.Is(serr, tasks.ErrFenced) {
+				return serr
+			}
+			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", serr)
+		} else if err == nil {
+			<-ctx.Done()
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, plannerRetryMax)
+	}
 }
 
 func (c *heartbeatConnector) createTopic(ctx context.Context, topic string) error {

@@ -171,19 +171,22 @@ type plannerJob struct {
 	failures  int // in a row
 }
 
-// Backoff after a failed job: 1 s, doubling, at most a minute. A failed job retries on this schedule even
+// Backoff after a failed job: 1 s, doubling, at most 15 s. A failed job retries on this schedule even
 // when its interval is longer, so a cluster that was briefly unreachable at start does not leave the
-// connector without a plan for a whole refresh interval.
+// connector without a plan for a whole refresh interval, and the connector shows RUNNING again soon after
+// the cluster is back.
 const (
 	plannerRetryMin = time.Second
-	plannerRetryMax = time.Minute
+	plannerRetryMax = 15 * time.Second
 )
 
 // loop runs the jobs MM2's connector schedules: offset-syncs topic creation once, then a plan, then ACL and
-// config syncs, each on its interval. Errors that may go away (unreachable clusters, timeouts) are logged
-// and retried with backoff while the connector stays RUNNING; an error that will not go away by itself ends
-// the run with that error if the job has never succeeded yet, because an operator must fix something, and
-// is logged and retried afterwards, because the tasks keep replicating meanwhile.
+// config syncs, each on its interval. Errors that may go away (unreachable clusters, timeouts) are retried
+// with backoff, and the connector shows FAILED with them (naming the cluster and its address) until the job
+// succeeds, then RUNNING again: MM2's scheduler only logs them, and its connector looks healthy with no task.
+// An error that will not go away by itself ends the run with that error if the job has never succeeded yet,
+// because an operator must fix something, and is retried afterwards the same way, because the tasks keep
+// replicating meanwhile.
 func (r *sourcePlanner) loop(ctx context.Context) error {
 	seconds := func(key string) time.Duration { return time.Duration(r.cfg.values.Long(key)) * time.Second }
 	every := func(enabledKey, intervalKey string) (bool, time.Duration) {
@@ -210,6 +213,10 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 			j.next = start
 		}
 	}
+	status := newFailingJobs(r.env, r.cfg, r.name)
+	if err := r.reportPreviousConfig(ctx, status); err != nil {
+		return err
+	}
 
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -227,8 +234,13 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 				if stop := r.jobFailed(j, err); stop != nil {
 					return stop
 				}
+				status.fail(j.what, err)
+				if err := r.showStatus(ctx, status); err != nil {
+					return err
+				}
 				continue
 			}
+			status.ok(j.what)
 			if j == plan && !j.succeeded {
 				for _, other := range jobs {
 					if other.afterPlan {
@@ -242,6 +254,9 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 			} else {
 				j.next = time.Time{}
 			}
+		}
+		if err := r.showStatus(ctx, status); err != nil {
+			return err
 		}
 
 		var next time.Time
@@ -261,6 +276,43 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 		case <-timer.C:
 		}
 	}
+}
+
+// reportPreviousConfig shows, until the first plan with this config, that the tasks still run the task configs of
+// an earlier one: a RUNNING status must not hide it for the admin timeout a failing plan may take.
+func (r *sourcePlanner) reportPreviousConfig(ctx context.Context, status *failingJobs) error {
+	previous, err := status.tasksOnPreviousConfig(ctx)
+	if err == nil && previous {
+		n := tasks.Notice{Kind: NoticeTasksOnPreviousConfig, Message: tasksOnPreviousConfigPending}
+		if err = r.env.Report(ctx, []tasks.Notice{n}); err == nil {
+			r.reported = n.Message
+		}
+	}
+	return r.statusNotWritten(ctx, err, "could not tell whether the tasks run the previous config's task configs")
+}
+
+// showStatus shows the jobs that fail in the connector's status (FAILED while one does), and when none is left,
+// RUNNING with the notices it showed before. A failure to write the status is retried after the next job.
+func (r *sourcePlanner) showStatus(ctx context.Context, status *failingJobs) error {
+	recovered, err := status.show(ctx, r.reported)
+	if err == nil && recovered {
+		r.reported = ""
+		err = r.reportProblems(ctx, r.topics)
+	}
+	return r.statusNotWritten(ctx, err, "could not show the connector's jobs in its status; will retry")
+}
+
+// statusNotWritten returns err if it ends the run (fenced), and logs it otherwise: a status that could not be
+// written is written again later, and the jobs go on meanwhile.
+func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg string) error {
+	switch {
+	case err == nil || ctx.Err() != nil:
+		return nil
+	case errors.Is(err, tasks.ErrFenced):
+		return err
+	}
+	r.log.Warn(msg, "error", err)
+	return nil
 }
 
 // jobFailed schedules a failed job's retry, and returns the error that ends the run if the failure is one

@@ -30,6 +30,7 @@ type plannerEnv struct {
 
 	mu       sync.Mutex
 	running  bool
+	failure  error // what Failing showed last; nil once Running or Report showed RUNNING again
 	sets     [][]map[string]string
 	notice   string
 	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
@@ -53,8 +54,30 @@ func (e *plannerEnv) ReadOffsets(context.Context) ([]tasks.Offset, error) {
 func (e *plannerEnv) Running(context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.running = true
+	e.running, e.failure = true, nil
 	return nil
+}
+
+func (e *plannerEnv) Failing(_ context.Context, err error) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failure = err
+	return nil
+}
+
+func (e *plannerEnv) TaskConfigs(context.Context) ([]map[string]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.sets) == 0 {
+		return nil, nil
+	}
+	return e.sets[len(e.sets)-1], nil
+}
+
+func (e *plannerEnv) failed() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.failure
 }
 
 func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]string) error {
@@ -100,7 +123,7 @@ func (e *plannerEnv) Report(_ context.Context, notices []tasks.Notice) error {
 		}
 		msgs = append(msgs, n.Message)
 	}
-	e.notice = strings.Join(msgs, "\n")
+	e.notice, e.failure = strings.Join(msgs, "\n"), nil
 	e.notices = slices.Clone(notices)
 	return nil
 }
@@ -527,16 +550,21 @@ func TestSourceConnectorDisabledPlansNothing(t *testing.T) {
 	require.NotContains(t, onA, "mm2-offset-syncs."+tgt+".internal", "a disabled connector creates nothing")
 }
 
-func TestSourceConnectorUnreachableSourceStaysRunning(t *testing.T) {
+// An unreachable source is no healthy-looking connector without tasks: it shows FAILED with the job, the
+// cluster and its address, and keeps retrying.
+func TestSourceConnectorUnreachableSourceShowsFailed(t *testing.T) {
 	t.Parallel()
 	config := plannerConfig(t, ".*")
-	config["source.cluster.bootstrap.servers"] = "127.0.0.1:1" // nothing listens there
+	config["source.cluster.bootstrap.servers"] = unreachableAddress
 	config["admin.timeout.ms"] = "300"
 	p := startPlanner(t, config)
 	awaitPlanner(t, "planning retried", func() bool {
 		return p.logs.count(slog.LevelWarn, "will retry") >= 3
 	})
-	require.True(t, p.env.isRunning(), "the connector is RUNNING while it retries")
+	failure := p.env.failed()
+	require.Error(t, failure, "the connector shows FAILED while it retries")
+	require.Contains(t, failure.Error(), "create the offset-syncs topic on cluster A")
+	require.Contains(t, failure.Error(), "cluster A at bootstrap.servers="+unreachableAddress)
 	require.Empty(t, p.env.taskSets(), "nothing is planned without the source")
 	began := time.Now()
 	require.NoError(t, p.stop())

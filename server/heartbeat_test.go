@@ -146,14 +146,21 @@ func TestHeartbeatUnreachableTargetFailsThenRestartRecovers(t *testing.T) {
 		"target.producer.linger.ms":           "0",
 	})
 	require.Equal(t, http.StatusCreated, code, "%v", body)
-	k.awaitStates(name, "RUNNING FAILED", 60*time.Second)
-	_, st := k.do(http.MethodGet, "/connectors/"+name+"/tasks/0/status", nil)
+	// The connector cannot create the heartbeats topic: FAILED, naming the cluster and its address, while it
+	// retries. The task cannot deliver a heartbeat within its budget: FAILED for good, as in Connect.
+	k.awaitStates(name, "FAILED FAILED", 60*time.Second)
+	_, st := k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	connectorTrace := st.(map[string]any)["connector"].(map[string]any)["trace"].(string)
+	require.Contains(t, connectorTrace, "create the heartbeats topic heartbeats on target cluster "+target)
+	require.Contains(t, connectorTrace, "(cluster "+target+" at bootstrap.servers="+proxy.addr+")")
+	_, st = k.do(http.MethodGet, "/connectors/"+name+"/tasks/0/status", nil)
 	trace := st.(map[string]any)["trace"].(string)
 	require.Contains(t, trace, "no heartbeat delivered to heartbeats on cluster "+target)
 	require.True(t, strings.Contains(trace, "timed out") || strings.Contains(trace, "Timed out"), trace)
 
-	// The target comes back; a restart of the failed task recovers it.
+	// The target comes back: the connector recovers by itself, and a restart of the failed task recovers it.
 	proxy.up(t)
+	k.awaitStates(name, "RUNNING FAILED", 60*time.Second)
 	code, _ = k.do(http.MethodPost, "/connectors/"+name+"/restart?includeTasks=true", nil)
 	require.Equal(t, http.StatusAccepted, code)
 	k.awaitStates(name, "RUNNING RUNNING", 60*time.Second)

@@ -141,8 +141,8 @@ func TestDashboardFailoverWorkersAndOffsets(t *testing.T) {
 	require.Empty(t, offs.(map[string]any)["offsets"])
 }
 
-// TestDashboardFailedConnector: a connector whose task fails is listed first and kept by the failed filter with
-// the first line of its trace; its page shows the full trace; a restart of the failed tasks only
+// TestDashboardFailedConnector: a connector that fails (it cannot create its heartbeats topic, its task cannot
+// deliver) is listed first and kept by the failed filter with the first line of its trace; its page shows the full trace; a restart of the failed tasks only
 // (includeTasks + onlyFailed) brings it back once its target is reachable again.
 func TestDashboardFailedConnector(t *testing.T) {
 	t.Parallel()
@@ -163,11 +163,11 @@ func TestDashboardFailedConnector(t *testing.T) {
 		"target.producer.request.timeout.ms":  "1000",
 		"target.producer.linger.ms":           "0",
 	})
-	k.awaitStates(name, "RUNNING FAILED", 60*time.Second)
+	k.awaitStates(name, "FAILED FAILED", 60*time.Second)
 
 	b.open(k.url+"/ui/", "#connector-rows tr.failed")
 	require.Equal(t, name, b.text("#connector-rows tr:first-child .connector-link"), "failing connectors first")
-	require.Contains(t, b.text("#connector-rows tr.failed .trace-line"), "no heartbeat delivered")
+	require.Contains(t, b.text("#connector-rows tr.failed .trace-line"), "create the heartbeats topic")
 	b.open(k.url+"/ui/?failed=1", "#connector-rows")
 	require.Equal(t, 1, eval[int](b, `document.querySelectorAll("#connector-rows .connector-link").length`), "only the failed one")
 	require.Equal(t, name, b.text("#connector-rows .connector-link"))

@@ -381,7 +381,7 @@ func TestClaimHandOver(t *testing.T) {
 	_, err = s.ClaimUnit(ctx, onW1, w1)
 	require.ErrorIs(t, err, store.ErrUnitBusy)
 	require.NoError(t, s.HeartbeatWorker(ctx, "w2", w2))
-	_, dropped, err := s.DropDeadWorkers(ctx, 0, "w1")
+	_, dropped, err := s.DropDeadWorkers(ctx, 0, "w1", 0)
 	require.NoError(t, err)
 	require.Len(t, dropped, 1)
 	require.ErrorIs(t, s.HeartbeatWorker(ctx, "w2", w2), store.ErrFenced, "a dead session cannot heartbeat")

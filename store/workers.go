@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -93,9 +94,17 @@ func scanWorker(r pgx.CollectableRow) (Worker, error) {
 	return w, err
 }
 
+// ErrTooSlow is returned by DropDeadWorkers when the database answered too late for heartbeat ages to mean
+// anything: nothing was dropped.
+var ErrTooSlow = errors.New("the database answered too slowly to judge heartbeat ages")
+
 // DropDeadWorkers deletes the workers whose last heartbeat is older than ttl (never keep), and returns the
 // workers that remain. The units held by the dropped workers' sessions become claimable by their new owners.
-func (s *Store) DropDeadWorkers(ctx context.Context, ttl time.Duration, keep string) (live, dropped []Worker, err error) {
+// When the deletion is done more than within after the call (the database or this process stalled, and the
+// workers' heartbeats waited as long: they look old but are not), it is rolled back and ErrTooSlow returned.
+// within <= 0 checks nothing.
+func (s *Store) DropDeadWorkers(ctx context.Context, ttl time.Duration, keep string, within time.Duration) (live, dropped []Worker, err error) {
+	began := time.Now()
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `
 			DELETE FROM workers WHERE heartbeat_at < now() - $1::interval AND id <> $2
@@ -105,6 +114,9 @@ func (s *Store) DropDeadWorkers(ctx context.Context, ttl time.Duration, keep str
 		}
 		if dropped, err = pgx.CollectRows(rows, scanWorker); err != nil {
 			return err
+		}
+		if took := time.Since(began); within > 0 && len(dropped) > 0 && took > within {
+			return fmt.Errorf("%w (%s, more than %s)", ErrTooSlow, took.Round(time.Millisecond), within)
 		}
 		rows, err = tx.Query(ctx, "SELECT id, url, session, started_at, heartbeat_at, extract(epoch FROM now() - heartbeat_at) FROM workers ORDER BY id")
 		if err != nil {

@@ -54,6 +54,14 @@ type ConnectorEnv interface {
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
 	Report(ctx context.Context, notices []Notice) error
+	// Failing shows the connector FAILED with err as its trace while the run goes on: for a job the run keeps
+	// retrying (a cluster that cannot be reached, a topic it cannot create or list). Connect would need a
+	// restart after a failure; here the next Running or Report, once the job succeeds, shows it RUNNING again,
+	// and the trace says so.
+	Failing(ctx context.Context, err error) error
+	// TaskConfigs returns the connector's current task set, as published by this run or an earlier one (with
+	// an earlier config, maybe).
+	TaskConfigs(ctx context.Context) ([]map[string]string, error)
 	// StopContext is done when the stop budget of this run is spent: from then on the run must return at once.
 	StopContext() context.Context
 	Logger() *slog.Logger

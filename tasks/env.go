@@ -62,6 +62,25 @@ func (e connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]s
 	return nil
 }
 
+// failingRetried ends the trace of a connector that is Failing.
+const failingRetried = "kmirror retries this; the connector returns to RUNNING by itself once it succeeds (no restart needed)."
+
+func (e connectorEnv) Failing(ctx context.Context, err error) error {
+	return e.w.putStatus(ctx, e.claim, store.StateFailed, trace(err, e.work, e.w.id)+"\n"+failingRetried)
+}
+
+func (e connectorEnv) TaskConfigs(ctx context.Context) ([]map[string]string, error) {
+	tcs, err := e.w.store.TaskConfigs(ctx, e.work.Connector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]string, len(tcs))
+	for i, tc := range tcs {
+		out[i] = tc.Config
+	}
+	return out, nil
+}
+
 func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error {
 	n, err := e.w.store.RetainPartitionStats(ctx, e.claim, plan)
 	if err != nil {

@@ -62,12 +62,16 @@ func (h *heartbeater) join(ctx context.Context) error {
 func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 	ticker := time.NewTicker(h.cfg.HeartbeatInterval)
 	defer ticker.Stop()
+	again := false
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
+		if !again {
+			select {
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+			}
 		}
+		again = false
 		sess := h.w.session.Load()
 		sent := time.Now()
 		err := h.cfg.Store.HeartbeatWorker(ctx, h.cfg.WorkerID, sess.id)
@@ -78,6 +82,13 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 		switch {
 		case err == nil:
 			sess.lease.extend(sent.Add(h.cfg.WorkerTTL - h.settle))
+			if time.Since(sent) > h.cfg.HeartbeatInterval {
+				// As slow as a failure for a leader's trust in heartbeat ages (leader.trusted): the others'
+				// heartbeats may have waited as long. The lease was extended from when this one was sent, maybe
+				// into the past: heartbeat again at once, so that the runs may write again now.
+				h.trouble.Store(time.Now().UnixNano())
+				again = true
+			}
 			h.limit.Resolved(ctx, h.log, "heartbeat", "worker heartbeats work again")
 		case ctx.Err() != nil:
 			return

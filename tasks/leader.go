@@ -18,9 +18,14 @@ type leader struct {
 	limit     *lograte.Limiter
 	leaseTTL  time.Duration
 	workerTTL time.Duration
-	isLeader  bool
+	// slow is how long a call to the database may take before the leader stops trusting heartbeat ages: the
+	// heartbeat interval. A database that stalls (SIGSTOP, a storage hiccup, a failover) holds every
+	// heartbeat as long as the leader's own calls, so the workers look silent though they are not.
+	slow     time.Duration
+	isLeader bool
 	// trusted is when the leader's view of heartbeats became trustworthy: the last time it could not reach
-	// the database (a failed heartbeat of its own, a failed round, joining). Until one worker TTL has passed
+	// the database or the database answered slowly (a failed or slow heartbeat of its own, a failed or slow
+	// round, joining). Until one worker TTL has passed
 	// since then, it declares no worker dead: after a database outage or a stall of the leader itself every
 	// heartbeat looks old, though the workers are alive and about to heartbeat again. A worker that takes over
 	// after a healthy TTL of its own (the old leader died) acts at once.
@@ -53,7 +58,9 @@ func (l *leader) run(ctx context.Context, wake <-chan struct{}, renew time.Durat
 }
 
 func (l *leader) round(ctx context.Context) {
+	began := time.Now()
 	epoch, ok, err := l.store.AcquireLeadership(ctx, l.id, l.leaseTTL)
+	took := time.Since(began)
 	if err != nil {
 		if ctx.Err() == nil {
 			l.limit.Log(ctx, l.log, slog.LevelWarn, "campaign", "campaign for leadership failed", "error", err)
@@ -75,6 +82,9 @@ func (l *leader) round(ctx context.Context) {
 	if !ok {
 		return
 	}
+	if took > l.slow {
+		l.distrust("campaign", took)
+	}
 	if err := l.assign(ctx, epoch); err != nil && ctx.Err() == nil {
 		if errors.Is(err, store.ErrFenced) {
 			l.log.Info("leadership moved during assignment", "lease_epoch", epoch)
@@ -91,7 +101,11 @@ func (l *leader) round(ctx context.Context) {
 func (l *leader) assign(ctx context.Context, epoch int64) error {
 	var workers []store.Worker
 	if time.Since(l.trusted) >= l.workerTTL {
-		live, dropped, err := l.store.DropDeadWorkers(ctx, l.workerTTL, l.id)
+		live, dropped, err := l.store.DropDeadWorkers(ctx, l.workerTTL, l.id, l.slow)
+		if errors.Is(err, store.ErrTooSlow) {
+			l.distrust("drop dead workers", l.slow)
+			return nil // the next round, a TTL later, judges again
+		}
 		if err != nil {
 			return err
 		}
@@ -130,4 +144,11 @@ func (l *leader) assign(ctx context.Context, epoch int64) error {
 		l.log.Info("reassigning work", "changes", len(changes), "workers", len(workers))
 	}
 	return l.store.ApplyReassignments(ctx, l.id, epoch, changes, handled)
+}
+
+// distrust makes the leader judge no heartbeat for a worker TTL after a call to the database took took.
+func (l *leader) distrust(call string, took time.Duration) {
+	l.trusted = time.Now()
+	l.log.Info("the database answered slowly; no worker is declared dead until heartbeats have had a worker TTL to arrive",
+		"call", call, "took", took.Round(time.Millisecond), "slow", l.slow, "worker_ttl", l.workerTTL)
 }

@@ -14,10 +14,14 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
-// Defaults of Config's durations.
+// Defaults of Config's durations. A worker killed with -9 has its units running elsewhere about a worker TTL
+// (plus up to a heartbeat interval for the leader's next round) after its last heartbeat: 6 s to 7 s. A
+// heartbeat a second lets a worker miss two in a row before its lease (half the TTL after a heartbeat is
+// sent) pauses its writes, and the leader's distrust of slow database answers keeps a stalled database from
+// making live workers look dead.
 const (
-	DefaultHeartbeatInterval = 3 * time.Second
-	DefaultWorkerTTL         = 20 * time.Second
+	DefaultHeartbeatInterval = time.Second
+	DefaultWorkerTTL         = 6 * time.Second
 	DefaultStopTimeout       = 30 * time.Second
 	DefaultPollInterval      = 5 * time.Second
 )
@@ -128,7 +132,7 @@ func (r *Runtime) Run(ctx context.Context) error {
 	wg.Go(func() { hb.run(bg, workerWake) })
 	var leaderDone sync.WaitGroup
 	l := &leader{id: cfg.WorkerID, store: cfg.Store, log: log, limit: limit, leaseTTL: cfg.LeaseTTL, workerTTL: cfg.WorkerTTL,
-		troubleAt: hb.troubleAt, observer: cfg.Observer}
+		slow: cfg.HeartbeatInterval, troubleAt: hb.troubleAt, observer: cfg.Observer}
 	leaderDone.Go(func() { l.run(ctx, leaderWake, cfg.HeartbeatInterval) })
 
 	w.run(ctx, workerWake, cfg.PollInterval, func() { r.ready.Store(true) })
