@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kmirror/kmirror/configprovider"
@@ -145,7 +146,7 @@ func fileDef() *configdef.Def {
 }
 
 // securityKeys are security.protocol and the client ssl.* and sasl.* keys, as MM2's connectors define them.
-func securityKeys() []configdef.Key {
+var securityKeys = sync.OnceValue(func() []configdef.Key {
 	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
 	var out []configdef.Key
 	for _, k := range p.Own.Keys() {
@@ -154,21 +155,21 @@ func securityKeys() []configdef.Key {
 		}
 	}
 	return out
-}
+})
 
 // clientConnectionKeys are the names of MirrorClientConfig.CLIENT_CONFIG_DEF: what MM2 copies from a cluster's
 // settings to its producer, consumer and admin settings.
-func clientConnectionKeys() []string {
+var clientConnectionKeys = sync.OnceValue(func() []string {
 	names := []string{keyBootstrapServers}
 	for _, k := range securityKeys() {
 		names = append(names, k.Name)
 	}
 	return names
-}
+})
 
 // connectorKeyNames are MirrorMakerConfig.allConfigNames: every key one of the three connectors defines; only
 // those top-level keys reach the connectors.
-func connectorKeyNames() map[string]bool {
+var connectorKeyNames = sync.OnceValue(func() map[string]bool {
 	out := map[string]bool{}
 	for _, p := range mirrorconfig.Plugins() {
 		for _, name := range p.Own.Names() {
@@ -176,4 +177,4 @@ func connectorKeyNames() map[string]bool {
 		}
 	}
 	return out
-}
+})
