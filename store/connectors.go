@@ -28,8 +28,8 @@ type Connector struct {
 	Version     int64 // bumped by every config or target-state change
 	// DeclaredBy names the mm2.properties the connector was declared from, "" for one created through REST.
 	DeclaredBy string
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 const connectorColumns = "name, config, target_state, version, created_at, updated_at, coalesce(declared_by, '')"
