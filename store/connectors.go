@@ -119,10 +119,14 @@ func (s *Store) insertConnector(ctx context.Context, tx pgx.Tx, name string, con
 }
 
 // PutConnector creates the connector with target state STARTED, or replaces the config of an existing one
-// (keeping its target state). created tells which happened.
+// (keeping its target state). created tells which happened. A declared connector is refused with a
+// *DeclaredError.
 func (s *Store) PutConnector(ctx context.Context, name string, config map[string]string) (c Connector, created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		c, err = s.updateConnector(ctx, tx, name, func(cur *Connector) error {
+			if cur.DeclaredBy != "" {
+				return &DeclaredError{Name: name, By: cur.DeclaredBy}
+			}
 			cur.Config = config
 			return nil
 		})
@@ -201,9 +205,23 @@ func (s *Store) SetTargetState(ctx context.Context, name string, state TargetSta
 }
 
 // DeleteConnector removes the connector with its task configs, assignments, statuses, topic tracking and config
-// history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist.
+// history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist, a *DeclaredError if a file
+// declares it.
 func (s *Store) DeleteConnector(ctx context.Context, name string) error {
-	return s.inTxRetried(ctx, func(tx pgx.Tx) error { return deleteConnector(ctx, tx, name) })
+	return s.inTxRetried(ctx, func(tx pgx.Tx) error {
+		var by *string
+		err := tx.QueryRow(ctx, "SELECT declared_by FROM connectors WHERE name = $1 FOR UPDATE", name).Scan(&by)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("delete connector %q: %w", name, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("delete connector %q: %w", name, err)
+		}
+		if by != nil {
+			return &DeclaredError{Name: name, By: *by}
+		}
+		return deleteConnector(ctx, tx, name)
+	})
 }
 
 func deleteConnector(ctx context.Context, tx pgx.Tx, name string) error {
