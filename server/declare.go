@@ -35,9 +35,15 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 	if err := m.File.Check(cs, func(c mm2file.Connector) string { return api.ValidateWrite(rules, c.Name, c.Config) }); err != nil {
 		return err
 	}
+	var taken map[string][]store.Offset
+	if m.File.Takeover() {
+		if taken, err = takeoverOffsets(ctx, st, clients, cs, log); err != nil {
+			return err
+		}
+	}
 	want := make([]store.Declared, len(cs))
 	for i, c := range cs {
-		want[i] = store.Declared{Name: c.Name, Config: c.Config}
+		want[i] = store.Declared{Name: c.Name, Config: c.Config, Offsets: taken[c.Name]}
 	}
 	res, err := st.Declare(ctx, m.File.Path, want, declaredFor(m.Clusters))
 	if err != nil {

@@ -17,6 +17,9 @@ const declareLock int64 = 0x6b6d6972726f7201 // "kmirror" + 1
 type Declared struct {
 	Name   string
 	Config map[string]string
+	// Offsets are stored with the connector when the declaration creates it, in the same transaction, so that
+	// its tasks start from them: the offsets of the Java MM2 it takes over from. Ignored for one that exists.
+	Offsets []Offset
 }
 
 // DeclareResult says what a declaration changed, by connector name.
@@ -59,6 +62,15 @@ func (s *Store) Declare(ctx context.Context, by string, want []Declared, owned f
 			case !ok:
 				if _, err := s.insertConnector(ctx, tx, d.Name, d.Config, TargetStarted); err != nil {
 					return fmt.Errorf("declare connector %q: %w", d.Name, err)
+				}
+				if len(d.Offsets) > 0 {
+					keys, parts, offs, err := encodeOffsets(d.Offsets)
+					if err != nil {
+						return fmt.Errorf("declare connector %q: %w", d.Name, err)
+					}
+					if err := alterOffsets(ctx, tx, d.Name, keys, parts, offs, false); err != nil {
+						return fmt.Errorf("declare connector %q with offsets: %w", d.Name, err)
+					}
 				}
 				res.Created = append(res.Created, d.Name)
 			case cur.DeclaredBy == "":

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -27,7 +28,9 @@ func TestDeclareConverges(t *testing.T) {
 	_, err := s.CreateConnector(ctx, "rest", map[string]string{"name": "rest"}, store.TargetStarted)
 	require.NoError(t, err)
 
-	res, err := s.Declare(ctx, file, []store.Declared{declared("A->B.x", "1"), declared("A->B.y", "1"), declared("rest", "1")}, everything)
+	x := declared("A->B.x", "1")
+	x.Offsets = []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": 41}}}
+	res, err := s.Declare(ctx, file, []store.Declared{x, declared("A->B.y", "1"), declared("rest", "1")}, everything)
 	require.NoError(t, err)
 	require.Equal(t, []string{"A->B.x", "A->B.y"}, res.Created)
 	require.Equal(t, []string{"rest"}, res.Skipped, "a REST-created connector is never taken over")
@@ -35,6 +38,10 @@ func TestDeclareConverges(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, file, c.DeclaredBy)
 	require.Equal(t, store.TargetStarted, c.TargetState)
+	offs, err := s.Offsets(ctx, "A->B.x")
+	require.NoError(t, err)
+	require.Len(t, offs, 1, "offsets given with a declaration are stored when it creates the connector")
+	require.Equal(t, "41", fmt.Sprint(offs[0].Offset["offset"]))
 	rest, err := s.GetConnector(ctx, "rest")
 	require.NoError(t, err)
 	require.Empty(t, rest.DeclaredBy)

@@ -30,6 +30,10 @@ const (
 	keyTargetAlias       = "target.cluster.alias"
 )
 
+// KeyTakeover is kmirror's own key of the file (MM2 ignores it, as it reaches no connector): false switches off
+// taking over Java MM2's source offsets when a flow's source connector is first declared.
+const KeyTakeover = "kmirror.mm2.takeover"
+
 // flowSeparator joins the aliases of a flow, in "A->B.key" and in connector names.
 const flowSeparator = "->"
 
@@ -88,6 +92,9 @@ func (f *File) check() error {
 			return f.errorAt(cv.Name, "%s", cv.Errors[0])
 		}
 	}
+	if v, ok := f.props[KeyTakeover]; ok && !strings.EqualFold(v, "true") && !strings.EqualFold(v, "false") {
+		return f.errorAt(KeyTakeover, "%q is not true or false", v)
+	}
 	seen := map[string]bool{}
 	for _, alias := range configdef.SplitList(f.props[keyClusters]) {
 		switch {
@@ -122,6 +129,13 @@ func (f *File) errorAt(key, format string, args ...any) error {
 		return fmt.Errorf("%s line %d (%s): %s", f.Path, line, key, msg)
 	}
 	return fmt.Errorf("%s: %s", f.Path, msg)
+}
+
+// Takeover says whether kmirror takes over Java MM2's source offsets when it first declares a flow's source
+// connector (KeyTakeover, default true).
+func (f *File) Takeover() bool {
+	v, ok := f.props[KeyTakeover]
+	return !ok || parseBoolean(v)
 }
 
 // Line is the line key was last set on, 0 when the file does not set it.
