@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -23,7 +24,7 @@ type MM2Properties struct {
 }
 
 // declare validates every connector of the file as POST /connectors would, then converges the stored
-// connectors to them (store.Declare): nothing is declared from a file with an invalid connector.
+// connectors to the valid ones (store.Declare).
 func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorconfig.ExactlyOnceSourceSupport,
 	clients clientconfig.Options, log *slog.Logger,
 ) error {
@@ -32,8 +33,15 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 		return fmt.Errorf("%s: %w", m.File.Path, err)
 	}
 	rules := api.Config{ExactlyOnceSource: eos, Clients: clients}
-	if err := m.File.Check(cs, func(c mm2file.Connector) string { return api.ValidateWrite(rules, c.Name, c.Config) }); err != nil {
-		return err
+	cs, problems := m.File.Validate(cs, func(c mm2file.Connector) string { return api.ValidateWrite(rules, c.Name, c.Config) })
+	refused := map[string]bool{}
+	for _, p := range problems {
+		var inv *mm2file.InvalidError
+		if errors.As(p, &inv) {
+			refused[inv.Name] = true
+		}
+		// As MM2: a connector whose config is refused is not created (one declared before keeps its config).
+		log.Warn("a connector of the mm2.properties is not declared: its config is invalid", "error", p)
 	}
 	var taken map[string][]store.Offset
 	if m.File.Takeover() {
@@ -45,7 +53,8 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 	for i, c := range cs {
 		want[i] = store.Declared{Name: c.Name, Config: c.Config, Offsets: taken[c.Name]}
 	}
-	res, err := st.Declare(ctx, m.File.Path, want, declaredFor(m.Clusters))
+	covered := declaredFor(m.Clusters)
+	res, err := st.Declare(ctx, m.File.Path, want, func(c store.Connector) bool { return covered(c) && !refused[c.Name] })
 	if err != nil {
 		return fmt.Errorf("declare the connectors of %s: %w", m.File.Path, err)
 	}

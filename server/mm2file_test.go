@@ -106,6 +106,10 @@ func testMM2FileTakeover(t *testing.T, crash bool) {
 	require.Equal(t, mm2.props, body.(map[string]any)["declared_by"])
 	code, _ = k.do(http.MethodDelete, path, nil)
 	require.Equal(t, http.StatusConflict, code, "a declared connector is changed through its file only")
+	// The file sets emit.checkpoints.enabled=false, which Connect's validation refuses for the checkpoint
+	// connector: MM2's herder does not create it, and neither does kmirror.
+	code, _ = k.do(http.MethodGet, "/connectors/"+url.PathEscape(src+"->"+dst+".MirrorCheckpointConnector"), nil)
+	require.Equal(t, http.StatusNotFound, code)
 
 	kafkatest.Produce(t, "A", handoverRecords(topic, partitions, next, 500))
 	produced += 500 * partitions
@@ -150,4 +154,3 @@ func javaCommitted(t *testing.T, src, topic string, partitions int) []int64 {
 	}
 	return out
 }
-

@@ -66,19 +66,22 @@ func (f *File) Connectors(targets []string) ([]Connector, error) {
 // Source is the file key a config key of the connector came from, "" for a value MM2 fills in.
 func (c Connector) Source(key string) string { return c.from[key] }
 
-// Check validates every connector as POST /connectors would (validate returns the message of Connect's 400,
-// "" when valid) and returns one error listing each invalid connector with the file lines of the keys its
-// message names.
-func (f *File) Check(cs []Connector, validate func(Connector) string) error {
-	var problems []string
+// Validate checks every connector as POST /connectors would (validate returns the message of Connect's 400,
+// "" when valid) and splits them. Each problem names the connector and the file lines of the keys its message
+// names. MM2 does the same split: its herder validates each config it is given and a connector whose config
+// is refused is not created (MM2 logs the error and runs the others), e.g. a MirrorCheckpointConnector with
+// emit.checkpoints.enabled=false.
+func (f *File) Validate(cs []Connector, validate func(Connector) string) (valid []Connector, problems []error) {
 	for _, c := range cs {
 		msg := validate(c)
 		if msg == "" {
+			valid = append(valid, c)
 			continue
 		}
 		var lines []string
 		for _, k := range slices.Sorted(maps.Keys(c.from)) {
-			if strings.Contains(msg, "configuration "+k) || strings.Contains(msg, "\""+k+"\"") || strings.Contains(msg, k+":") {
+			if strings.Contains(msg, "configuration "+k) || strings.Contains(msg, "\""+k+"\"") || strings.Contains(msg, k+" ") ||
+				strings.HasSuffix(msg, k) {
 				src := c.from[k]
 				lines = append(lines, fmt.Sprintf("%s is line %d (%s)", k, f.lines[src], src))
 			}
@@ -87,10 +90,14 @@ func (f *File) Check(cs []Connector, validate func(Connector) string) error {
 		if len(lines) > 0 {
 			p += "\n(" + strings.Join(lines, "; ") + ")"
 		}
-		problems = append(problems, p)
+		problems = append(problems, &InvalidError{Name: c.Name, Path: f.Path, Message: p})
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	return fmt.Errorf("%s: %d connector(s) would be invalid, none declared:\n%s", f.Path, len(problems), strings.Join(problems, "\n"))
+	return valid, problems
 }
+
+// InvalidError is a connector of the file whose config validation refuses.
+type InvalidError struct {
+	Name, Path, Message string
+}
+
+func (e *InvalidError) Error() string { return e.Path + ": " + e.Message }

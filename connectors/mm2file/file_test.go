@@ -67,20 +67,23 @@ func TestConnectorsCarryTheirNameAndMM2Name(t *testing.T) {
 	require.Empty(t, src.Source("target.cluster.alias"))
 }
 
-func TestCheckNamesTheLinesOfTheKeysInTheMessage(t *testing.T) {
+func TestValidateNamesTheLinesOfTheKeysInTheMessage(t *testing.T) {
 	f := parse(t, "clusters = A, B\nA->B.enabled = true\n\nA->B.tasks.max = many\n")
 	cs, err := f.Connectors([]string{"B"})
 	require.NoError(t, err)
-	err = f.Check(cs, func(c Connector) string {
-		if c.Config["tasks.max"] == "many" {
+	valid, problems := f.Validate(cs, func(c Connector) string {
+		if c.Class == connectorClasses[0] {
 			return "Invalid value many for configuration tasks.max: Not a number of type INT"
 		}
 		return ""
 	})
-	require.ErrorContains(t, err, "none declared")
-	require.ErrorContains(t, err, "A->B.MirrorSourceConnector: Invalid value many")
-	require.ErrorContains(t, err, "tasks.max is line 4 (A->B.tasks.max)")
-	require.NoError(t, f.Check(cs, func(Connector) string { return "" }))
+	require.Len(t, valid, 2)
+	require.Len(t, problems, 1)
+	var inv *InvalidError
+	require.ErrorAs(t, problems[0], &inv)
+	require.Equal(t, "A->B.MirrorSourceConnector", inv.Name)
+	require.ErrorContains(t, problems[0], "mm2.properties: A->B.MirrorSourceConnector: Invalid value many")
+	require.ErrorContains(t, problems[0], "tasks.max is line 4 (A->B.tasks.max)")
 }
 
 func TestLatin1LikeJava(t *testing.T) {
