@@ -33,6 +33,6 @@
 // only hide the working ones. Connectors sorts by name.
 //
 // Bad input gets MM2's error text where MM2 has one (a missing clusters key, a malformed security setting,
-// no flows) and otherwise a message naming the file, the line and the key; a file with any error declares
-// nothing.
+// no flows) and otherwise a message naming the file, the line and the key; a file that does not parse declares
+// nothing. A connector whose config validation refuses is left out (Validate), as MM2's herder leaves it out.
 package mm2file
