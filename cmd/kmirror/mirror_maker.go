@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
@@ -67,6 +68,10 @@ func newMirrorMakerCommand(stdout, stderr io.Writer) *ffcli.Command {
 	print := fs.Bool("print", false, "print the connectors the file declares and exit, without a database")
 	format := fs.String("format", "json", "with --print: json (one POST /connectors body per connector) or hcl (kafka-connect_connector "+
 		"resources of the Kafka Connect Terraform provider)")
+	strimzi := fs.Bool("strimzi", false, "with --print: the file is a Strimzi KafkaMirrorMaker2 resource (kafka.strimzi.io/v1beta2 or v1), "+
+		"converted to the connectors Strimzi creates; its Secrets become references of the directory config provider")
+	secretsDir := fs.String("strimzi-secrets-dir", mm2file.DefaultSecretsDir, "with --strimzi: where the resource's Secrets are mounted, one "+
+		"directory per Secret")
 	return &ffcli.Command{
 		Name:       "mirror-maker",
 		ShortUsage: "kmirror mirror-maker [flags] mm2.properties [--clusters B C]",
@@ -78,19 +83,39 @@ func newMirrorMakerCommand(stdout, stderr io.Writer) *ffcli.Command {
 			if err != nil {
 				return err
 			}
-			m, err := mm2.load(path)
-			if err != nil {
-				return err
-			}
-			if m == nil {
-				return errors.New("missing mm2.properties: kmirror mirror-maker mm2.properties [--clusters B C]")
-			}
-			if !*print {
-				return serve(ctx, m)
-			}
-			cs, err := m.File.Connectors(m.Clusters)
-			if err != nil {
-				return err
+			var cs []mm2file.Connector
+			switch {
+			case *strimzi && !*print:
+				return errors.New("--strimzi converts a resource for --print; serve its connectors through the REST API or Terraform")
+			case *strimzi:
+				if path == "" {
+					return errors.New("missing the KafkaMirrorMaker2 resource: kmirror mirror-maker --print --strimzi resource.yaml")
+				}
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				var warnings []string
+				if cs, warnings, err = mm2file.FromStrimzi(data, *secretsDir); err != nil {
+					return fmt.Errorf("%s: %w", path, err)
+				}
+				for _, w := range warnings {
+					fmt.Fprintln(stderr, "warning:", w)
+				}
+			default:
+				m, err := mm2.load(path)
+				if err != nil {
+					return err
+				}
+				if m == nil {
+					return errors.New("missing mm2.properties: kmirror mirror-maker mm2.properties [--clusters B C]")
+				}
+				if !*print {
+					return serve(ctx, m)
+				}
+				if cs, err = m.File.Connectors(m.Clusters); err != nil {
+					return err
+				}
 			}
 			switch *format {
 			case "json":

@@ -41,3 +41,13 @@ func TestMirrorMakerPrint(t *testing.T) {
 	err = run(context.Background(), []string{"mirror-maker", "--print", "../../connectors/mm2file/testdata/files/no-flows.properties"}, &out, &errOut)
 	require.ErrorContains(t, err, "No source->target replication flows.")
 }
+
+func TestMirrorMakerPrintStrimzi(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"mirror-maker", "--print", "--format", "hcl", "--strimzi",
+		"../../connectors/mm2file/testdata/strimzi/v1beta2.yaml"}, &out, &errOut)
+	require.NoError(t, err, errOut.String())
+	require.Contains(t, out.String(), `resource "kafka-connect_connector" "cluster-a_to_cluster-b_MirrorSourceConnector"`)
+	require.Contains(t, out.String(), `"source.cluster.sasl.jaas.config" = "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"mm2-user\" password=\"$${directory:/etc/kmirror/secrets/mm2-user:password}\";"`)
+	require.Contains(t, errOut.String(), "warning:")
+}
