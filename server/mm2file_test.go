@@ -54,10 +54,10 @@ func testMM2FileTakeover(t *testing.T, crash bool) {
 	kafkatest.Produce(t, "A", handoverRecords(topic, partitions, next, 1000))
 	produced += 1000 * partitions
 	mm2 := startJavaMM2(t, src, dst, regexp.QuoteMeta(topic), extra)
-	for deadline := time.Now().Add(90 * time.Second); kafkatest.EndOffsets(t, "B", remote, partitions) < int64(produced); {
+	for deadline := time.Now().Add(3 * time.Minute); kafkatest.EndOffsets(t, "B", remote, partitions) < int64(produced); {
 		mm2.alive()
 		if time.Now().After(deadline) {
-			t.Fatalf("Java MM2 did not replicate %d records within 90 s:\n%s", produced, logTail(mm2.log, 40))
+			t.Fatalf("Java MM2 did not replicate %d records within 3 minutes:\n%s", produced, logTail(mm2.log, 40))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
