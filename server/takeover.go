@@ -28,7 +28,7 @@ func takeoverOffsets(ctx context.Context, st *store.Store, clients clientconfig.
 ) (map[string][]store.Offset, error) {
 	out := map[string][]store.Offset{}
 	for _, c := range cs {
-		if c.Class != mirrorconfig.SourceConnectorClass || c.Config["enabled"] != "true" {
+		if c.Class != mirrorconfig.SourceConnectorClass || !c.Enabled() {
 			continue
 		}
 		if _, err := st.GetConnector(ctx, c.Name); !errors.Is(err, store.ErrNotFound) {

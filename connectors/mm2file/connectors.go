@@ -63,6 +63,9 @@ func (f *File) Connectors(targets []string) ([]Connector, error) {
 	return out, nil
 }
 
+// Enabled says whether the connector's flow replicates (its enabled key, parsed as Connect parses a BOOLEAN).
+func (c Connector) Enabled() bool { return parseBoolean(strings.TrimSpace(c.Config[keyEnabled])) }
+
 // Source is the file key a config key of the connector came from, "" for a value MM2 fills in.
 func (c Connector) Source(key string) string { return c.from[key] }
 
