@@ -82,7 +82,8 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bo
 	for _, tc := range tcs {
 		tasks = append(tasks, connectorTaskID{Connector: c.Name, Task: tc.Task})
 	}
-	return connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config)}, nil
+	return connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config),
+		DeclaredBy: c.DeclaredBy}, nil
 }
 
 // createConnector is POST /connectors. The name is trimmed as Java's String.trim does, config.name must match
@@ -185,6 +186,9 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 	if len(hiddenSecrets(cfg)) > 0 {
 		// A config read back with its secrets hidden: replace it under the row lock, with the stored secrets.
 		c, err = s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+			if err := refuseDeclared(c); err != nil {
+				return err
+			}
 			full, err := keepStoredSecrets(cfg, c.Config, name)
 			if err != nil {
 				return err
@@ -238,6 +242,9 @@ func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	c, err := s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+		if err := refuseDeclared(c); err != nil {
+			return err
+		}
 		patch, err := keepStoredSecrets(patch, c.Config, name)
 		if err != nil {
 			return err

@@ -61,7 +61,12 @@ type errorBody struct {
 // writeError renders err as Connect's error body.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var apiErr *httpError
-	if !errors.As(err, &apiErr) {
+	var declared *store.DeclaredError
+	switch {
+	case errors.As(err, &apiErr):
+	case errors.As(err, &declared):
+		apiErr = declaredConflict(declared)
+	default:
 		apiErr = s.internalError(r, err)
 	}
 	if apiErr.RetryAfter > 0 {
@@ -89,4 +94,19 @@ func (s *server) internalError(r *http.Request, err error) *httpError {
 		Status:  http.StatusInternalServerError,
 		Message: "Internal server error while handling " + method + " " + path + "; see the worker's log",
 	}
+}
+
+// declaredConflict answers a config write or delete of a connector declared from a file: the file is where it
+// changes, and a worker applies the file again when it starts. Its target state and offsets stay the REST API's.
+func declaredConflict(d *store.DeclaredError) *httpError {
+	return errorf(http.StatusConflict, "Connector %s is declared by %s: change or remove it there (a worker applies the "+
+		"file when it starts); pause, resume, stop, restart and offsets work as for any connector", d.Name, d.By)
+}
+
+// refuseDeclared is the check of a config change made under the connector's row lock.
+func refuseDeclared(c *store.Connector) error {
+	if c.DeclaredBy != "" {
+		return &store.DeclaredError{Name: c.Name, By: c.DeclaredBy}
+	}
+	return nil
 }

@@ -94,6 +94,7 @@ func openAPIPaths() obj {
 	notCheckpoint := errorResponse("Unknown connector, or a connector that is not a MirrorCheckpointConnector")
 	notFound := errorResponse("Unknown connector")
 	badRequest := errorResponse("Invalid request")
+	declaredConflictResponse := errorResponse("The connector is declared by an mm2.properties (kmirror extension): change it in that file")
 	configBody := jsonBody("A flat connector config with connector.class: string values (numbers and booleans are accepted and stored as text).", ref("ConfigRequest"))
 
 	return obj{
@@ -144,6 +145,7 @@ func openAPIPaths() obj {
 			"delete": operation("deleteConnector", "Delete a connector", []obj{connector}, nil, obj{
 				"204": response("Deleted", nil),
 				"404": notFound,
+				"409": declaredConflictResponse,
 			}),
 		},
 		"/connectors/{connector}/config": obj{
@@ -155,12 +157,14 @@ func openAPIPaths() obj {
 				"200": response("Replaced", ref("ConnectorInfo")),
 				"201": withLocation(response("Created", ref("ConnectorInfo"))),
 				"400": badRequest,
+				"409": declaredConflictResponse,
 			}),
 			"patch": operation("patchConnectorConfig", "Change some keys of a connector's config; null removes a key", []obj{connector},
 				jsonBody("Keys to set, or to remove with null; connector.class only if it changes.", ref("ConfigPatch")), obj{
 					"200": response("Patched", ref("ConnectorInfo")),
 					"400": badRequest,
 					"404": notFound,
+					"409": declaredConflictResponse,
 				}),
 		},
 		"/connectors/{connector}/status": obj{"get": operation("getConnectorStatus", "The connector's and its tasks' states", []obj{connector}, nil, obj{
@@ -463,6 +467,8 @@ func openAPISchemas() obj {
 			"config": ref("Config"),
 			"tasks":  obj{"type": "array", "items": ref("ConnectorTaskId")},
 			"type":   obj{"type": "string", "enum": []string{"source", "sink", "unknown"}},
+			"declared_by": obj{"type": "string",
+				"description": "kmirror extension: the mm2.properties this connector is declared from; absent for connectors created through REST"},
 		}, "name", "config", "tasks", "type"),
 		"ConnectorState": object(obj{
 			"state":     str,

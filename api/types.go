@@ -9,12 +9,15 @@ type connectorTaskID struct {
 	Task      int    `json:"task"`
 }
 
-// connectorInfo is ConnectorInfo. Config is the stored map exactly as submitted (plus name).
+// connectorInfo is ConnectorInfo. Config is the stored map exactly as submitted (plus name). DeclaredBy, an
+// extension Connect's clients ignore, names the mm2.properties a connector was declared from; it is absent for
+// connectors created through REST, so their bodies stay Connect's.
 type connectorInfo struct {
-	Name   string            `json:"name"`
-	Config map[string]string `json:"config"`
-	Tasks  []connectorTaskID `json:"tasks"`
-	Type   string            `json:"type"`
+	Name       string            `json:"name"`
+	Config     map[string]string `json:"config"`
+	Tasks      []connectorTaskID `json:"tasks"`
+	Type       string            `json:"type"`
+	DeclaredBy string            `json:"declared_by,omitempty"`
 }
 
 // connectorState is the "connector" object of ConnectorStateInfo. Every field is a string because

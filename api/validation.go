@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -108,4 +109,24 @@ func (s *server) validateForWrite(cfg *props) error {
 // both ends, and nothing else.
 func javaTrim(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}
+
+// ValidateWrite is the check a create makes of a connector config before storing it, for connectors stored
+// without a request (declared from an mm2.properties): "" when the config is valid, else the message of the 400
+// POST /connectors would answer.
+func ValidateWrite(cfg Config, name string, config map[string]string) string {
+	s := &server{plugins: &catalog{}, worker: mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource}, clients: cfg.Clients}
+	p := propsFromMap(config)
+	err := checkAndPutName(name, p)
+	if err == nil {
+		err = s.validateForWrite(p)
+	}
+	var h *httpError
+	if errors.As(err, &h) {
+		return h.Message
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
 }

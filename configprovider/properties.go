@@ -8,20 +8,41 @@ import (
 )
 
 // parseProperties reads a Java properties file as java.util.Properties.load does (FileConfigProvider reads
-// it as UTF-8): # and ! comments, key and value separated by '=', ':' or white space, backslash line
-// continuations, and the escapes \t \n \r \f \uXXXX; any other escaped character stands for itself. The
-// last of repeated keys wins.
+// it as UTF-8); the last of repeated keys wins.
 func parseProperties(data []byte) (map[string]string, error) {
+	props, err := ReadProperties(data)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(props))
+	for _, p := range props {
+		out[p.Key] = p.Value
+	}
+	return out, nil
+}
+
+// Property is one entry of a properties file: its unescaped key and value, and the line (from 1) its logical
+// line starts on.
+type Property struct {
+	Key, Value string
+	Line       int
+}
+
+// ReadProperties reads a UTF-8 Java properties file as java.util.Properties.load does: # and ! comments, key
+// and value separated by '=', ':' or white space, backslash line continuations, and the escapes \t \n \r \f
+// \uXXXX; any other escaped character stands for itself. Entries come in file order, repeated keys included.
+func ReadProperties(data []byte) ([]Property, error) {
 	if !utf8.Valid(data) {
 		return nil, fmt.Errorf("not UTF-8")
 	}
-	out := map[string]string{}
+	var out []Property
 	lines := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := strings.TrimLeft(lines[i], " \t\f")
 		if line == "" || line[0] == '#' || line[0] == '!' {
 			continue
 		}
+		start := i + 1
 		// A logical line goes on while a physical one ends in an odd number of backslashes; the next line's
 		// leading white space is dropped.
 		for continues(line) && i+1 < len(lines) {
@@ -35,7 +56,7 @@ func parseProperties(data []byte) (map[string]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %w", i+1, err)
 		}
-		out[key] = value
+		out = append(out, Property{Key: key, Value: value, Line: start})
 	}
 	return out, nil
 }

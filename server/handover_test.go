@@ -33,10 +33,12 @@ import (
 // internal topics (mm2-offsets.<source>.internal, ...) and the remote topic names (<source>.<topic>) — so
 // unique aliases and a topics filter naming only the test's topic keep it apart from everything else.
 type javaMM2 struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	log  string
-	done chan struct{}
+	t   *testing.T
+	cmd *exec.Cmd
+	log string
+	// props is its mm2.properties.
+	props string
+	done  chan struct{}
 }
 
 func startJavaMM2(t *testing.T, sourceAlias, targetAlias, topicsRegex, extraProps string) *javaMM2 {
@@ -95,7 +97,7 @@ refresh.topics.interval.seconds = 5
 		"-Dlog4j2.configurationFile="+log4j, "-cp", libs+"/*", "org.apache.kafka.connect.mirror.MirrorMaker", propsFile)
 	cmd.Stdout, cmd.Stderr = out, out
 	require.NoError(t, cmd.Start())
-	m := &javaMM2{t: t, cmd: cmd, log: logFile, done: make(chan struct{})}
+	m := &javaMM2{t: t, cmd: cmd, log: logFile, props: propsFile, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		out.Close()
@@ -414,6 +416,24 @@ func testHandover(t *testing.T, crash bool) {
 	resumed := time.Now()
 	produce(500)
 	want := next[0]
+	perPartition, total := awaitRemoteSequences(t, remote, partitions, want)
+	for p, a := range perPartition {
+		t.Logf("partition %d: %d records on B for %d produced: %d missing, %d duplicated, %d reordered; MM2 wrote %d past its commit",
+			p, a.records, want, a.missing, a.duplicated, a.reordered, onB[p]-(committed[p]+1))
+	}
+	t.Logf("[%s] kmirror completed the copy %s after its resume", at(), time.Since(resumed).Round(100*time.Millisecond))
+	t.Logf("audit: %d produced, %d on B: %d missing, %d duplicated, %d reordered; MM2 wrote %d records past its committed offsets",
+		produced, total.records, total.missing, total.duplicated, total.reordered, beyond)
+	require.Equal(t, want*partitions, produced)
+	require.Zero(t, total.missing, "records missing on B (kmirror did not replicate them within 90 s, or skipped them)")
+	require.Zero(t, total.reordered, "records out of order on B")
+	require.LessOrEqual(t, int64(total.duplicated), beyond, "only records MM2 wrote past its commit may arrive twice")
+}
+
+// awaitRemoteSequences waits up to 90 s until every remote partition holds its source sequence 0..want-1, then
+// audits each partition and the total.
+func awaitRemoteSequences(t *testing.T, remote string, partitions, want int) ([]handoverAudit, handoverAudit) {
+	t.Helper()
 	// Wait for every sequence number rather than for a record count: records sent twice count twice.
 	var got map[kafkatest.Partition][]kafkatest.Record
 	complete := func() bool {
@@ -433,24 +453,17 @@ func testHandover(t *testing.T, crash bool) {
 	for deadline := time.Now().Add(90 * time.Second); !complete() && time.Now().Before(deadline); {
 		time.Sleep(250 * time.Millisecond)
 	}
-
+	per := make([]handoverAudit, partitions)
 	var total handoverAudit
 	for p := range partitions {
 		a := auditHandover(t, p, got[kafkatest.Partition{Topic: remote, Partition: int32(p)}], want)
-		t.Logf("partition %d: %d records on B for %d produced: %d missing, %d duplicated, %d reordered; MM2 wrote %d past its commit",
-			p, a.records, want, a.missing, a.duplicated, a.reordered, onB[p]-(committed[p]+1))
+		per[p] = a
 		total.records += a.records
 		total.missing += a.missing
 		total.duplicated += a.duplicated
 		total.reordered += a.reordered
 	}
-	t.Logf("[%s] kmirror completed the copy %s after its resume", at(), time.Since(resumed).Round(100*time.Millisecond))
-	t.Logf("audit: %d produced, %d on B: %d missing, %d duplicated, %d reordered; MM2 wrote %d records past its committed offsets",
-		produced, total.records, total.missing, total.duplicated, total.reordered, beyond)
-	require.Equal(t, want*partitions, produced)
-	require.Zero(t, total.missing, "records missing on B (kmirror did not replicate them within 90 s, or skipped them)")
-	require.Zero(t, total.reordered, "records out of order on B")
-	require.LessOrEqual(t, int64(total.duplicated), beyond, "only records MM2 wrote past its commit may arrive twice")
+	return per, total
 }
 
 // runKmirror runs the kmirror binary and returns its stdout, failing the test (with stderr) if it fails.

@@ -64,6 +64,8 @@ type Config struct {
 	Secrets *store.Secrets
 	// Runtime tunes the task runtime; WorkerID, URL, Store, Registry and Logger are filled in by Run.
 	Runtime tasks.Config
+	// MM2, when set, is an mm2.properties whose connectors are declared at start, before the REST API serves.
+	MM2 *MM2Properties
 	// Ready, when set, receives the bound listen address once the server accepts requests (for tests).
 	Ready func(addr string)
 }
@@ -116,6 +118,11 @@ func Run(ctx context.Context, cfg Config) error {
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
 		return err
+	}
+	if cfg.MM2 != nil {
+		if err := declare(ctx, st, cfg.MM2, cfg.ExactlyOnceSource, clients, log); err != nil {
+			return err
+		}
 	}
 
 	// One metrics registry per process: the runtime reports unit states into it, the connectors their

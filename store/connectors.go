@@ -26,16 +26,18 @@ type Connector struct {
 	Config      map[string]string // exactly as submitted, plus name
 	TargetState TargetState
 	Version     int64 // bumped by every config or target-state change
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// DeclaredBy names the mm2.properties the connector was declared from, "" for one created through REST.
+	DeclaredBy string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
-const connectorColumns = "name, config, target_state, version, created_at, updated_at"
+const connectorColumns = "name, config, target_state, version, created_at, updated_at, coalesce(declared_by, '')"
 
 // scanConnector reads a connector row, its secrets decrypted.
 func (s *Store) scanConnector(row pgx.Row) (Connector, error) {
 	var c Connector
-	if err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt); err != nil {
+	if err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt, &c.DeclaredBy); err != nil {
 		return c, err
 	}
 	var err error
@@ -117,10 +119,14 @@ func (s *Store) insertConnector(ctx context.Context, tx pgx.Tx, name string, con
 }
 
 // PutConnector creates the connector with target state STARTED, or replaces the config of an existing one
-// (keeping its target state). created tells which happened.
+// (keeping its target state). created tells which happened. A declared connector is refused with a
+// *DeclaredError.
 func (s *Store) PutConnector(ctx context.Context, name string, config map[string]string) (c Connector, created bool, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		c, err = s.updateConnector(ctx, tx, name, func(cur *Connector) error {
+			if cur.DeclaredBy != "" {
+				return &DeclaredError{Name: name, By: cur.DeclaredBy}
+			}
 			cur.Config = config
 			return nil
 		})
@@ -199,22 +205,38 @@ func (s *Store) SetTargetState(ctx context.Context, name string, state TargetSta
 }
 
 // DeleteConnector removes the connector with its task configs, assignments, statuses, topic tracking and config
-// history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist.
+// history. Its source offsets stay, as in Connect. ErrNotFound if it does not exist, a *DeclaredError if a file
+// declares it.
 func (s *Store) DeleteConnector(ctx context.Context, name string) error {
 	return s.inTxRetried(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, "DELETE FROM connectors WHERE name = $1", name)
+		var by *string
+		err := tx.QueryRow(ctx, "SELECT declared_by FROM connectors WHERE name = $1 FOR UPDATE", name).Scan(&by)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("delete connector %q: %w", name, ErrNotFound)
+		}
 		if err != nil {
 			return fmt.Errorf("delete connector %q: %w", name, err)
 		}
-		if tag.RowsAffected() == 0 {
-			return fmt.Errorf("delete connector %q: %w", name, ErrNotFound)
+		if by != nil {
+			return &DeclaredError{Name: name, By: *by}
 		}
-		// Its history goes with it: the configs it holds carry the connector's secrets.
-		if _, err := tx.Exec(ctx, "DELETE FROM connector_history WHERE connector_name = $1", name); err != nil {
-			return fmt.Errorf("delete history of %q: %w", name, err)
-		}
-		return notify(ctx, tx, "connector")
+		return deleteConnector(ctx, tx, name)
 	})
+}
+
+func deleteConnector(ctx context.Context, tx pgx.Tx, name string) error {
+	tag, err := tx.Exec(ctx, "DELETE FROM connectors WHERE name = $1", name)
+	if err != nil {
+		return fmt.Errorf("delete connector %q: %w", name, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("delete connector %q: %w", name, ErrNotFound)
+	}
+	// Its history goes with it: the configs it holds carry the connector's secrets.
+	if _, err := tx.Exec(ctx, "DELETE FROM connector_history WHERE connector_name = $1", name); err != nil {
+		return fmt.Errorf("delete history of %q: %w", name, err)
+	}
+	return notify(ctx, tx, "connector")
 }
 
 // HistoryEntry is one recorded change of a connector.

@@ -21,6 +21,19 @@ var (
 	// ErrUnstorableText is returned when a name that comes from Kafka cannot be stored as PostgreSQL text
 	// (see TextStorable).
 	ErrUnstorableText = errors.New("not storable as text: invalid UTF-8 or NUL")
+	// ErrDeclared is returned when a config write or delete meets a connector declared from a file: only the
+	// file changes it (DeclaredError names the file).
+	ErrDeclared = errors.New("connector is declared by a file")
 	// ErrSchemaTooNew is returned when the database was migrated by a newer kmirror than this binary.
 	ErrSchemaTooNew = errors.New("database schema is newer than this kmirror")
 )
+
+// DeclaredError is ErrDeclared for one connector and the file that declares it.
+type DeclaredError struct {
+	Name, By string
+}
+
+func (e *DeclaredError) Error() string { return "connector " + e.Name + " is declared by " + e.By }
+
+// Unwrap makes errors.Is(err, ErrDeclared) hold.
+func (e *DeclaredError) Unwrap() error { return ErrDeclared }

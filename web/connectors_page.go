@@ -17,6 +17,7 @@ const sourceClassSuffix = "MirrorSourceConnector"
 // listRow is one connector in the list.
 type listRow struct {
 	Name, Class, Type, State string
+	DeclaredBy               string // the mm2.properties that declares it, "" for a REST-created one
 	TasksRunning, Tasks      int
 	Failed                   bool
 	Trace                    string // the first failure's trace, connector's or a task's
@@ -43,7 +44,7 @@ func (h *Handler) listData(r *http.Request) (listData, error) {
 	}
 	d.Total = len(all)
 	for name, e := range all {
-		row := listRow{Name: name, Class: e.Info.Config["connector.class"], Type: e.Info.Type,
+		row := listRow{Name: name, Class: e.Info.Config["connector.class"], Type: e.Info.Type, DeclaredBy: e.Info.DeclaredBy,
 			State: e.Status.Connector.State, Tasks: len(e.Status.Tasks)}
 		if row.State == "FAILED" {
 			row.Failed, row.Trace = true, e.Status.Connector.Trace

@@ -29,9 +29,10 @@ type connectorStatus struct {
 }
 
 type connectorInfo struct {
-	Name   string            `json:"name"`
-	Config map[string]string `json:"config"`
-	Type   string            `json:"type"`
+	Name       string            `json:"name"`
+	Config     map[string]string `json:"config"`
+	Type       string            `json:"type"`
+	DeclaredBy string            `json:"declared_by"`
 }
 
 // expanded is one entry of GET /connectors?expand=status&expand=info.

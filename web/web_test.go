@@ -13,8 +13,9 @@ import (
 
 // fakeAPI answers the few REST calls the edit page makes, for one connector, and records the PUT config.
 type fakeAPI struct {
-	config map[string]string
-	put    map[string]string
+	config     map[string]string
+	put        map[string]string
+	declaredBy string
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -27,7 +28,7 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if _, ok := cfg["secret.key"]; ok && r.URL.Query().Get("revealSecrets") != "true" {
 			cfg["secret.key"] = "[hidden]"
 		}
-		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: cfg, Type: "source"})
+		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: cfg, Type: "source", DeclaredBy: f.declaredBy})
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/config") && strings.HasPrefix(p, "/connector-plugins/"):
 		_ = json.NewEncoder(w).Encode([]configKey{{Name: "tasks.max", Type: "INT"}, {Name: "secret.key", Type: "PASSWORD"}})
 	case r.Method == http.MethodPut && strings.HasSuffix(p, "/config/validate"):
@@ -187,5 +188,20 @@ func TestLagAge(t *testing.T) {
 		if got := c.row.LagAge(); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestConnectorPageNamesItsFile: a connector declared from an mm2.properties says so on its page.
+func TestConnectorPageNamesItsFile(t *testing.T) {
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c"}, declaredBy: "/etc/kmirror/mm2.properties"}
+	h, err := New(Config{API: api})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/ui/connectors/"+url.PathEscape("a/b c"), nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `id="declared-by"`) ||
+		!strings.Contains(rec.Body.String(), "from /etc/kmirror/mm2.properties") {
+		t.Fatalf("GET connector page: %d, declared-by shown: %v\n%s", rec.Code, strings.Contains(rec.Body.String(), "declared-by"), rec.Body.String())
 	}
 }

@@ -4,6 +4,7 @@
 //	kmirror migrate up|status  manage the database schema
 //	kmirror passwd NAME        print a users-file line (--rest-users-file): a hashed password or a bearer token
 //	kmirror mm2-offsets        hand over from Java MM2: its source offsets as a PATCH .../offsets body
+//	kmirror mirror-maker FILE  run a worker for an mm2.properties, as connect-mirror-maker.sh (--print: its connectors)
 //	kmirror loadgen            produce a steady stream of records into a topic (demos, tests)
 //	kmirror secrets rotate     re-encrypt stored connector secrets with the current --secrets-key
 //	kmirror version            print the build
@@ -107,14 +108,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	root := &ffcli.Command{
 		Name:        "kmirror",
-		ShortUsage:  "kmirror <serve|migrate|health|passwd|mm2-offsets|loadgen|secrets|version> [flags]",
+		ShortUsage:  "kmirror <serve|mirror-maker|migrate|health|passwd|mm2-offsets|loadgen|secrets|version> [flags]",
 		ShortHelp:   "MirrorMaker 2 as a service",
-		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), newSecretsCommand(stdout, stderr), versionCmd},
+		Subcommands: []*ffcli.Command{serveCmd, migrateCmd, newHealthCommand(stdout, stderr), newPasswdCommand(os.Stdin, stdout, stderr), newMM2OffsetsCommand(stdout, stderr), newMirrorMakerCommand(stdout, stderr), newLoadgenCommand(stdout, stderr), newSecretsCommand(stdout, stderr), versionCmd},
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) > 0 {
-				return fmt.Errorf("unknown command %q: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)", args[0])
+				return fmt.Errorf("unknown command %q: use serve, mirror-maker, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)", args[0])
 			}
-			return errors.New("missing command: use serve, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)")
+			return errors.New("missing command: use serve, mirror-maker, migrate, health, passwd, mm2-offsets, loadgen, secrets or version (see kmirror -h)")
 		},
 	}
 	root.FlagSet = flag.NewFlagSet("kmirror", flag.ContinueOnError)
@@ -125,6 +126,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func newServeCommand(stderr io.Writer) *ffcli.Command {
 	fs := flag.NewFlagSet("kmirror serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	serve := registerServeFlags(fs, stderr)
+	mm2 := registerMM2Flags(fs)
+	return &ffcli.Command{
+		Name:       "serve",
+		ShortUsage: "kmirror serve [flags]",
+		ShortHelp:  "run a kmirror worker: the Kafka Connect REST API and the replication runtime",
+		FlagSet:    fs,
+		Options:    []ff.Option{envOption},
+		Exec: func(ctx context.Context, args []string) error {
+			if len(args) > 0 {
+				return fmt.Errorf("unexpected argument %q: serve takes flags only (an mm2.properties goes to --mm2-properties)", args[0])
+			}
+			m, err := mm2.load("")
+			if err != nil {
+				return err
+			}
+			return serve(ctx, m)
+		},
+	}
+}
+
+// registerServeFlags registers a worker's flags on fs and returns what runs the worker, declaring the
+// connectors of mm2 (nil: none) at start.
+func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Context, mm2 *server.MM2Properties) error {
 	var g globals
 	g.register(fs)
 	listen := fs.String("listen", ":8083", "HTTP listen address of the REST API (KMIRROR_LISTEN)")
@@ -145,64 +170,57 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
 	loadSecrets := registerSecretsFlags(fs)
-	return &ffcli.Command{
-		Name:       "serve",
-		ShortUsage: "kmirror serve [flags]",
-		ShortHelp:  "run a kmirror worker: the Kafka Connect REST API and the replication runtime",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, _ []string) error {
-			loggers, err := g.loggers(stderr)
+	return func(ctx context.Context, mm2 *server.MM2Properties) error {
+		loggers, err := g.loggers(stderr)
+		if err != nil {
+			return err
+		}
+		rt := tasks.Config{StopTimeout: *stopTimeout, WorkerTTL: *workerTTL, HeartbeatInterval: *heartbeat, LeaseTTL: *leaseTTL}
+		if err := rt.Validate(); err != nil {
+			return err
+		}
+		eosSupport, err := mirrorconfig.ParseExactlyOnceSourceSupport(*eos)
+		if err != nil {
+			return fmt.Errorf("--exactly-once-source-support: %w", err)
+		}
+		data, err := connectors.ParseDataPath(*dataPath)
+		if err != nil {
+			return fmt.Errorf("--data-path: %w", err)
+		}
+		assign, err := connectors.ParseTaskAssignment(*assignment)
+		if err != nil {
+			return fmt.Errorf("--task-assignment: %w", err)
+		}
+		consumerLimit, err := statsLimitFlag("consumer-stats-max-partitions", *consumerStats)
+		if err != nil {
+			return err
+		}
+		producerLimit, err := statsLimitFlag("producer-stats-max-partitions", *producerStats)
+		if err != nil {
+			return err
+		}
+		if *history < 1 {
+			return fmt.Errorf("--config-history must be at least 1, not %d", *history)
+		}
+		secrets, err := loadSecrets()
+		if err != nil {
+			return err
+		}
+		paceGC(data, eosSupport)
+		if *pprofListen != "" {
+			_, stopPprof, err := servePprof(ctx, *pprofListen)
 			if err != nil {
 				return err
 			}
-			rt := tasks.Config{StopTimeout: *stopTimeout, WorkerTTL: *workerTTL, HeartbeatInterval: *heartbeat, LeaseTTL: *leaseTTL}
-			if err := rt.Validate(); err != nil {
-				return err
-			}
-			eosSupport, err := mirrorconfig.ParseExactlyOnceSourceSupport(*eos)
-			if err != nil {
-				return fmt.Errorf("--exactly-once-source-support: %w", err)
-			}
-			data, err := connectors.ParseDataPath(*dataPath)
-			if err != nil {
-				return fmt.Errorf("--data-path: %w", err)
-			}
-			assign, err := connectors.ParseTaskAssignment(*assignment)
-			if err != nil {
-				return fmt.Errorf("--task-assignment: %w", err)
-			}
-			consumerLimit, err := statsLimitFlag("consumer-stats-max-partitions", *consumerStats)
-			if err != nil {
-				return err
-			}
-			producerLimit, err := statsLimitFlag("producer-stats-max-partitions", *producerStats)
-			if err != nil {
-				return err
-			}
-			if *history < 1 {
-				return fmt.Errorf("--config-history must be at least 1, not %d", *history)
-			}
-			secrets, err := loadSecrets()
-			if err != nil {
-				return err
-			}
-			paceGC(data, eosSupport)
-			if *pprofListen != "" {
-				_, stopPprof, err := servePprof(ctx, *pprofListen)
-				if err != nil {
-					return err
-				}
-				defer stopPprof()
-			}
-			return server.Run(ctx, server.Config{
-				Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
-				Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
-				ExactlyOnceSource: eosSupport, DataPath: data, TaskAssignment: assign, ConsumerStatsMaxPartitions: consumerLimit,
-				ProducerStatsMaxPartitions: producerLimit,
-				Security:                   *security, Clients: clientRules(), Secrets: secrets,
-			})
-		},
+			defer stopPprof()
+		}
+		return server.Run(ctx, server.Config{
+			Listen: *listen, DatabaseURL: g.databaseURL, WorkerID: *workerID, AdvertisedURL: *advertised,
+			Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
+			ExactlyOnceSource: eosSupport, DataPath: data, TaskAssignment: assign, ConsumerStatsMaxPartitions: consumerLimit,
+			ProducerStatsMaxPartitions: producerLimit,
+			Security:                   *security, Clients: clientRules(), Secrets: secrets, MM2: mm2,
+		})
 	}
 }
 
