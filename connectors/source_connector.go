@@ -10,6 +10,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -91,8 +92,14 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 	if err != nil {
 		return nil, err
 	}
+	assignment := c.assignment
+	if v := c.cfg.kmirror.String(mirrorconfig.TaskAssignmentConfig); v != "" {
+		if assignment, err = ParseTaskAssignment(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", mirrorconfig.TaskAssignmentConfig, err)
+		}
+	}
 	r := &sourcePlanner{
-		name: c.name, cfg: c.cfg, log: c.log, env: env, assignment: c.assignment,
+		name: c.name, cfg: c.cfg, log: c.log, env: env, assignment: assignment,
 		sourceAlias: c.cfg.sourceAlias(), targetAlias: c.cfg.targetAlias(),
 		policy: policy,
 		selector: mirror.TopicSelector{Policy: policy, Filter: filter, TargetAlias: c.cfg.targetAlias(),

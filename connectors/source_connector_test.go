@@ -302,6 +302,7 @@ func TestSourceConnectorPlansRoundRobinAndCreatesRemoteTopics(t *testing.T) {
 		"a": {"retention.ms": "7200000", "cleanup.policy": "compact", "min.insync.replicas": "1"},
 	})
 	config := plannerConfig(t, regexp.QuoteMeta(base)+"-.*")
+	config[mirrorconfig.TaskAssignmentConfig] = mirrorconfig.TaskAssignmentPartitions // MM2's spread, pinned per connector
 	p := startPlanner(t, config)
 
 	set := p.awaitTaskSet(t, "12 partitions", func(s []map[string]string) bool { return plannerPartitionCount(s) == 12 })
@@ -358,7 +359,9 @@ func TestSourceConnectorRefreshChangesOnlyReceivingTasks(t *testing.T) {
 	t.Parallel()
 	base := kafkatest.TopicName(t, "kmsrc")
 	topics := plannerTopics(t, base, prefixA, map[string]int{"a": 4, "b": 2}, nil)
-	p := startPlanner(t, plannerConfig(t, regexp.QuoteMeta(base)+"-.*"))
+	config := plannerConfig(t, regexp.QuoteMeta(base)+"-.*")
+	config[mirrorconfig.TaskAssignmentConfig] = mirrorconfig.TaskAssignmentPartitions // the spread's order is asserted
+	p := startPlanner(t, config)
 	first := p.awaitTaskSet(t, "6 partitions", func(s []map[string]string) bool { return plannerPartitionCount(s) == 6 })
 	require.Len(t, first, 3)
 

@@ -14,48 +14,6 @@ import (
 	"github.com/kmirror/kmirror/tasks"
 )
 
-// stablePartitionOrder returns the flat list of source partitions that tasks are dealt from, given the
-// previous list and the replicated topics now on the source (topic -> partition count).
-//
-// Why the order is kept stable: partitions are dealt round-robin, the k-th going to task k mod n, so a
-// partition's task depends only on its position in this list. MM2 rebuilds the list from a hash map on every
-// refresh, so its order is effectively arbitrary and one new topic can move partitions between every task;
-// Connect then restarts every task whose config changed, and each restart tears down a consumer and a
-// producer and re-reads offsets. kmirror keeps the list: partitions still present keep their positions,
-// partitions that appeared are appended (sorted by topic, then partition, so the first plan is sorted too),
-// and partitions that disappeared are dropped. A new topic or a grown topic then changes only the tasks that
-// receive the new partitions, and the runtime restarts only those. Removing partitions shifts the ones
-// after them, which is the price of never leaving holes. Any order is valid MM2 behaviour: MM2 promises
-// round-robin dealing, not an order.
-func stablePartitionOrder(previous []mirror.TopicPartition, topics map[string]int) []mirror.TopicPartition {
-	kept, added := keptAndAdded(previous, topics)
-	return append(kept, added...)
-}
-
-// keptAndAdded splits stablePartitionOrder's list: the partitions of previous still present, in their order,
-// and those that appeared, sorted by topic, then partition.
-func keptAndAdded(previous []mirror.TopicPartition, topics map[string]int) (order, added []mirror.TopicPartition) {
-	order = make([]mirror.TopicPartition, 0, len(previous))
-	kept := make(map[mirror.TopicPartition]bool, len(previous))
-	for _, tp := range previous {
-		if n, ok := topics[tp.Topic]; ok && int(tp.Partition) < n && !kept[tp] {
-			kept[tp] = true
-			order = append(order, tp)
-		}
-	}
-	for topic, n := range topics {
-		for p := range n {
-			if tp := (mirror.TopicPartition{Topic: topic, Partition: int32(p)}); !kept[tp] {
-				added = append(added, tp)
-			}
-		}
-	}
-	slices.SortFunc(added, func(a, b mirror.TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
-	return order, added
-}
-
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
 // min(maxTasks, len(order)) tasks, each task config being the connector config plus the task class, the
 // task's partitions and its index. No partitions means no tasks.
