@@ -99,7 +99,7 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 	case mirrorconfig.HeartbeatConnectorClass:
 		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
 	case mirrorconfig.SourceConnectorClass:
-		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign}, nil
+		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign, metrics: r.metrics}, nil
 	case mirrorconfig.CheckpointConnectorClass:
 		return &checkpointConnector{name: name, cfg: cfg, log: log}, nil
 	}

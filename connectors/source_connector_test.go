@@ -33,6 +33,8 @@ type plannerEnv struct {
 	sets     [][]map[string]string
 	notice   string
 	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
+	rates    func() []tasks.PartitionRate // what PartitionRates returns; nil: nothing reported
+	resumeAt []map[string]string          // the task set TaskConfigs returns before the run publishes one
 }
 
 func (e *plannerEnv) Running(context.Context) error {

@@ -11,20 +11,25 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/planner"
 	"github.com/kmirror/kmirror/tasks"
 )
 
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
 // min(maxTasks, len(order)) tasks, each task config being the connector config plus the task class, the
-// task's partitions and its index. No partitions means no tasks.
-func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int) []map[string]string {
-	assigned := mirror.AssignRoundRobin(order, maxTasks)
+// task's partitions and its index, and the last move by load of the tasks lastMove names. No partitions means
+// no tasks.
+func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int, lastMove map[int]string) []map[string]string {
+	assigned := planner.Tasks(order, maxTasks)
 	configs := make([]map[string]string, 0, len(assigned))
 	for i, tps := range assigned {
 		task := maps.Clone(raw)
 		task[taskClassKey] = SourceTaskClass
 		task[mirror.TaskAssignedPartitionsConfig] = mirror.EncodeAssignedPartitions(tps)
 		task[mirror.TaskIndexConfig] = strconv.Itoa(i)
+		if move, ok := lastMove[i]; ok {
+			task[mirror.TaskLastMoveConfig] = move
+		}
 		configs = append(configs, task)
 	}
 	return configs
@@ -131,7 +136,11 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 		return err
 	}
 
-	order := partitionOrder(r.order, topics, r.cfg.values.Int("tasks.max"), r.assignment)
+	maxTasks := r.cfg.values.Int("tasks.max")
+	order := partitionOrder(r.order, topics, maxTasks, r.assignment)
+	if min(maxTasks, len(order)) != min(maxTasks, len(r.order)) {
+		r.lastMove = nil // the tasks are dealt anew: their last moves no longer describe them
+	}
 	if added, removed := partitionChanges(r.order, order); r.planned && (added > 0 || removed > 0) {
 		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order))
 	}
@@ -280,7 +289,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 // publish hands the runtime the task set computed from the current partition order, unless it is the set
 // published last.
 func (r *sourcePlanner) publish(ctx context.Context) error {
-	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"))
+	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"), r.lastMove)
 	if r.planned && slices.EqualFunc(configs, r.published, maps.Equal) {
 		r.log.Debug("task set unchanged", "tasks", len(configs), "partitions", len(r.order))
 		return nil

@@ -137,3 +137,33 @@ func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []Partit
 	}
 	return deleted, nil
 }
+
+// PartitionRate is a partition's byte rate as its task last reported it, for planning moves by load.
+type PartitionRate struct {
+	Topic          string
+	Partition      int32
+	Task           int
+	BytesPerSecond float64
+	Age            time.Duration // how long ago the report was written, by the database's clock
+}
+
+// PartitionRates returns the byte rate each partition of the connector last reported, with the report's age.
+func (s *Store) PartitionRates(ctx context.Context, connector string) ([]PartitionRate, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT topic, partition, task_id, bytes_per_second, extract(epoch FROM now() - updated_at)
+		FROM partition_stats WHERE connector_name = $1`, connector)
+	if err != nil {
+		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionRate, error) {
+		var pr PartitionRate
+		var age float64
+		err := r.Scan(&pr.Topic, &pr.Partition, &pr.Task, &pr.BytesPerSecond, &age)
+		pr.Age = time.Duration(age * float64(time.Second))
+		return pr, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
+	}
+	return out, nil
+}

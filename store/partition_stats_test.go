@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -97,4 +98,34 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	// Only the holder of the connector unit drops rows.
 	_, err = s.RetainPartitionStats(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, nil)
 	require.ErrorIs(t, err, store.ErrFenced)
+}
+
+// PartitionRates reads each partition's byte rate with its reporting task and the report's age.
+func TestPartitionRates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	w1, conn := startedConnector(t, s)
+	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	for task, rate := range []float64{1000, 2500} {
+		run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: task}), w1)
+		require.NoError(t, err)
+		require.NoError(t, s.PutPartitionStats(ctx, run, "w1", []store.PartitionStat{
+			{Topic: "t", Partition: int32(task), RemoteTopic: "A.t", BytesPerSecond: rate, Status: "ok"}}))
+	}
+	rates, err := s.PartitionRates(ctx, "c")
+	require.NoError(t, err)
+	slices.SortFunc(rates, func(a, b store.PartitionRate) int { return int(a.Partition - b.Partition) })
+	require.Len(t, rates, 2)
+	for task, want := range []float64{1000, 2500} {
+		require.Equal(t, task, rates[task].Task)
+		require.Equal(t, want, rates[task].BytesPerSecond)
+		require.Less(t, rates[task].Age, 10*time.Second)
+		require.GreaterOrEqual(t, rates[task].Age, time.Duration(0))
+	}
+	none, err := s.PartitionRates(ctx, "unknown")
+	require.NoError(t, err)
+	require.Empty(t, none)
 }

@@ -45,6 +45,12 @@ type ConnectorEnv interface {
 	// partition that plan does not give to the task that published them: the rows of partitions no task owns
 	// any more would otherwise linger. ErrFenced as for SetTaskConfigs.
 	RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error
+	// PartitionRates returns the byte rate each partition's task last reported, with the report's age, for
+	// moving partitions between the connector's tasks by load.
+	PartitionRates(ctx context.Context) ([]PartitionRate, error)
+	// TaskConfigs returns the connector's task set as last published (by this run or an earlier one), so that a
+	// new run can carry on from it instead of dealing afresh.
+	TaskConfigs(ctx context.Context) ([]map[string]string, error)
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
@@ -56,6 +62,9 @@ type ConnectorEnv interface {
 
 // PartitionOwner is a partition of a connector's plan and the task that replicates it (RetainPartitionStats).
 type PartitionOwner = store.PartitionOwner
+
+// PartitionRate is a partition's byte rate as its task last reported it (ConnectorEnv.PartitionRates).
+type PartitionRate = store.PartitionRate
 
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.

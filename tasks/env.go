@@ -65,6 +65,22 @@ func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []Partition
 	return nil
 }
 
+func (e connectorEnv) PartitionRates(ctx context.Context) ([]PartitionRate, error) {
+	return e.w.store.PartitionRates(ctx, e.work.Connector)
+}
+
+func (e connectorEnv) TaskConfigs(ctx context.Context) ([]map[string]string, error) {
+	tcs, err := e.w.store.TaskConfigs(ctx, e.work.Connector)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]string, len(tcs))
+	for i, tc := range tcs {
+		out[i] = tc.Config
+	}
+	return out, nil
+}
+
 // taskEnv is the TaskEnv of one task run.
 type taskEnv struct{ *runEnv }
 

@@ -82,7 +82,8 @@ func NewBalancer(p Params) *Balancer { return &Balancer{p: p} }
 func (b *Balancer) Step(now time.Time, assigned [][]mirror.TopicPartition, rates map[mirror.TopicPartition]float64) []Move {
 	rates = b.smooth(now, rates)
 	n := len(assigned)
-	if len(b.tasks) != n {
+	fresh := len(b.tasks) != n
+	if fresh {
 		b.tasks = make([]taskState, n)
 	}
 	load := make([]float64, n)
@@ -99,7 +100,7 @@ func (b *Balancer) Step(now time.Time, assigned [][]mirror.TopicPartition, rates
 		st := &b.tasks[t]
 		if sig := fingerprint(tps); sig != st.sig {
 			st.sig = sig
-			if !now.Before(st.coolUntil) {
+			if !fresh && !now.Before(st.coolUntil) {
 				st.coolUntil, st.hotSince = now.Add(b.p.Cooldown), time.Time{}
 			}
 		}
