@@ -121,7 +121,9 @@ func TestSourceConnectorMovesHotPartitionsApart(t *testing.T) {
 // A new run carries on from the task set an earlier run published (its order and last moves), and ignores one
 // that is not a round-robin deal.
 func TestSourceConnectorResumesThePublishedTaskSet(t *testing.T) {
-	tp := func(topic string, p int32) mirror.TopicPartition { return mirror.TopicPartition{Topic: topic, Partition: p} }
+	tp := func(topic string, p int32) mirror.TopicPartition {
+		return mirror.TopicPartition{Topic: topic, Partition: p}
+	}
 	order := []mirror.TopicPartition{tp("a", 0), tp("b", 1), tp("c", 0), tp("a", 1), tp("b", 0)}
 	set := sourceTaskConfigs(map[string]string{"name": "x"}, order, 2, map[int]string{1: `{"reason":"r"}`})
 	r := &sourcePlanner{env: &plannerEnv{resumeAt: set}}

@@ -32,7 +32,7 @@ type plannerEnv struct {
 	running  bool
 	sets     [][]map[string]string
 	notice   string
-	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
+	retained [][]tasks.PartitionOwner     // every plan handed to RetainPartitionStats
 	rates    func() []tasks.PartitionRate // what PartitionRates returns; nil: nothing reported
 	resumeAt []map[string]string          // the task set TaskConfigs returns before the run publishes one
 }
