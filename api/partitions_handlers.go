@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"net/http"
@@ -35,7 +36,13 @@ type partitionsBody struct {
 	ByPartition []partitionEntry `json:"by_partition"`
 	ByTask      []taskEntry      `json:"by_task"`
 	Verdicts    []verdict        `json:"verdicts"`
+	// Moves are the last moves by measured load of the current tasks, newest first (one per move).
+	Moves []partitionMove `json:"moves"`
 }
+
+// partitionMove is a hand-over the connector's planner made by measured load: Out went from FromTask to ToTask
+// and In the other way (mirror.PartitionMove, as the task configs keep it).
+type partitionMove = mirror.PartitionMove
 
 // partitionTotals aggregates the partitions. Rates add up fresh reports only; lags take every report, stale
 // ones included, since a stale lag is a lower bound of the present one.
@@ -83,6 +90,8 @@ type taskEntry struct {
 	BytesPerSecond   float64 `json:"bytes_per_second"`
 	// Pipeline is what the task last measured of its pipeline; null until it has (capacity advice).
 	Pipeline *taskPipeline `json:"pipeline"`
+	// LastMove is the task's last move by measured load; null when none changed its partitions.
+	LastMove *partitionMove `json:"last_move"`
 }
 
 // getPartitions is GET /connectors/{connector}/partitions.
@@ -180,6 +189,7 @@ func (f partitionFacts) report() partitionsBody {
 	out := partitionsBody{
 		Name: f.Name, TasksMax: f.TasksMax,
 		ByPartition: make([]partitionEntry, 0, len(f.Stats)), ByTask: make([]taskEntry, 0, len(f.TaskConfigs)),
+		Moves: lastMoves(f.TaskConfigs),
 	}
 
 	totals := &out.Totals
@@ -244,6 +254,9 @@ func (f partitionFacts) report() partitionsBody {
 		if plan != nil {
 			t.Partitions = len(plan[tc.Task])
 		}
+		if m, ok := decodeMove(tc.Config); ok {
+			t.LastMove = &m
+		}
 		for _, e := range out.ByPartition {
 			if e.Task != tc.Task {
 				continue
@@ -273,6 +286,30 @@ func (f partitionFacts) report() partitionsBody {
 		out.Partitions = len(f.Stats)
 	}
 	out.Verdicts = judgeParallelism(verdictFacts{Report: &out, Unreported: unreported, LiveWorkers: f.LiveWorkers})
+	return out
+}
+
+// decodeMove reads a task config's last move by load; false when it has none (or one this worker cannot read).
+func decodeMove(config map[string]string) (partitionMove, bool) {
+	var m partitionMove
+	raw, ok := config[mirror.TaskLastMoveConfig]
+	if !ok || json.Unmarshal([]byte(raw), &m) != nil {
+		return m, false
+	}
+	return m, true
+}
+
+// lastMoves lists the moves the task configs keep, each once (both tasks of a move keep it), newest first.
+func lastMoves(tcs []store.TaskConfig) []partitionMove {
+	out := []partitionMove{}
+	seen := map[string]bool{}
+	for _, tc := range tcs {
+		if m, ok := decodeMove(tc.Config); ok && !seen[tc.Config[mirror.TaskLastMoveConfig]] {
+			seen[tc.Config[mirror.TaskLastMoveConfig]] = true
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b partitionMove) int { return strings.Compare(b.At, a.At) })
 	return out
 }
 
