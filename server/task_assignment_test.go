@@ -1,23 +1,43 @@
 package server_test
 
 import (
+	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/server"
 )
 
-// A worker started with --task-assignment=topics plans each topic onto one task where the even split allows
-// (8 topics of 2 partitions over 4 tasks: two whole topics each), and replicates every record once, in order.
+// taskPartitions reads the connector's task set: each task's partitions, by task id.
+func (k *kmirror) taskPartitions(name string) [][]mirror.TopicPartition {
+	k.t.Helper()
+	_, body := k.do(http.MethodGet, "/connectors/"+name+"/tasks", nil)
+	list, _ := body.([]any)
+	out := make([][]mirror.TopicPartition, len(list))
+	for i, tk := range list {
+		cfg := tk.(map[string]any)["config"].(map[string]any)
+		tps, err := mirror.DecodeAssignedPartitions(cfg[mirror.TaskAssignedPartitionsConfig].(string))
+		require.NoError(k.t, err)
+		out[i] = tps
+	}
+	return out
+}
+
+// By default a worker plans each topic onto one task where the even split allows (8 topics of 2 partitions
+// over 4 tasks: two whole topics each), and replicates every record once, in order.
 func TestTopicAssignmentReplicatesWholeTopicsPerTask(t *testing.T) {
 	t.Parallel()
-	k := startKmirror(t, "", func(c *server.Config) { c.TaskAssignment = connectors.AssignTopics })
+	k := startKmirror(t, "")
 	prefix := "tas" + uniqueAlias("")
 	topics := createSourceTopics(t, prefix, 2, 2, 2, 2, 2, 2, 2, 2)
 	sent := makeRecords(topics, 8_000, 0)
@@ -29,12 +49,8 @@ func TestTopicAssignmentReplicatesWholeTopicsPerTask(t *testing.T) {
 	k.awaitStates(name, "RUNNING RUNNING RUNNING RUNNING RUNNING", 60*time.Second)
 	requireExactCopy(t, sent, awaitCount(t, prefixA, topics, sent, 3*time.Minute))
 
-	_, tasksBody := k.do(http.MethodGet, "/connectors/"+name+"/tasks", nil)
 	taskOf := map[string]int{}
-	for i, tk := range tasksBody.([]any) {
-		cfg := tk.(map[string]any)["config"].(map[string]any)
-		tps, err := mirror.DecodeAssignedPartitions(cfg["task.assigned.partitions"].(string))
-		require.NoError(t, err)
+	for i, tps := range k.taskPartitions(name) {
 		require.Len(t, tps, 4, "16 partitions over 4 tasks")
 		for _, tp := range tps {
 			if prev, ok := taskOf[tp.Topic]; ok {
@@ -44,4 +60,152 @@ func TestTopicAssignmentReplicatesWholeTopicsPerTask(t *testing.T) {
 		}
 	}
 	require.Len(t, taskOf, 8)
+}
+
+// A worker started with --task-assignment=partitions deals MM2's spread: every topic over as many tasks as it
+// has partitions.
+func TestPartitionsAssignmentSpreadsTopics(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "", func(c *server.Config) { c.TaskAssignment = connectors.AssignPartitions })
+	prefix := "tap" + uniqueAlias("")
+	createSourceTopics(t, prefix, 4, 4)
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "4"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING RUNNING RUNNING RUNNING", 60*time.Second)
+	for i, tps := range k.taskPartitions(name) {
+		topicsOn := map[string]bool{}
+		for _, tp := range tps {
+			topicsOn[tp.Topic] = true
+		}
+		require.Len(t, topicsOn, 2, "task %d holds a partition of each topic", i)
+	}
+}
+
+// hotRecords are n records of the scenario from seq on: nine in ten to the hot topic's partitions (1 KiB values),
+// the rest dealt over the cold topics; each carries its sequence number so that the copy can be audited.
+func hotRecords(hot string, cold []string, from, n int) []kafkatest.Record {
+	out := make([]kafkatest.Record, 0, n)
+	value := strings.Repeat("h", 1024)
+	for i := from; i < from+n; i++ {
+		r := kafkatest.Record{Topic: hot, Partition: int32(i % 4), Key: []byte("k" + strconv.Itoa(i)), Value: []byte(value),
+			Timestamp: recordsBase.Add(time.Duration(i) * time.Millisecond), Headers: []kafka.Header{{Key: "seq", Value: []byte(strconv.Itoa(i))}}}
+		if i%10 == 0 {
+			r.Topic, r.Partition, r.Value = cold[(i/10)%len(cold)], int32((i/40)%4), []byte("c"+strconv.Itoa(i))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// The default assignment puts a hot topic inside one task; the planner then spreads its partitions over the
+// tasks by measured load while records keep arriving, each move a hand-over, and the copy is exact: every
+// record once, in order, in its partition (0 missing, 0 duplicated, 0 reordered), and the moves are visible
+// in the partitions endpoint, the metrics and the task configs.
+func TestHotTopicIsSpreadByLoadWithoutDuplicates(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	prefix := "hot" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 4, 4, 4, 4)
+	hot, cold := topics[0].name, []string{topics[1].name, topics[2].name, topics[3].name}
+
+	name := "mm2-" + prefix
+	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{
+		"tasks.max": "4", mirrorconfig.TaskMovesSustainConfig: "2000"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(name, "RUNNING RUNNING RUNNING RUNNING RUNNING", 60*time.Second)
+	hotTasks := func() int {
+		on := map[int]bool{}
+		for task, tps := range k.taskPartitions(name) {
+			for _, tp := range tps {
+				if tp.Topic == hot {
+					on[task] = true
+				}
+			}
+		}
+		return len(on)
+	}
+	require.Equal(t, 1, hotTasks(), "grouped: the hot topic starts inside one task")
+
+	// About 0.9 MiB/s to the hot topic and 10 KiB/s to the cold ones, in one-second batches, until the hot
+	// partitions sit on four tasks.
+	var sent []kafkatest.Record
+	deadline := time.Now().Add(4 * time.Minute)
+	for hotTasks() < 4 {
+		require.False(t, time.Now().After(deadline), "the hot topic is on %d tasks after 4 minutes", hotTasks())
+		began := time.Now()
+		batch := hotRecords(hot, cold, len(sent), 1000)
+		kafkatest.Produce(t, "A", batch)
+		sent = append(sent, batch...)
+		time.Sleep(time.Until(began.Add(time.Second)))
+	}
+	// A little more after the last move, so that the last hand-over happens under load too.
+	for range 5 {
+		batch := hotRecords(hot, cold, len(sent), 1000)
+		kafkatest.Produce(t, "A", batch)
+		sent = append(sent, batch...)
+	}
+	got := awaitCount(t, prefixA, topics, sent, 3*time.Minute)
+	missing, duplicated, reordered := auditCopy(sent, got)
+	t.Logf("audit of %d records: missing %d, duplicated %d, reordered %d", len(sent), missing, duplicated, reordered)
+	require.Zero(t, missing+duplicated+reordered)
+	requireExactCopy(t, sent, got)
+
+	var report struct {
+		Moves []mirror.PartitionMove `json:"moves"`
+	}
+	code, err := k.getJSON("/connectors/"+name+"/partitions", &report)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, code)
+	require.NotEmpty(t, report.Moves)
+	for _, m := range report.Moves {
+		require.Contains(t, m.Reason, "the mean load", "%+v", m)
+		for _, out := range m.Out {
+			require.True(t, strings.HasPrefix(out, hot+"-"), "only hot partitions are moved out: %+v", m)
+		}
+	}
+	spread, ok := sample(k.scrape(), "kmirror_connector_partition_moves_total", map[string]string{"connector": name, "reason": "spread"})
+	require.True(t, ok)
+	require.GreaterOrEqual(t, spread, 3.0, "three hot partitions left the task that held all four")
+}
+
+// auditCopy compares what the remote partitions hold with what was sent, by each record's sequence number:
+// records never copied, records copied more than once, and records copied out of their partition's order.
+func auditCopy(sent []kafkatest.Record, got map[partitionKey][]kafkatest.Record) (missing, duplicated, reordered int) {
+	seq := func(r kafkatest.Record) string {
+		for _, h := range r.Headers {
+			if h.Key == "seq" {
+				return string(h.Value)
+			}
+		}
+		return fmt.Sprint(r.Key)
+	}
+	for k, want := range groupByPartition(sent) {
+		copies := map[string]int{}
+		last := -1
+		pos := map[string]int{}
+		for i, r := range want {
+			pos[seq(r)] = i
+		}
+		for _, r := range got[k] {
+			s := seq(r)
+			copies[s]++
+			if copies[s] > 1 {
+				duplicated++
+				continue
+			}
+			if p, ok := pos[s]; ok {
+				if p < last {
+					reordered++
+				}
+				last = max(last, p)
+			}
+		}
+		for _, r := range want {
+			if copies[seq(r)] == 0 {
+				missing++
+			}
+		}
+	}
+	return missing, duplicated, reordered
 }
