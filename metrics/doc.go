@@ -101,6 +101,10 @@
 // remote_topic_recreated, writes_paused, ...: the kinds of GET /connectors/{c}/notices), one series per kind shown and none for kinds not
 // shown; alert on `kmirror_unit_notices > 0`.
 //
+// kmirror_connector_partition_moves_total{connector,reason} counts the partitions a source connector's planner
+// moved between its tasks by measured load (docs/partitions.md): reason spread for a hot partition taken off an
+// overloaded task, pack for the cold one exchanged for it; on the worker running the connector's planner.
+//
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.
 //
