@@ -105,14 +105,9 @@ func TestPartitionRates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, conn := startedConnector(t, s)
-	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
+	_, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
 	for task, rate := range []float64{1000, 2500} {
-		run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: task}), w1)
-		require.NoError(t, err)
-		require.NoError(t, s.PutPartitionStats(ctx, run, "w1", []store.PartitionStat{
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{
 			{Topic: "t", Partition: int32(task), RemoteTopic: "A.t", BytesPerSecond: rate, Status: "ok"}}))
 	}
 	rates, err := s.PartitionRates(ctx, "c")

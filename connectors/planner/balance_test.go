@@ -92,6 +92,12 @@ func run(t *testing.T, b *Balancer, order []mirror.TopicPartition, maxTasks int,
 	return order, all, now
 }
 
+// randomGroupedDeal is the grouped first deal of random topics (of up to 16 partitions) over 2..taskSpan+1 tasks.
+func randomGroupedDeal(rng *rand.Rand, maxTopics, taskSpan int) ([]mirror.TopicPartition, int) {
+	maxTasks := 2 + rng.IntN(taskSpan)
+	return Order(nil, randomTopics(rng, maxTopics, 16), maxTasks, true), maxTasks
+}
+
 func constant(r map[mirror.TopicPartition]float64) func(time.Time) map[mirror.TopicPartition]float64 {
 	return func(time.Time) map[mirror.TopicPartition]float64 { return r }
 }
@@ -134,9 +140,7 @@ func TestBalancerSpreadsAHotTopic(t *testing.T) {
 func TestBalancerNoisyRatesNeverPingPong(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for i := range 50 {
-		topics := randomTopics(rng, 40, 16)
-		maxTasks := 2 + rng.IntN(14)
-		order := Order(nil, topics, maxTasks, true)
+		order, maxTasks := randomGroupedDeal(rng, 40, 14)
 		base := map[mirror.TopicPartition]float64{}
 		for _, tp := range order {
 			base[tp] = 1 << 20
@@ -170,9 +174,7 @@ func TestBalancerNoisyRatesNeverPingPong(t *testing.T) {
 func TestBalancerConverges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i := range 100 {
-		topics := randomTopics(rng, 30, 16)
-		maxTasks := 2 + rng.IntN(10)
-		order := Order(nil, topics, maxTasks, true)
+		order, maxTasks := randomGroupedDeal(rng, 30, 10)
 		rates := map[mirror.TopicPartition]float64{}
 		for _, tp := range order {
 			rates[tp] = float64(10<<10 + rng.IntN(200<<10))
