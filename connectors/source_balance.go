@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kmirror/kmirror/balance"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/planner"
@@ -23,7 +24,7 @@ func (c *sourceConnector) newBalancer(a TaskAssignment) *planner.Balancer {
 	if a != AssignTopics || !c.cfg.kmirror.Bool(mirrorconfig.TaskMovesEnabledConfig) {
 		return nil
 	}
-	p := planner.DefaultParams()
+	p := balance.DefaultParams()
 	p.Sustain = time.Duration(c.cfg.kmirror.Long(mirrorconfig.TaskMovesSustainConfig)) * time.Millisecond
 	return planner.NewBalancer(p)
 }
@@ -62,7 +63,7 @@ func (r *sourcePlanner) balance(ctx context.Context) error {
 	}
 	for _, m := range moves {
 		record := mirror.PartitionMove{At: now.UTC().Format(time.RFC3339), FromTask: m.From, ToTask: m.To,
-			Out: partitionNames(m.Hot), In: partitionNames(m.Cold), Reason: m.Reason()}
+			Out: partitionNames(m.Hot), In: partitionNames(m.Cold), Reason: m.Reason(planner.TaskName)}
 		b, err := json.Marshal(record)
 		if err != nil {
 			return fmt.Errorf("encode a partition move: %w", err)

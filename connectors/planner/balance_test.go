@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/balance"
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
 
@@ -70,12 +71,12 @@ func run(t *testing.T, b *Balancer, order []mirror.TopicPartition, maxTasks int,
 				require.False(t, inStep[task], "task %d in two moves of one step", task)
 				inStep[task] = true
 				if last, ok := lastMove[task]; ok {
-					require.GreaterOrEqual(t, now.Sub(last), b.p.Cooldown, "task %d moved again within its cooldown", task)
+					require.GreaterOrEqual(t, now.Sub(last), b.Params().Cooldown, "task %d moved again within its cooldown", task)
 				}
 				lastMove[task] = now
 			}
 			require.Len(t, m.Cold, len(m.Hot))
-			require.NotEmpty(t, m.Reason())
+			require.NotEmpty(t, m.Reason(TaskName))
 			require.Less(t, squares([]float64{m.FromAfter, m.ToAfter}), squares([]float64{m.FromLoad, m.ToLoad}),
 				"every move lowers the sum of squared loads")
 			require.LessOrEqual(t, max(m.FromAfter, m.ToAfter), 0.9*m.FromLoad, "and the giver's by MinGain")
@@ -111,13 +112,13 @@ func TestBalancerSpreadsAHotTopic(t *testing.T) {
 	tasks := Tasks(order, 8)
 	require.Equal(t, 1, pieces(tasks[:1])+1, "the hot topic starts inside one task")
 
-	b := NewBalancer(DefaultParams())
+	b := NewBalancer(balance.DefaultParams())
 	order, early, now := run(t, b, order, 8, t0, 60*time.Second, constant(rates))
 	require.Empty(t, early, "nothing moves before the overload has lasted a minute")
 	order, moves, _ := run(t, b, order, 8, now, 5*time.Minute, constant(rates))
 	require.NotEmpty(t, moves)
 	require.LessOrEqual(t, len(moves), 7, "a halving per round: 1+2+4 moves")
-	require.Contains(t, moves[0].Reason(), "task ", "the reason names the task")
+	require.Contains(t, moves[0].Reason(TaskName), "task ", "the reason names the task")
 
 	hotOn := map[int]int{}
 	for task, tps := range Tasks(order, 8) {
@@ -146,7 +147,7 @@ func TestBalancerNoisyRatesNeverPingPong(t *testing.T) {
 			base[tp] = 1 << 20
 		}
 		// Balance the base first: equal partition rates over uneven shares can leave a task at 1.3× the mean.
-		b := NewBalancer(DefaultParams())
+		b := NewBalancer(balance.DefaultParams())
 		order, _, now := run(t, b, order, maxTasks, t0, 10*time.Minute, constant(base))
 		noisy := func(time.Time) map[mirror.TopicPartition]float64 {
 			r := map[mirror.TopicPartition]float64{}
@@ -159,7 +160,7 @@ func TestBalancerNoisyRatesNeverPingPong(t *testing.T) {
 		_, mean := loads(Tasks(order, maxTasks), base)
 		calm := true
 		for _, x := range tasks {
-			calm = calm && x*1.2 < mean*b.p.Exit*0.8
+			calm = calm && x*1.2 < mean*b.Params().Exit*0.8
 		}
 		_, moves, _ := run(t, b, order, maxTasks, now, 30*time.Minute, noisy)
 		if calm {
@@ -182,7 +183,7 @@ func TestBalancerConverges(t *testing.T) {
 				rates[tp] *= 50
 			}
 		}
-		b := NewBalancer(DefaultParams())
+		b := NewBalancer(balance.DefaultParams())
 		order, _, now := run(t, b, order, maxTasks, t0, 20*time.Minute, constant(rates))
 		_, late, _ := run(t, b, order, maxTasks, now, 10*time.Minute, constant(rates))
 		require.Empty(t, late, "case %d: the moves have ended", i)
@@ -201,11 +202,11 @@ func TestBalancerNeedsMeasuredTasksAndLoad(t *testing.T) {
 			missing[tp] = r
 		}
 	}
-	_, moves, _ := run(t, NewBalancer(DefaultParams()), order, 8, t0, 5*time.Minute, constant(missing))
+	_, moves, _ := run(t, NewBalancer(balance.DefaultParams()), order, 8, t0, 5*time.Minute, constant(missing))
 	require.Empty(t, moves, "the hot task is unmeasured")
 
 	_, idle := hotTopic(50, 100<<10, 0.8) // 100 KiB/s in all: below the floor
-	_, moves, _ = run(t, NewBalancer(DefaultParams()), order, 8, t0, 5*time.Minute, constant(idle))
+	_, moves, _ = run(t, NewBalancer(balance.DefaultParams()), order, 8, t0, 5*time.Minute, constant(idle))
 	require.Empty(t, moves)
 }
 
@@ -221,11 +222,11 @@ func TestBalancerHysteresis(t *testing.T) {
 		}
 		return calm
 	}
-	_, moves, _ := run(t, NewBalancer(DefaultParams()), order, 8, t0, 10*time.Minute, flapping)
+	_, moves, _ := run(t, NewBalancer(balance.DefaultParams()), order, 8, t0, 10*time.Minute, flapping)
 	require.Empty(t, moves, "10 s hot, 70 s calm: never a sustained minute")
 
 	// The same spikes held for good are moved once the minute has passed.
-	_, moves, _ = run(t, NewBalancer(DefaultParams()), order, 8, t0, 3*time.Minute, constant(hot))
+	_, moves, _ = run(t, NewBalancer(balance.DefaultParams()), order, 8, t0, 3*time.Minute, constant(hot))
 	require.NotEmpty(t, moves)
 	require.GreaterOrEqual(t, moves[0].HotFor, time.Minute)
 }

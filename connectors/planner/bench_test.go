@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kmirror/kmirror/balance"
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
 
@@ -62,7 +63,7 @@ func BenchmarkBalancerStep(b *testing.B) {
 	for _, tp := range order {
 		rates[tp] = 100 << 10
 	}
-	bal := NewBalancer(DefaultParams())
+	bal := NewBalancer(balance.DefaultParams())
 	now := t0
 	for b.Loop() {
 		now = now.Add(10 * time.Second)
@@ -91,7 +92,7 @@ func BenchmarkBalancerHotTopics(b *testing.B) {
 	var planning time.Duration
 	for b.Loop() {
 		order := start
-		bal := NewBalancer(DefaultParams())
+		bal := NewBalancer(balance.DefaultParams())
 		moves, moved, rounds, planning = 0, 0, 0, 0
 		quiet := 0
 		for now := t0; quiet < 12; now = now.Add(10 * time.Second) {
