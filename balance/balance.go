@@ -39,10 +39,10 @@ type Move[K comparable] struct {
 
 // Reason says why the move was made, for logs and the API; name renders a bin ("task 3", "worker w1").
 func (m Move[K]) Reason(name func(bin int) string) string {
-	return fmt.Sprintf("%s carried %.1fx the mean load (%s of %s) for %s: %d hot item(s) exchanged with "+
-		"as many cold ones of %s (%s), projected %s and %s",
-		name(m.From), m.FromLoad/m.Mean, Rate(m.FromLoad), Rate(m.Mean), m.HotFor.Round(time.Second), len(m.Hot), name(m.To),
-		Rate(m.ToLoad), Rate(m.FromAfter), Rate(m.ToAfter))
+	return fmt.Sprintf("%s carried %.1fx the mean load (%s of %s) for %s: its %d hottest exchanged for the %d coldest "+
+		"of %s (%s), projected %s and %s",
+		name(m.From), m.FromLoad/m.Mean, Rate(m.FromLoad), Rate(m.Mean), m.HotFor.Round(time.Second), len(m.Hot), len(m.Cold),
+		name(m.To), Rate(m.ToLoad), Rate(m.FromAfter), Rate(m.ToAfter))
 }
 
 // Rate renders bytes/s the way an operator reads it.

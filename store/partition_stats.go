@@ -167,3 +167,25 @@ func (s *Store) PartitionRates(ctx context.Context, connector string) ([]Partiti
 	}
 	return out, nil
 }
+
+// TaskRates returns every task's byte rate: the sum of what it reported for its partitions within fresh, by
+// unit. Tasks without a fresh report are absent.
+func (s *Store) TaskRates(ctx context.Context, fresh time.Duration) (map[Unit]float64, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT connector_name, task_id, sum(bytes_per_second) FROM partition_stats
+		WHERE updated_at > now() - make_interval(secs => $1) GROUP BY 1, 2`, fresh.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("read task rates: %w", err)
+	}
+	out := map[Unit]float64{}
+	var u Unit
+	var rate float64
+	_, err = pgx.ForEachRow(rows, []any{&u.Connector, &u.Task, &rate}, func() error {
+		out[u] = rate
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read task rates: %w", err)
+	}
+	return out, nil
+}

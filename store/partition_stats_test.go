@@ -100,7 +100,8 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrFenced)
 }
 
-// PartitionRates reads each partition's byte rate with its reporting task and the report's age.
+// PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums
+// them by task.
 func TestPartitionRates(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -123,4 +124,14 @@ func TestPartitionRates(t *testing.T) {
 	none, err := s.PartitionRates(ctx, "unknown")
 	require.NoError(t, err)
 	require.Empty(t, none)
+
+	// Summed by task, fresh reports only.
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{
+		{Topic: "u", Partition: 0, RemoteTopic: "A.u", BytesPerSecond: 500, Status: "ok"}}))
+	byTask, err := s.TaskRates(ctx, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, map[store.Unit]float64{{Connector: "c", Task: 0}: 1000, {Connector: "c", Task: 1}: 3000}, byTask)
+	byTask, err = s.TaskRates(ctx, 0)
+	require.NoError(t, err)
+	require.Empty(t, byTask, "no report is fresher than now")
 }
