@@ -1,6 +1,8 @@
 package tasks
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -48,4 +50,46 @@ func TestWorkerLoadExchangesTasksOfOneConnector(t *testing.T) {
 		changes, _ = w.exchange(now, []string{"w1", "w2"}, current, rates)
 		require.Empty(t, changes)
 	}
+}
+
+// BenchmarkWorkerLoad is one leader round's weighing of 400 tasks (8 connectors of 50) over 50 workers, with
+// the tasks of one connector hot: the cost every round pays, and the exchanges until the load is even.
+func BenchmarkWorkerLoad(b *testing.B) {
+	var workers []string
+	for i := range 50 {
+		workers = append(workers, fmt.Sprintf("w%02d", i))
+	}
+	var current []store.Assignment
+	rates := map[store.Unit]float64{}
+	for c := range 8 {
+		for task := range 50 {
+			u := unit(fmt.Sprintf("c%d", c), task)
+			current = append(current, store.Assignment{Unit: u, WorkerID: workers[(c*50+task)%50]})
+			rates[u] = 1 << 20
+			if c == 0 && task < 10 {
+				rates[u] = 40 << 20 // ten hot tasks, one per worker w00..w09
+				current[len(current)-1].WorkerID = workers[task%2] // packed on two workers
+			}
+		}
+	}
+	var exchanges int
+	for b.Loop() {
+		w := newWorkerLoad()
+		cur := slices.Clone(current)
+		exchanges = 0
+		now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		for range 60 { // ten minutes of rounds every 10 s
+			changes, _ := w.exchange(now, workers, cur, rates)
+			exchanges += len(changes) / 2
+			for _, c := range changes {
+				for i := range cur {
+					if cur[i].Unit == c.Unit {
+						cur[i].WorkerID = c.WorkerID
+					}
+				}
+			}
+			now = now.Add(10 * time.Second)
+		}
+	}
+	b.ReportMetric(float64(exchanges), "tasks-exchanged/change")
 }
