@@ -67,7 +67,7 @@ func BenchmarkWorkerLoad(b *testing.B) {
 			current = append(current, store.Assignment{Unit: u, WorkerID: workers[(c*50+task)%50]})
 			rates[u] = 1 << 20
 			if c == 0 && task < 10 {
-				rates[u] = 40 << 20                                // ten hot tasks, one per worker w00..w09
+				rates[u] = 40 << 20                                // ten hot tasks of 40 MiB/s
 				current[len(current)-1].WorkerID = workers[task%2] // packed on two workers
 			}
 		}
