@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -208,4 +210,117 @@ func auditCopy(sent []kafkatest.Record, got map[partitionKey][]kafkatest.Record)
 		}
 	}
 	return missing, duplicated, reordered
+}
+
+// taskWorkers reads, from the connector's status, the worker running each task.
+func (k *kmirror) taskWorkers(name string) map[int]string {
+	k.t.Helper()
+	out := map[int]string{}
+	code, body := k.do(http.MethodGet, "/connectors/"+name+"/status", nil)
+	if code != http.StatusOK {
+		return out
+	}
+	for _, tk := range body.(map[string]any)["tasks"].([]any) {
+		m := tk.(map[string]any)
+		id, err := strconv.Atoi(fmt.Sprint(m["id"]))
+		require.NoError(k.t, err)
+		if m["state"] == "RUNNING" {
+			out[id] = fmt.Sprint(m["worker_id"])
+		}
+	}
+	return out
+}
+
+// Two workers run a connector's four tasks, two each by count. When both tasks on one worker carry the load,
+// the leader exchanges one of them for a cold task of the same connector on the other worker after the
+// sustained minute: a hand-over of both tasks while records arrive, and the copy is exact.
+func TestHotTasksAreSpreadOverWorkersByLoad(t *testing.T) {
+	t.Parallel()
+	k1 := startKmirror(t, "")
+	k2 := startKmirror(t, k1.dbURL)
+	prefix := "wld" + uniqueAlias("")
+	topics := createSourceTopics(t, prefix, 1, 1, 1, 1)
+	name := "mm2-" + prefix
+	code, body := k1.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{"tasks.max": "4"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+
+	// Two tasks on each worker.
+	var onWorker map[string][]int
+	require.Eventually(t, func() bool {
+		onWorker = map[string][]int{}
+		for task, w := range k2.taskWorkers(name) {
+			onWorker[w] = append(onWorker[w], task)
+		}
+		return len(onWorker) == 2 && len(onWorker[slices.Collect(maps.Keys(onWorker))[0]]) == 2
+	}, 90*time.Second, 200*time.Millisecond, "four tasks, two on each worker: %v", onWorker)
+	var hotWorker string
+	for w := range onWorker {
+		hotWorker = w
+		break
+	}
+	tasksOf := k1.taskPartitions(name)
+	var hot, cold []string
+	for task, tps := range tasksOf {
+		require.Len(t, tps, 1)
+		if slices.Contains(onWorker[hotWorker], task) {
+			hot = append(hot, tps[0].Topic)
+		} else {
+			cold = append(cold, tps[0].Topic)
+		}
+	}
+	t.Logf("hot topics %v on %s", hot, hotWorker)
+	apart := func() bool {
+		workers := k1.taskWorkers(name)
+		seen := map[string]bool{}
+		for task, tps := range k1.taskPartitions(name) {
+			if slices.Contains(hot, tps[0].Topic) {
+				if workers[task] == "" {
+					return false
+				}
+				seen[workers[task]] = true
+			}
+		}
+		return len(seen) == 2
+	}
+
+	// About 0.5 MiB/s to each hot topic, a trickle to the cold ones, in one-second batches, until the hot
+	// tasks run on different workers.
+	batch := func(from int) []kafkatest.Record {
+		var out []kafkatest.Record
+		value := strings.Repeat("w", 1024)
+		for i := from; i < from+1000; i++ {
+			r := kafkatest.Record{Topic: hot[i%2], Key: []byte("k" + strconv.Itoa(i)), Value: []byte(value),
+				Timestamp: recordsBase.Add(time.Duration(i) * time.Millisecond), Headers: []kafka.Header{{Key: "seq", Value: []byte(strconv.Itoa(i))}}}
+			if i%50 == 0 {
+				r.Topic, r.Value = cold[(i/50)%2], []byte("c"+strconv.Itoa(i))
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	var sent []kafkatest.Record
+	deadline := time.Now().Add(4 * time.Minute)
+	for !apart() {
+		require.False(t, time.Now().After(deadline), "the hot tasks still share a worker after 4 minutes")
+		began := time.Now()
+		b := batch(len(sent))
+		kafkatest.Produce(t, "A", b)
+		sent = append(sent, b...)
+		time.Sleep(time.Until(began.Add(time.Second)))
+	}
+	for range 5 {
+		b := batch(len(sent))
+		kafkatest.Produce(t, "A", b)
+		sent = append(sent, b...)
+	}
+	got := awaitCount(t, prefixA, topics, sent, 3*time.Minute)
+	missing, duplicated, reordered := auditCopy(sent, got)
+	t.Logf("audit of %d records: missing %d, duplicated %d, reordered %d", len(sent), missing, duplicated, reordered)
+	require.Zero(t, missing+duplicated+reordered)
+	requireExactCopy(t, sent, got)
+	counts := map[string]int{}
+	for _, w := range k1.taskWorkers(name) {
+		counts[w]++
+	}
+	require.Equal(t, []int{2, 2}, slices.Sorted(maps.Values(counts)), "the counts stay even")
 }
