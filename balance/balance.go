@@ -226,15 +226,22 @@ func (b *Balancer[K]) smooth(now time.Time, rates map[K]float64) map[K]float64 {
 	if b.smoothed != nil && b.p.Smoothing > 0 && now.After(b.last) {
 		alpha = 1 - math.Exp(-float64(now.Sub(b.last))/float64(b.p.Smoothing))
 	}
-	out := make(map[K]float64, len(rates))
-	for tp, r := range rates {
-		if prev, ok := b.smoothed[tp]; ok {
+	if b.smoothed == nil {
+		b.smoothed = make(map[K]float64, len(rates))
+	}
+	for k := range b.smoothed {
+		if _, ok := rates[k]; !ok {
+			delete(b.smoothed, k)
+		}
+	}
+	for k, r := range rates {
+		if prev, ok := b.smoothed[k]; ok {
 			r = prev + alpha*(r-prev)
 		}
-		out[tp] = r
+		b.smoothed[k] = r
 	}
-	b.smoothed, b.last = out, now
-	return out
+	b.last = now
+	return b.smoothed
 }
 
 // fingerprint identifies a bin's set of items, whatever their order: the XOR of their hashes.
