@@ -93,7 +93,8 @@ func partitionNames(tps []mirror.TopicPartition) []string {
 // resume seeds a new run with the task set an earlier run published: the order it was dealt from and the last
 // move of each task, so that a connector that restarts (a new config, its unit moving to another worker) keeps
 // its tasks, and the moves by load, instead of dealing afresh and restarting every task. A task set that is
-// not a round-robin deal of one list (none yet, or from an older kmirror) is ignored.
+// not a round-robin deal of one list, or was dealt by another assignment (or by a kmirror that did not say),
+// is ignored.
 func (r *sourcePlanner) resume(ctx context.Context) {
 	configs, err := r.env.TaskConfigs(ctx)
 	if err != nil || len(configs) == 0 {
@@ -102,6 +103,9 @@ func (r *sourcePlanner) resume(ctx context.Context) {
 	tasks := make([][]mirror.TopicPartition, len(configs))
 	total := 0
 	for i, c := range configs {
+		if c[mirror.TaskAssignedByConfig] != string(r.assignment) {
+			return // dealt another way: switching the assignment deals afresh
+		}
 		tps, err := mirror.DecodeAssignedPartitions(c[mirror.TaskAssignedPartitionsConfig])
 		if err != nil || len(tps) == 0 {
 			return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -119,22 +120,36 @@ func TestSourceConnectorMovesHotPartitionsApart(t *testing.T) {
 }
 
 // A new run carries on from the task set an earlier run published (its order and last moves), and ignores one
-// that is not a round-robin deal.
+// that is not a round-robin deal or was dealt by another assignment.
 func TestSourceConnectorResumesThePublishedTaskSet(t *testing.T) {
 	tp := func(topic string, p int32) mirror.TopicPartition {
 		return mirror.TopicPartition{Topic: topic, Partition: p}
 	}
 	order := []mirror.TopicPartition{tp("a", 0), tp("b", 1), tp("c", 0), tp("a", 1), tp("b", 0)}
-	set := sourceTaskConfigs(map[string]string{"name": "x"}, order, 2, map[int]string{1: `{"reason":"r"}`})
-	r := &sourcePlanner{env: &plannerEnv{resumeAt: set}}
+	set := sourceTaskConfigs(map[string]string{"name": "x"}, order, 2, AssignTopics, map[int]string{1: `{"reason":"r"}`})
+	r := &sourcePlanner{env: &plannerEnv{resumeAt: set}, assignment: AssignTopics}
 	r.resume(context.Background())
 	require.Equal(t, order, r.order)
 	require.Equal(t, map[int]string{1: `{"reason":"r"}`}, r.lastMove)
-	require.Equal(t, set, sourceTaskConfigs(map[string]string{"name": "x"}, r.order, 2, r.lastMove), "nothing restarts")
+	require.Equal(t, set, sourceTaskConfigs(map[string]string{"name": "x"}, r.order, 2, AssignTopics, r.lastMove), "nothing restarts")
 
 	uneven := slices.Clone(set)
 	uneven[0], uneven[1] = set[1], set[0] // the shorter share first: not a round-robin deal
-	r = &sourcePlanner{env: &plannerEnv{resumeAt: uneven}}
+	r = &sourcePlanner{env: &plannerEnv{resumeAt: uneven}, assignment: AssignTopics}
+	r.resume(context.Background())
+	require.Nil(t, r.order)
+
+	// A set dealt by the other assignment, or by a kmirror that did not say, is dealt afresh: switching a
+	// connector to topics groups its partitions.
+	r = &sourcePlanner{env: &plannerEnv{resumeAt: set}, assignment: AssignPartitions}
+	r.resume(context.Background())
+	require.Nil(t, r.order)
+	unsaid := make([]map[string]string, len(set))
+	for i, c := range set {
+		unsaid[i] = maps.Clone(c)
+		delete(unsaid[i], mirror.TaskAssignedByConfig)
+	}
+	r = &sourcePlanner{env: &plannerEnv{resumeAt: unsaid}, assignment: AssignTopics}
 	r.resume(context.Background())
 	require.Nil(t, r.order)
 }

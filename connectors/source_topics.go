@@ -17,9 +17,9 @@ import (
 
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
 // min(maxTasks, len(order)) tasks, each task config being the connector config plus the task class, the
-// task's partitions and its index, and the last move by load of the tasks lastMove names. No partitions means
-// no tasks.
-func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int, lastMove map[int]string) []map[string]string {
+// task's partitions and its index, the assignment that dealt them, and the last move by load of the tasks
+// lastMove names. No partitions means no tasks.
+func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int, by TaskAssignment, lastMove map[int]string) []map[string]string {
 	assigned := planner.Tasks(order, maxTasks)
 	configs := make([]map[string]string, 0, len(assigned))
 	for i, tps := range assigned {
@@ -27,6 +27,7 @@ func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, max
 		task[taskClassKey] = SourceTaskClass
 		task[mirror.TaskAssignedPartitionsConfig] = mirror.EncodeAssignedPartitions(tps)
 		task[mirror.TaskIndexConfig] = strconv.Itoa(i)
+		task[mirror.TaskAssignedByConfig] = string(by)
 		if move, ok := lastMove[i]; ok {
 			task[mirror.TaskLastMoveConfig] = move
 		}
@@ -289,7 +290,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 // publish hands the runtime the task set computed from the current partition order, unless it is the set
 // published last.
 func (r *sourcePlanner) publish(ctx context.Context) error {
-	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"), r.lastMove)
+	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"), r.assignment, r.lastMove)
 	if r.planned && slices.EqualFunc(configs, r.published, maps.Equal) {
 		r.log.Debug("task set unchanged", "tasks", len(configs), "partitions", len(r.order))
 		return nil

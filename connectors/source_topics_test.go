@@ -22,7 +22,7 @@ func plannerAssigned(t *testing.T, configs []map[string]string) []string {
 func TestSourceTaskConfigsRoundRobin(t *testing.T) {
 	order := partitionOrder(nil, map[string]int{"t2": 2, "t0": 8, "t1": 2}, 0, AssignPartitions)
 	raw := map[string]string{"name": "mm2", "source.cluster.alias": "A"}
-	configs := sourceTaskConfigs(raw, order, 3, nil)
+	configs := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"t0-0,t0-3,t0-6,t1-1", "t0-1,t0-4,t0-7,t2-0", "t0-2,t0-5,t1-0,t2-1"},
 		plannerAssigned(t, configs))
 	for i, c := range configs {
@@ -33,8 +33,8 @@ func TestSourceTaskConfigsRoundRobin(t *testing.T) {
 	}
 	require.NotContains(t, raw, mirror.TaskIndexConfig, "the connector config is not modified")
 
-	require.Len(t, sourceTaskConfigs(raw, order, 20, nil), 12, "never more tasks than partitions")
-	require.Empty(t, sourceTaskConfigs(raw, nil, 3, nil), "no partitions, no tasks")
+	require.Len(t, sourceTaskConfigs(raw, order, 20, AssignPartitions, nil), 12, "never more tasks than partitions")
+	require.Empty(t, sourceTaskConfigs(raw, nil, 3, AssignPartitions, nil), "no partitions, no tasks")
 }
 
 func TestSourceStablePartitionOrder(t *testing.T) {
@@ -59,16 +59,16 @@ func TestSourceStablePartitionOrder(t *testing.T) {
 func TestSourceNewPartitionsChangeOnlyReceivingTasks(t *testing.T) {
 	raw := map[string]string{"name": "mm2"}
 	order := partitionOrder(nil, map[string]int{"a": 4, "b": 2}, 0, AssignPartitions)
-	before := sourceTaskConfigs(raw, order, 3, nil)
+	before := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3", "a-1,b-0", "a-2,b-1"}, plannerAssigned(t, before))
 
 	order = partitionOrder(order, map[string]int{"a": 4, "b": 2, "c": 2}, 0, AssignPartitions)
-	after := sourceTaskConfigs(raw, order, 3, nil)
+	after := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3,c-0", "a-1,b-0,c-1", "a-2,b-1"}, plannerAssigned(t, after))
 	require.Equal(t, before[2], after[2])
 
 	order = partitionOrder(order, map[string]int{"a": 4, "b": 4, "c": 2}, 0, AssignPartitions)
-	grown := sourceTaskConfigs(raw, order, 3, nil)
+	grown := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3,c-0,b-3", "a-1,b-0,c-1", "a-2,b-1,b-2"}, plannerAssigned(t, grown))
 	require.Equal(t, after[1], grown[1])
 }

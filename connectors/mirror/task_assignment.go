@@ -13,6 +13,9 @@ const (
 	// TaskLastMoveConfig is kmirror's: the last move by measured load that changed the task's partitions
 	// (a JSON PartitionMove), kept in the config so that any worker can show it and a new run carry it on.
 	TaskLastMoveConfig = "kmirror.task.last.move"
+	// TaskAssignedByConfig is kmirror's: the task assignment (topics, partitions) the task set was dealt by, so
+	// that a new run carries on only from a set dealt the way it deals.
+	TaskAssignedByConfig = "kmirror.task.assigned.by"
 )
 
 // PartitionMove is one hand-over between two tasks made by measured load: Out went From -> To and In To -> From.
