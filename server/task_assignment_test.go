@@ -131,27 +131,8 @@ func TestHotTopicIsSpreadByLoadWithoutDuplicates(t *testing.T) {
 
 	// About 0.9 MiB/s to the hot topic and 10 KiB/s to the cold ones, in one-second batches, until the hot
 	// partitions sit on four tasks.
-	var sent []kafkatest.Record
-	deadline := time.Now().Add(4 * time.Minute)
-	for hotTasks() < 4 {
-		require.False(t, time.Now().After(deadline), "the hot topic is on %d tasks after 4 minutes", hotTasks())
-		began := time.Now()
-		batch := hotRecords(hot, cold, len(sent), 1000)
-		kafkatest.Produce(t, "A", batch)
-		sent = append(sent, batch...)
-		time.Sleep(time.Until(began.Add(time.Second)))
-	}
-	// A little more after the last move, so that the last hand-over happens under load too.
-	for range 5 {
-		batch := hotRecords(hot, cold, len(sent), 1000)
-		kafkatest.Produce(t, "A", batch)
-		sent = append(sent, batch...)
-	}
-	got := awaitCount(t, prefixA, topics, sent, 3*time.Minute)
-	missing, duplicated, reordered := auditCopy(sent, got)
-	t.Logf("audit of %d records: missing %d, duplicated %d, reordered %d", len(sent), missing, duplicated, reordered)
-	require.Zero(t, missing+duplicated+reordered)
-	requireExactCopy(t, sent, got)
+	loadAndAudit(t, topics, func() bool { return hotTasks() == 4 }, "the hot topic on four tasks",
+		func(from int) []kafkatest.Record { return hotRecords(hot, cold, from, 1000) })
 
 	var report struct {
 		Moves []mirror.PartitionMove `json:"moves"`
@@ -169,6 +150,34 @@ func TestHotTopicIsSpreadByLoadWithoutDuplicates(t *testing.T) {
 	spread, ok := sample(k.scrape(), "kmirror_connector_partition_moves_total", map[string]string{"connector": name, "reason": "spread"})
 	require.True(t, ok)
 	require.GreaterOrEqual(t, spread, 3.0, "three hot partitions left the task that held all four")
+}
+
+// loadAndAudit produces next's batch every second until done says so (within 4 minutes), then five more so
+// that the last hand-over happens under load too, and checks with a per-record audit that B holds an exact
+// copy: every record once, in order, in its partition.
+func loadAndAudit(t *testing.T, topics []sourceTopic, done func() bool, what string, next func(from int) []kafkatest.Record) {
+	t.Helper()
+	var sent []kafkatest.Record
+	deadline := time.Now().Add(4 * time.Minute)
+	for extra := 0; extra < 5; {
+		if done() {
+			extra++
+		} else {
+			require.False(t, time.Now().After(deadline), "not within 4 minutes: %s", what)
+		}
+		began := time.Now()
+		batch := next(len(sent))
+		kafkatest.Produce(t, "A", batch)
+		sent = append(sent, batch...)
+		if extra == 0 {
+			time.Sleep(time.Until(began.Add(time.Second))) // the load's pace, not a wait for a condition
+		}
+	}
+	got := awaitCount(t, prefixA, topics, sent, 3*time.Minute)
+	missing, duplicated, reordered := auditCopy(sent, got)
+	t.Logf("%s; audit of %d records: missing %d, duplicated %d, reordered %d", what, len(sent), missing, duplicated, reordered)
+	require.Zero(t, missing+duplicated+reordered)
+	requireExactCopy(t, sent, got)
 }
 
 // auditCopy compares what the remote partitions hold with what was sent, by each record's sequence number:
@@ -298,26 +307,7 @@ func TestHotTasksAreSpreadOverWorkersByLoad(t *testing.T) {
 		}
 		return out
 	}
-	var sent []kafkatest.Record
-	deadline := time.Now().Add(4 * time.Minute)
-	for !apart() {
-		require.False(t, time.Now().After(deadline), "the hot tasks still share a worker after 4 minutes")
-		began := time.Now()
-		b := batch(len(sent))
-		kafkatest.Produce(t, "A", b)
-		sent = append(sent, b...)
-		time.Sleep(time.Until(began.Add(time.Second)))
-	}
-	for range 5 {
-		b := batch(len(sent))
-		kafkatest.Produce(t, "A", b)
-		sent = append(sent, b...)
-	}
-	got := awaitCount(t, prefixA, topics, sent, 3*time.Minute)
-	missing, duplicated, reordered := auditCopy(sent, got)
-	t.Logf("audit of %d records: missing %d, duplicated %d, reordered %d", len(sent), missing, duplicated, reordered)
-	require.Zero(t, missing+duplicated+reordered)
-	requireExactCopy(t, sent, got)
+	loadAndAudit(t, topics, apart, "the hot tasks on different workers", batch)
 	counts := map[string]int{}
 	for _, w := range k1.taskWorkers(name) {
 		counts[w]++
