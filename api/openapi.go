@@ -338,7 +338,16 @@ func openAPISchemas() obj {
 			"by_partition": obj{"type": "array", "items": ref("PartitionStat"), "description": "Every reported partition, by topic and partition; empty until a task has reported"},
 			"by_task":      obj{"type": "array", "items": ref("TaskPartitions"), "description": "The tasks of the current task set, by id"},
 			"verdicts":     obj{"type": "array", "items": ref("ParallelismVerdict"), "description": "Conclusions on the parallelism, warnings first"},
-		}, "name", "tasks_max", "partitions", "tasks", "totals", "by_partition", "by_task", "verdicts"),
+			"moves":        obj{"type": "array", "items": ref("PartitionMove"), "description": "The last move by measured load of each current task, each move once, newest first"},
+		}, "name", "tasks_max", "partitions", "tasks", "totals", "by_partition", "by_task", "verdicts", "moves"),
+		"PartitionMove": object(obj{
+			"at":        obj{"type": "string", "format": "date-time", "description": "When the planner made the move"},
+			"from_task": obj{"type": "integer", "format": "int32", "description": "The task that carried more than its share"},
+			"to_task":   obj{"type": "integer", "format": "int32", "description": "The task that took its hot partitions"},
+			"out":       obj{"type": "array", "items": str, "description": "Partitions (topic-partition) moved from from_task to to_task"},
+			"in":        obj{"type": "array", "items": str, "description": "Partitions moved the other way, one per partition out, so both keep their share"},
+			"reason":    str,
+		}, "at", "from_task", "to_task", "out", "in", "reason"),
 		"PartitionTotals": object(obj{
 			"records_per_second": obj{"type": "number", "description": "Over fresh reports"},
 			"bytes_per_second":   obj{"type": "number", "description": "Over fresh reports"},
@@ -374,7 +383,8 @@ func openAPISchemas() obj {
 			"records_per_second": obj{"type": "number", "description": "Over the task's fresh reports"},
 			"bytes_per_second":   obj{"type": "number", "description": "Over the task's fresh reports"},
 			"pipeline":           obj{"allOf": []obj{ref("TaskPipeline")}, "nullable": true, "description": "What the task last measured of its pipeline; null until it has (capacity advice)"},
-		}, "task", "worker_id", "state", "partitions", "records_per_second", "bytes_per_second", "pipeline"),
+			"last_move":          obj{"allOf": []obj{ref("PartitionMove")}, "nullable": true, "description": "The task's last move by measured load; null when none changed its partitions"},
+		}, "task", "worker_id", "state", "partitions", "records_per_second", "bytes_per_second", "pipeline", "last_move"),
 		"TaskPipeline": object(obj{
 			"interval_seconds":          obj{"type": "number", "description": "The measuring interval"},
 			"wait_source_fraction":      obj{"type": "number", "description": "Share of the poll loop's time spent waiting for source records"},

@@ -86,18 +86,18 @@ func TestPartitionsNoReports(t *testing.T) {
 	noTotals := `"totals":{"records_per_second":0,"bytes_per_second":0,"lag_records":null,"max_lag_seconds":null,"status":null}`
 	requireJSON(t, f.do("GET", "/connectors/by-alias/partitions", ""), http.StatusOK, `{"name":"by-alias","tasks_max":1,"partitions":0,"tasks":0,`+
 		noTotals+`,"by_partition":[],"by_task":[],"verdicts":[{"kind":"no_reports","severity":"info","message":"no task has reported yet: `+
-		`the connector has no tasks (its source partitions are not listed yet, none passes its topic filters, or it is stopped)","tasks":0}]}`)
+		`the connector has no tasks (its source partitions are not listed yet, none passes its topic filters, or it is stopped)","tasks":0}],"moves":[]}`)
 
 	f.create("mm2/wide", sourceConfigWith("tasks.max", "20"))
 	f.runSourceTasks("mm2/wide", []string{"orders-0"}, []string{"orders-1"}, []string{"orders-2"})
 	requireJSON(t, f.do("GET", "/connectors/mm2%2Fwide/partitions/", ""), http.StatusOK, `{"name":"mm2/wide","tasks_max":20,"partitions":3,"tasks":3,`+
 		noTotals+`,"by_partition":[],"by_task":[`+
-		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null},`+
-		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null},`+
-		`{"task":2,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null}],"verdicts":[`+
+		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null,"last_move":null},`+
+		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null,"last_move":null},`+
+		`{"task":2,"worker_id":"`+worker+`","state":"RUNNING","partitions":1,"records_per_second":0,"bytes_per_second":0,"pipeline":null,"last_move":null}],"verdicts":[`+
 		`{"kind":"no_reports","severity":"info","message":"no task has reported yet: 3 of 3 tasks are RUNNING","partitions":3,"tasks":3},`+
 		`{"kind":"unusable_task_slots","severity":"info","message":"tasks.max 20, 3 partitions: 3 tasks run, 17 slots cannot be used",`+
-		`"tasks_max":20,"partitions":3,"tasks":3,"unused":17}]}`)
+		`"tasks_max":20,"partitions":3,"tasks":3,"unused":17}],"moves":[]}`)
 }
 
 func TestPartitions(t *testing.T) {
@@ -150,8 +150,8 @@ func TestPartitions(t *testing.T) {
 		partition(2, 0, "500", "null", "null", "null", "100", "0.1", "ok", "null")+`,`+
 		partition(3, 1, "9000", "9000", "0", "0", "700", "0.7", "ok", `"`+ts+`"`)+`],`+
 		`"by_task":[`+
-		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":200,"bytes_per_second":20000,"pipeline":null},`+
-		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":800,"bytes_per_second":80000,"pipeline":null}],`+
+		`{"task":0,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":200,"bytes_per_second":20000,"pipeline":null,"last_move":null},`+
+		`{"task":1,"worker_id":"`+worker+`","state":"RUNNING","partitions":2,"records_per_second":800,"bytes_per_second":80000,"pipeline":null,"last_move":null}],`+
 		`"verdicts":[`+
 		`{"kind":"straggler","severity":"info","message":"partition eu-orders-3 carries 70% of the connector's traffic: a straggler; `+
 		`more tasks will not help, more source partitions will","topic":"eu-orders","partition":3,"share":0.7,"records_per_second":700},`+
@@ -159,7 +159,7 @@ func TestPartitions(t *testing.T) {
 		`"tasks_max":2,"partitions":4,"task_ids":[1],"suggested_tasks_max":4},`+
 		`{"kind":"workers_bound","severity":"warning","message":"2 tasks run on 1 of 2 workers and 1 task has lag: spread over more workers `+
 		`they would get more CPU and network; the leader spreads each connector's tasks evenly, so look in GET /workers for workers that `+
-		`are draining or late with their heartbeat","tasks":2,"workers":1,"live_workers":2,"task_ids":[1]}]}`,
+		`are draining or late with their heartbeat","tasks":2,"workers":1,"live_workers":2,"task_ids":[1]}],"moves":[]}`,
 		jsonText(t, body))
 
 	// The next report of a task replaces its partitions' figures; once every partition is caught up, the

@@ -16,6 +16,8 @@ type connectorConfig struct {
 	raw    map[string]string
 	values configdef.Values
 	def    *configdef.Def
+	// kmirror holds the typed values of kmirror's own keys (mirrorconfig.KmirrorDef).
+	kmirror configdef.Values
 	// clients are the operator's rules for client settings: allowed files, config providers.
 	clients clientconfig.Options
 }
@@ -26,7 +28,11 @@ func parseConfig(p mirrorconfig.Plugin, raw map[string]string, clients clientcon
 	if err != nil {
 		return connectorConfig{}, fmt.Errorf("parse config: %w", err)
 	}
-	return connectorConfig{raw: raw, values: v, def: def, clients: clients}, nil
+	k, err := mirrorconfig.KmirrorDef(p).Parse(raw)
+	if err != nil {
+		return connectorConfig{}, fmt.Errorf("parse config: %w", err)
+	}
+	return connectorConfig{raw: raw, values: v, def: def, kmirror: k, clients: clients}, nil
 }
 
 func (c connectorConfig) sourceAlias() string { return c.values.String("source.cluster.alias") }

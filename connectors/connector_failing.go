@@ -125,8 +125,10 @@ func (f *failingJobs) tasksOnPreviousConfig(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// taskOnlyKeys are the keys MM2's connectors add to their config to make a task config.
-var taskOnlyKeys = []string{taskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, assignedGroupsKey}
+// taskOnlyKeys are the keys MM2's connectors (and kmirror's planner: how the set was dealt, a task's last move
+// by load) add to their config to make a task config.
+var taskOnlyKeys = []string{taskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, assignedGroupsKey,
+	mirror.TaskAssignedByConfig, mirror.TaskLastMoveConfig}
 
 // PlannedFrom tells whether taskConfig was planned from connectorConfig. A task config of MM2's connectors is
 // the connector's config plus the task's own keys (task class, assigned partitions or groups, index), so one

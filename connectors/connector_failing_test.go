@@ -19,7 +19,7 @@ func TestPlannedFromTellsTaskConfigsOfAnEarlierConfig(t *testing.T) {
 	config := map[string]string{"name": "m", "connector.class": mirrorconfig.SourceConnectorClass,
 		"source.cluster.alias": "A", "source.cluster.bootstrap.servers": "a:9092"}
 	tps := []mirror.TopicPartition{{Topic: "t", Partition: 0}}
-	task := sourceTaskConfigs(config, tps, 1)[0]
+	task := sourceTaskConfigs(config, tps, 1, AssignTopics, nil)[0]
 	require.True(t, PlannedFrom(task, config), "the task config of the config")
 
 	changed := maps.Clone(config)

@@ -39,7 +39,7 @@ type Registry struct {
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
 	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(), metrics: m, clients: clients,
 		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
-		producerStatsMax: DefaultProducerStatsMaxPartitions, assign: AssignPartitions}
+		producerStatsMax: DefaultProducerStatsMaxPartitions, assign: AssignTopics}
 }
 
 // WithConsumerStatsLimit sets how many partitions a source task's replication consumer may know of (every
@@ -64,11 +64,11 @@ func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport
 	return r
 }
 
-// WithTaskAssignment sets how source connectors spread partitions over their tasks (AssignPartitions, the
-// default, when empty). It returns r.
+// WithTaskAssignment sets how source connectors spread partitions over their tasks unless their config says
+// (AssignTopics, the default, when empty). It returns r.
 func (r *Registry) WithTaskAssignment(a TaskAssignment) *Registry {
 	if a == "" {
-		a = AssignPartitions
+		a = AssignTopics
 	}
 	r.assign = a
 	return r
@@ -99,7 +99,7 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 	case mirrorconfig.HeartbeatConnectorClass:
 		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
 	case mirrorconfig.SourceConnectorClass:
-		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign}, nil
+		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign, metrics: r.metrics}, nil
 	case mirrorconfig.CheckpointConnectorClass:
 		return &checkpointConnector{name: name, cfg: cfg, log: log}, nil
 	}

@@ -10,6 +10,9 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/planner"
+	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -21,6 +24,7 @@ type sourceConnector struct {
 	cfg        connectorConfig
 	log        *slog.Logger
 	assignment TaskAssignment
+	metrics    *metrics.Registry // nil: no metrics
 }
 
 func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
@@ -43,6 +47,7 @@ func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error
 	if err := env.Running(ctx); err != nil {
 		return plannerQuiet(ctx, err)
 	}
+	r.resume(ctx)
 	return r.loop(ctx)
 }
 
@@ -66,6 +71,9 @@ type sourcePlanner struct {
 	remoteTopics map[string]int          // every target topic -> partitions, as of the last plan and creations
 	order        []mirror.TopicPartition // the partitions tasks are dealt from (partitionOrder)
 	assignment   TaskAssignment          // how order lists new partitions
+	balancer     *planner.Balancer       // moves partitions by load; nil: they never move
+	lastMove     map[int]string          // by task: its last move by load (mirror.TaskLastMoveConfig)
+	metrics      *metrics.Registry       // nil: no metrics
 	published    []map[string]string     // the task set last handed to the runtime
 	planned      bool                    // a task set has been published in this run
 
@@ -97,8 +105,14 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 	if err != nil {
 		return nil, err
 	}
+	assignment := c.assignment
+	if v := c.cfg.kmirror.String(mirrorconfig.TaskAssignmentConfig); v != "" {
+		if assignment, err = ParseTaskAssignment(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", mirrorconfig.TaskAssignmentConfig, err)
+		}
+	}
 	r := &sourcePlanner{
-		name: c.name, cfg: c.cfg, log: c.log, env: env, assignment: c.assignment,
+		name: c.name, cfg: c.cfg, log: c.log, env: env, assignment: assignment, balancer: c.newBalancer(assignment), metrics: c.metrics,
 		sourceAlias: c.cfg.sourceAlias(), targetAlias: c.cfg.targetAlias(),
 		policy: policy,
 		selector: mirror.TopicSelector{Policy: policy, Filter: filter, TargetAlias: c.cfg.targetAlias(),
@@ -144,7 +158,7 @@ func (r *sourcePlanner) close() {
 // failure other than fencing is logged: the next round tries again, and replication does not depend on it.
 func (r *sourcePlanner) retainStats(ctx context.Context) error {
 	var plan []tasks.PartitionOwner
-	for task, tps := range mirror.AssignRoundRobin(r.order, r.cfg.values.Int("tasks.max")) {
+	for task, tps := range planner.Tasks(r.order, r.cfg.values.Int("tasks.max")) {
 		for _, tp := range tps {
 			plan = append(plan, tasks.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
 		}
@@ -206,6 +220,9 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 	}
 	if on, interval := every("sync.topic.configs.enabled", "sync.topic.configs.interval.seconds"); on {
 		jobs = append(jobs, &plannerJob{what: "sync topic configs", run: r.syncTopicConfigs, interval: interval, afterPlan: true})
+	}
+	if r.balancer != nil {
+		jobs = append(jobs, &plannerJob{what: "balance the tasks' load", run: r.balance, interval: balanceInterval, afterPlan: true})
 	}
 	start := time.Now()
 	for _, j := range jobs {

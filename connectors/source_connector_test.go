@@ -33,10 +33,12 @@ type plannerEnv struct {
 	failure  error // what Failing showed last; nil once Running or Report showed RUNNING again
 	sets     [][]map[string]string
 	notice   string
-	retained [][]tasks.PartitionOwner // every plan handed to RetainPartitionStats
-	stats    []tasks.PartitionStat    // what PartitionStats answers
-	offsets  []tasks.Offset           // what ReadOffsets answers
-	notices  []tasks.Notice           // the notices last reported
+	retained [][]tasks.PartitionOwner     // every plan handed to RetainPartitionStats
+	stats    []tasks.PartitionStat        // what PartitionStats answers
+	offsets  []tasks.Offset               // what ReadOffsets answers
+	notices  []tasks.Notice               // the notices last reported
+	rates    func() []tasks.PartitionRate // what PartitionRates returns; nil: nothing reported
+	resumeAt []map[string]string          // the task set TaskConfigs returns before the run publishes one
 }
 
 func (e *plannerEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
@@ -63,15 +65,6 @@ func (e *plannerEnv) Failing(_ context.Context, err error) error {
 	defer e.mu.Unlock()
 	e.failure = err
 	return nil
-}
-
-func (e *plannerEnv) TaskConfigs(context.Context) ([]map[string]string, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.sets) == 0 {
-		return nil, nil
-	}
-	return e.sets[len(e.sets)-1], nil
 }
 
 func (e *plannerEnv) failed() error {
@@ -341,6 +334,7 @@ func TestSourceConnectorPlansRoundRobinAndCreatesRemoteTopics(t *testing.T) {
 		"a": {"retention.ms": "7200000", "cleanup.policy": "compact", "min.insync.replicas": "1"},
 	})
 	config := plannerConfig(t, regexp.QuoteMeta(base)+"-.*")
+	config[mirrorconfig.TaskAssignmentConfig] = mirrorconfig.TaskAssignmentPartitions // MM2's spread, pinned per connector
 	p := startPlanner(t, config)
 
 	set := p.awaitTaskSet(t, "12 partitions", func(s []map[string]string) bool { return plannerPartitionCount(s) == 12 })
@@ -397,7 +391,9 @@ func TestSourceConnectorRefreshChangesOnlyReceivingTasks(t *testing.T) {
 	t.Parallel()
 	base := kafkatest.TopicName(t, "kmsrc")
 	topics := plannerTopics(t, base, prefixA, map[string]int{"a": 4, "b": 2}, nil)
-	p := startPlanner(t, plannerConfig(t, regexp.QuoteMeta(base)+"-.*"))
+	config := plannerConfig(t, regexp.QuoteMeta(base)+"-.*")
+	config[mirrorconfig.TaskAssignmentConfig] = mirrorconfig.TaskAssignmentPartitions // the spread's order is asserted
+	p := startPlanner(t, config)
 	first := p.awaitTaskSet(t, "6 partitions", func(s []map[string]string) bool { return plannerPartitionCount(s) == 6 })
 	require.Len(t, first, 3)
 

@@ -11,62 +11,26 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/planner"
 	"github.com/kmirror/kmirror/tasks"
 )
 
-// stablePartitionOrder returns the flat list of source partitions that tasks are dealt from, given the
-// previous list and the replicated topics now on the source (topic -> partition count).
-//
-// Why the order is kept stable: partitions are dealt round-robin, the k-th going to task k mod n, so a
-// partition's task depends only on its position in this list. MM2 rebuilds the list from a hash map on every
-// refresh, so its order is effectively arbitrary and one new topic can move partitions between every task;
-// Connect then restarts every task whose config changed, and each restart tears down a consumer and a
-// producer and re-reads offsets. kmirror keeps the list: partitions still present keep their positions,
-// partitions that appeared are appended (sorted by topic, then partition, so the first plan is sorted too),
-// and partitions that disappeared are dropped. A new topic or a grown topic then changes only the tasks that
-// receive the new partitions, and the runtime restarts only those. Removing partitions shifts the ones
-// after them, which is the price of never leaving holes. Any order is valid MM2 behaviour: MM2 promises
-// round-robin dealing, not an order.
-func stablePartitionOrder(previous []mirror.TopicPartition, topics map[string]int) []mirror.TopicPartition {
-	kept, added := keptAndAdded(previous, topics)
-	return append(kept, added...)
-}
-
-// keptAndAdded splits stablePartitionOrder's list: the partitions of previous still present, in their order,
-// and those that appeared, sorted by topic, then partition.
-func keptAndAdded(previous []mirror.TopicPartition, topics map[string]int) (order, added []mirror.TopicPartition) {
-	order = make([]mirror.TopicPartition, 0, len(previous))
-	kept := make(map[mirror.TopicPartition]bool, len(previous))
-	for _, tp := range previous {
-		if n, ok := topics[tp.Topic]; ok && int(tp.Partition) < n && !kept[tp] {
-			kept[tp] = true
-			order = append(order, tp)
-		}
-	}
-	for topic, n := range topics {
-		for p := range n {
-			if tp := (mirror.TopicPartition{Topic: topic, Partition: int32(p)}); !kept[tp] {
-				added = append(added, tp)
-			}
-		}
-	}
-	slices.SortFunc(added, func(a, b mirror.TopicPartition) int {
-		return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
-	})
-	return order, added
-}
-
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
 // min(maxTasks, len(order)) tasks, each task config being the connector config plus the task class, the
-// task's partitions and its index. No partitions means no tasks.
-func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int) []map[string]string {
-	assigned := mirror.AssignRoundRobin(order, maxTasks)
+// task's partitions and its index, the assignment that dealt them, and the last move by load of the tasks
+// lastMove names. No partitions means no tasks.
+func sourceTaskConfigs(raw map[string]string, order []mirror.TopicPartition, maxTasks int, by TaskAssignment, lastMove map[int]string) []map[string]string {
+	assigned := planner.Tasks(order, maxTasks)
 	configs := make([]map[string]string, 0, len(assigned))
 	for i, tps := range assigned {
 		task := maps.Clone(raw)
 		task[taskClassKey] = SourceTaskClass
 		task[mirror.TaskAssignedPartitionsConfig] = mirror.EncodeAssignedPartitions(tps)
 		task[mirror.TaskIndexConfig] = strconv.Itoa(i)
+		task[mirror.TaskAssignedByConfig] = string(by)
+		if move, ok := lastMove[i]; ok {
+			task[mirror.TaskLastMoveConfig] = move
+		}
 		configs = append(configs, task)
 	}
 	return configs
@@ -176,7 +140,11 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 	gone := goneFromPlan(r.order, all)
 	stats, statsOK := r.planStats(ctx, gone)
 	planned := r.withDraining(gone, topics, stats, statsOK)
-	order := partitionOrder(r.order, planned, r.cfg.values.Int("tasks.max"), r.assignment)
+	maxTasks := r.cfg.values.Int("tasks.max")
+	order := partitionOrder(r.order, planned, maxTasks, r.assignment)
+	if min(maxTasks, len(order)) != min(maxTasks, len(r.order)) {
+		r.lastMove = nil // the tasks are dealt anew: their last moves no longer describe them
+	}
 	if added, removed := partitionChanges(r.order, order); r.planned && (added > 0 || removed > 0) {
 		r.log.Info("source partitions changed", "cluster", r.sourceAlias, "added", added, "removed", removed, "partitions", len(order),
 			"draining", len(r.draining))
@@ -338,7 +306,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 // publish hands the runtime the task set computed from the current partition order, unless it is the set
 // published last.
 func (r *sourcePlanner) publish(ctx context.Context) error {
-	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"))
+	configs := sourceTaskConfigs(r.cfg.raw, r.order, r.cfg.values.Int("tasks.max"), r.assignment, r.lastMove)
 	if r.planned && slices.EqualFunc(configs, r.published, maps.Equal) {
 		r.log.Debug("task set unchanged", "tasks", len(configs), "partitions", len(r.order))
 		return nil

@@ -20,9 +20,9 @@ func plannerAssigned(t *testing.T, configs []map[string]string) []string {
 
 // MirrorSourceConnectorTest.testMirrorSourceConnectorTaskConfig, with the first plan's order (sorted).
 func TestSourceTaskConfigsRoundRobin(t *testing.T) {
-	order := stablePartitionOrder(nil, map[string]int{"t2": 2, "t0": 8, "t1": 2})
+	order := partitionOrder(nil, map[string]int{"t2": 2, "t0": 8, "t1": 2}, 0, AssignPartitions)
 	raw := map[string]string{"name": "mm2", "source.cluster.alias": "A"}
-	configs := sourceTaskConfigs(raw, order, 3)
+	configs := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"t0-0,t0-3,t0-6,t1-1", "t0-1,t0-4,t0-7,t2-0", "t0-2,t0-5,t1-0,t2-1"},
 		plannerAssigned(t, configs))
 	for i, c := range configs {
@@ -33,42 +33,42 @@ func TestSourceTaskConfigsRoundRobin(t *testing.T) {
 	}
 	require.NotContains(t, raw, mirror.TaskIndexConfig, "the connector config is not modified")
 
-	require.Len(t, sourceTaskConfigs(raw, order, 20), 12, "never more tasks than partitions")
-	require.Empty(t, sourceTaskConfigs(raw, nil, 3), "no partitions, no tasks")
+	require.Len(t, sourceTaskConfigs(raw, order, 20, AssignPartitions, nil), 12, "never more tasks than partitions")
+	require.Empty(t, sourceTaskConfigs(raw, nil, 3, AssignPartitions, nil), "no partitions, no tasks")
 }
 
 func TestSourceStablePartitionOrder(t *testing.T) {
 	tp := func(topic string, p int32) mirror.TopicPartition {
 		return mirror.TopicPartition{Topic: topic, Partition: p}
 	}
-	first := stablePartitionOrder(nil, map[string]int{"b": 2, "a": 2})
+	first := partitionOrder(nil, map[string]int{"b": 2, "a": 2}, 0, AssignPartitions)
 	require.Equal(t, []mirror.TopicPartition{tp("a", 0), tp("a", 1), tp("b", 0), tp("b", 1)}, first)
 
 	// A new topic sorting before the others and a grown topic are both appended, in sorted order.
-	grown := stablePartitionOrder(first, map[string]int{"b": 3, "a": 2, "0": 1})
+	grown := partitionOrder(first, map[string]int{"b": 3, "a": 2, "0": 1}, 0, AssignPartitions)
 	require.Equal(t, []mirror.TopicPartition{tp("a", 0), tp("a", 1), tp("b", 0), tp("b", 1), tp("0", 0), tp("b", 2)}, grown)
 
 	// A deleted topic drops out; the rest keep their relative order.
-	shrunk := stablePartitionOrder(grown, map[string]int{"b": 3, "0": 1})
+	shrunk := partitionOrder(grown, map[string]int{"b": 3, "0": 1}, 0, AssignPartitions)
 	require.Equal(t, []mirror.TopicPartition{tp("b", 0), tp("b", 1), tp("0", 0), tp("b", 2)}, shrunk)
 
-	require.Empty(t, stablePartitionOrder(shrunk, nil))
+	require.Empty(t, partitionOrder(shrunk, nil, 0, AssignPartitions))
 }
 
 // The point of the stable order: new partitions change only the tasks that receive them.
 func TestSourceNewPartitionsChangeOnlyReceivingTasks(t *testing.T) {
 	raw := map[string]string{"name": "mm2"}
-	order := stablePartitionOrder(nil, map[string]int{"a": 4, "b": 2})
-	before := sourceTaskConfigs(raw, order, 3)
+	order := partitionOrder(nil, map[string]int{"a": 4, "b": 2}, 0, AssignPartitions)
+	before := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3", "a-1,b-0", "a-2,b-1"}, plannerAssigned(t, before))
 
-	order = stablePartitionOrder(order, map[string]int{"a": 4, "b": 2, "c": 2})
-	after := sourceTaskConfigs(raw, order, 3)
+	order = partitionOrder(order, map[string]int{"a": 4, "b": 2, "c": 2}, 0, AssignPartitions)
+	after := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3,c-0", "a-1,b-0,c-1", "a-2,b-1"}, plannerAssigned(t, after))
 	require.Equal(t, before[2], after[2])
 
-	order = stablePartitionOrder(order, map[string]int{"a": 4, "b": 4, "c": 2})
-	grown := sourceTaskConfigs(raw, order, 3)
+	order = partitionOrder(order, map[string]int{"a": 4, "b": 4, "c": 2}, 0, AssignPartitions)
+	grown := sourceTaskConfigs(raw, order, 3, AssignPartitions, nil)
 	require.Equal(t, []string{"a-0,a-3,c-0,b-3", "a-1,b-0,c-1", "a-2,b-1,b-2"}, plannerAssigned(t, grown))
 	require.Equal(t, after[1], grown[1])
 }

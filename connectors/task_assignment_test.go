@@ -124,11 +124,11 @@ func topicsPerTaskOne(tps []mirror.TopicPartition) map[string]int {
 }
 
 func TestParseTaskAssignment(t *testing.T) {
-	for in, want := range map[string]TaskAssignment{"": AssignPartitions, "partitions": AssignPartitions, " Topics ": AssignTopics} {
+	for in, want := range map[string]TaskAssignment{"": AssignTopics, "partitions": AssignPartitions, " Topics ": AssignTopics} {
 		got, err := ParseTaskAssignment(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
 	_, err := ParseTaskAssignment("round-robin")
-	require.ErrorContains(t, err, `"round-robin": want partitions or topics`)
+	require.ErrorContains(t, err, `"round-robin": want topics or partitions`)
 }

@@ -114,6 +114,10 @@
 // names (capacity advice, lagging or stale tasks). A scrape of the leader reads the store for them, bounded to
 // 5 s; if that fails they are left out and promhttp_metric_handler_errors_total counts it.
 //
+// kmirror_connector_partition_moves_total{connector,reason} counts the partitions a source connector's planner
+// moved between its tasks by measured load (docs/partitions.md): reason spread for a hot partition taken off an
+// overloaded task, pack for the cold one exchanged for it; on the worker running the connector's planner.
+//
 // REST (HTTPMiddleware): kmirror_http_requests_total{route,method,code}, kmirror_http_request_duration_seconds
 // {route}. Then Go's go_* and process_* collectors, and promhttp_metric_handler_*.
 //

@@ -44,6 +44,7 @@ type Registry struct {
 
 	notices *prometheus.GaugeVec // tasks.Observer's UnitNotices
 	health  healthGauges
+	moves   *prometheus.CounterVec
 
 	httpRequests *prometheus.CounterVec
 	httpDuration *prometheus.HistogramVec
@@ -79,6 +80,10 @@ func New() *Registry {
 			Name: "kmirror_unit_notices",
 			Help: "Notices a running connector instance (task -1) or task on this worker shows beside its state, by kind (only kinds shown).",
 		}, []string{"connector", "task", "kind"}),
+		moves: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kmirror_connector_partition_moves_total",
+			Help: "Partitions a source connector's planner moved between its tasks by measured load, by reason: spread (a hot partition off an overloaded task) or pack (the cold one exchanged for it).",
+		}, []string{"connector", "reason"}),
 		httpRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kmirror_http_requests_total", Help: "REST requests served, by route pattern, method and status code.",
 		}, []string{"route", "method", "code"}),
@@ -92,7 +97,7 @@ func New() *Registry {
 	r.reg.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		r.cpLatency, r.notices, r.httpRequests, r.httpDuration,
+		r.cpLatency, r.notices, r.moves, r.httpRequests, r.httpDuration,
 		partitionCollector{r}, topicHistCollector{r}, checkpointCollector{r}, clientCollector{r}, runtimeCollector{r}, taskCollector{r}, verdictCollector{r},
 	)
 	r.handler = promhttp.InstrumentMetricHandler(r.reg, promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{

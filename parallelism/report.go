@@ -1,6 +1,7 @@
 package parallelism
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -32,7 +33,13 @@ type Report struct {
 	ByPartition []PartitionEntry `json:"by_partition"`
 	ByTask      []TaskEntry      `json:"by_task"`
 	Verdicts    []Verdict        `json:"verdicts"`
+	// Moves are the last moves by measured load of the current tasks, newest first (one per move).
+	Moves []Move `json:"moves"`
 }
+
+// Move is a hand-over the connector's planner made by measured load: Out went from FromTask to ToTask and In
+// the other way (mirror.PartitionMove, as the task configs keep it).
+type Move = mirror.PartitionMove
 
 // Totals aggregates the partitions. Rates add up fresh reports only; lags take every report, stale
 // ones included, since a stale lag is a lower bound of the present one.
@@ -80,6 +87,8 @@ type TaskEntry struct {
 	BytesPerSecond   float64 `json:"bytes_per_second"`
 	// Pipeline is what the task last measured of its pipeline; null until it has (capacity advice).
 	Pipeline *TaskPipeline `json:"pipeline"`
+	// LastMove is the task's last move by measured load; null when none changed its partitions.
+	LastMove *Move `json:"last_move"`
 }
 
 // TasksMax is the connector's tasks.max: Connect's default 1 when absent. Stored configs were validated, so
@@ -120,6 +129,7 @@ func (f Facts) Build() Report {
 	out := Report{
 		Name: f.Name, TasksMax: f.TasksMax,
 		ByPartition: make([]PartitionEntry, 0, len(f.Stats)), ByTask: make([]TaskEntry, 0, len(f.TaskConfigs)),
+		Moves: lastMoves(f.TaskConfigs),
 	}
 
 	totals := &out.Totals
@@ -183,6 +193,9 @@ func (f Facts) Build() Report {
 		}
 		if plan != nil {
 			t.Partitions = len(plan[tc.Task])
+		}
+		if m, ok := decodeMove(tc.Config); ok {
+			t.LastMove = &m
 		}
 		for _, e := range out.ByPartition {
 			if e.Task != tc.Task {
@@ -311,4 +324,28 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// decodeMove reads a task config's last move by load; false when it has none (or one this worker cannot read).
+func decodeMove(config map[string]string) (Move, bool) {
+	var m Move
+	raw, ok := config[mirror.TaskLastMoveConfig]
+	if !ok || json.Unmarshal([]byte(raw), &m) != nil {
+		return m, false
+	}
+	return m, true
+}
+
+// lastMoves lists the moves the task configs keep, each once (both tasks of a move keep it), newest first.
+func lastMoves(tcs []store.TaskConfig) []Move {
+	out := []Move{}
+	seen := map[string]bool{}
+	for _, tc := range tcs {
+		if m, ok := decodeMove(tc.Config); ok && !seen[tc.Config[mirror.TaskLastMoveConfig]] {
+			seen[tc.Config[mirror.TaskLastMoveConfig]] = true
+			out = append(out, m)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Move) int { return strings.Compare(b.At, a.At) })
+	return out
 }

@@ -439,7 +439,7 @@ func TestPartitionsReport(t *testing.T) {
 	require.JSONEq(t, `{"name":"c","tasks_max":1,"partitions":0,"tasks":0,`+
 		`"totals":{"records_per_second":0,"bytes_per_second":0,"lag_records":null,"max_lag_seconds":null,"status":null},`+
 		`"by_partition":[],"by_task":[],"verdicts":[{"kind":"no_reports","severity":"info","message":"no task has reported yet: `+
-		`the connector has no tasks (its source partitions are not listed yet, none passes its topic filters, or it is stopped)","tasks":0}]}`, string(b))
+		`the connector has no tasks (its source partitions are not listed yet, none passes its topic filters, or it is stopped)","tasks":0}],"moves":[]}`, string(b))
 }
 
 func TestStatusOrder(t *testing.T) {
@@ -451,4 +451,30 @@ func TestStatusOrder(t *testing.T) {
 	require.Equal(t, statusPaused, worseStatus(statusOK, statusPaused), "paused is not ok")
 	require.Equal(t, statusWarn, worseStatus(statusPaused, statusWarn), "any trouble is worse than paused")
 	require.Equal(t, "lagging", worseStatus(statusPaused, "lagging"), "an unknown status ranks as warn")
+}
+
+// The moves by load the task configs keep are shown once per move, newest first, and on each task they changed.
+func TestPartitionsReportShowsMoves(t *testing.T) {
+	t.Parallel()
+	move := func(at string, from, to int) string {
+		b, err := json.Marshal(mirror.PartitionMove{At: at, FromTask: from, ToTask: to, Out: []string{"hot-0"}, In: []string{"cold-0"},
+			Reason: "task carried 3.0x the mean load"})
+		require.NoError(t, err)
+		return string(b)
+	}
+	older, newer := move("2026-12-01T12:00:00Z", 0, 1), move("2026-12-01T12:01:00Z", 0, 2)
+	f := Facts{Name: "c", TasksMax: 3, Now: time.Now(), TaskConfigs: []store.TaskConfig{
+		{Connector: "c", Task: 0, Config: map[string]string{mirror.TaskLastMoveConfig: newer}},
+		{Connector: "c", Task: 1, Config: map[string]string{mirror.TaskLastMoveConfig: older}},
+		{Connector: "c", Task: 2, Config: map[string]string{mirror.TaskLastMoveConfig: newer}},
+		{Connector: "c", Task: 3, Config: map[string]string{mirror.TaskLastMoveConfig: "not json"}},
+	}}
+	r := f.Build()
+	require.Len(t, r.Moves, 2, "each move once")
+	require.Equal(t, "2026-12-01T12:01:00Z", r.Moves[0].At, "newest first")
+	require.Equal(t, 2, r.Moves[0].ToTask)
+	require.Equal(t, []string{"hot-0"}, r.Moves[1].Out)
+	require.Equal(t, 1, r.ByTask[1].LastMove.ToTask)
+	require.Equal(t, r.ByTask[0].LastMove, r.ByTask[2].LastMove)
+	require.Nil(t, r.ByTask[3].LastMove, "an unreadable move is left out")
 }

@@ -48,8 +48,9 @@ type Config struct {
 	// DataPath is how source tasks move records: connectors.DataPathAuto (the default, also when empty),
 	// DataPathC (records move in C; see connectors/source_cpath.go) or DataPathGo.
 	DataPath connectors.DataPath
-	// TaskAssignment is how source connectors spread partitions over their tasks: connectors.AssignPartitions
-	// (the default, also when empty: MM2's spread) or connectors.AssignTopics.
+	// TaskAssignment is how source connectors spread partitions over their tasks unless their config says:
+	// connectors.AssignTopics (the default, also when empty: even, grouped by topic, moved by measured load) or
+	// connectors.AssignPartitions (MM2's spread).
 	TaskAssignment connectors.TaskAssignment
 	// ConsumerStatsMaxPartitions: a source task's replication consumer knowing of more partitions runs without
 	// librdkafka statistics (connectors.DefaultConsumerStatsMaxPartitions, the default when zero, says why);

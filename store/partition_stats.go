@@ -137,3 +137,55 @@ func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []Partit
 	}
 	return deleted, nil
 }
+
+// PartitionRate is a partition's byte rate as its task last reported it, for planning moves by load.
+type PartitionRate struct {
+	Topic          string
+	Partition      int32
+	Task           int
+	BytesPerSecond float64
+	Age            time.Duration // how long ago the report was written, by the database's clock
+}
+
+// PartitionRates returns the byte rate each partition of the connector last reported, with the report's age.
+func (s *Store) PartitionRates(ctx context.Context, connector string) ([]PartitionRate, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT topic, partition, task_id, bytes_per_second, extract(epoch FROM now() - updated_at)
+		FROM partition_stats WHERE connector_name = $1`, connector)
+	if err != nil {
+		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionRate, error) {
+		var pr PartitionRate
+		var age float64
+		err := r.Scan(&pr.Topic, &pr.Partition, &pr.Task, &pr.BytesPerSecond, &age)
+		pr.Age = time.Duration(age * float64(time.Second))
+		return pr, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
+	}
+	return out, nil
+}
+
+// TaskRates returns every task's byte rate: the sum of what it reported for its partitions within fresh, by
+// unit. Tasks without a fresh report are absent.
+func (s *Store) TaskRates(ctx context.Context, fresh time.Duration) (map[Unit]float64, error) {
+	rows, err := s.pool.Query(ctx, `
+		SELECT connector_name, task_id, sum(bytes_per_second) FROM partition_stats
+		WHERE updated_at > now() - make_interval(secs => $1) GROUP BY 1, 2`, fresh.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("read task rates: %w", err)
+	}
+	out := map[Unit]float64{}
+	var u Unit
+	var rate float64
+	_, err = pgx.ForEachRow(rows, []any{&u.Connector, &u.Task, &rate}, func() error {
+		out[u] = rate
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read task rates: %w", err)
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -97,4 +98,40 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	// Only the holder of the connector unit drops rows.
 	_, err = s.RetainPartitionStats(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, nil)
 	require.ErrorIs(t, err, store.ErrFenced)
+}
+
+// PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums
+// them by task.
+func TestPartitionRates(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	_, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
+	for task, rate := range []float64{1000, 2500} {
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{
+			{Topic: "t", Partition: int32(task), RemoteTopic: "A.t", BytesPerSecond: rate, Status: "ok"}}))
+	}
+	rates, err := s.PartitionRates(ctx, "c")
+	require.NoError(t, err)
+	slices.SortFunc(rates, func(a, b store.PartitionRate) int { return int(a.Partition - b.Partition) })
+	require.Len(t, rates, 2)
+	for task, want := range []float64{1000, 2500} {
+		require.Equal(t, task, rates[task].Task)
+		require.Equal(t, want, rates[task].BytesPerSecond)
+		require.Less(t, rates[task].Age, 10*time.Second)
+		require.GreaterOrEqual(t, rates[task].Age, time.Duration(0))
+	}
+	none, err := s.PartitionRates(ctx, "unknown")
+	require.NoError(t, err)
+	require.Empty(t, none)
+
+	// Summed by task, fresh reports only.
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{
+		{Topic: "u", Partition: 0, RemoteTopic: "A.u", BytesPerSecond: 500, Status: "ok"}}))
+	byTask, err := s.TaskRates(ctx, time.Minute)
+	require.NoError(t, err)
+	require.Equal(t, map[store.Unit]float64{{Connector: "c", Task: 0}: 1000, {Connector: "c", Task: 1}: 3000}, byTask)
+	byTask, err = s.TaskRates(ctx, 0)
+	require.NoError(t, err)
+	require.Empty(t, byTask, "no report is fresher than now")
 }

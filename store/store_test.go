@@ -190,6 +190,23 @@ func startedConnector(t *testing.T, s *store.Store) (int64, store.Claim) {
 	return w1, conn
 }
 
+// claimedTaskSet starts connector c (startedConnector) with the task set configs, assigns its tasks to w1 and
+// claims each; it returns the connector's claim and the tasks' runs, by task id.
+func claimedTaskSet(t *testing.T, s *store.Store, configs []map[string]string) (store.Claim, []store.Claim) {
+	t.Helper()
+	ctx := context.Background()
+	w1, conn := startedConnector(t, s)
+	_, err := s.ReplaceTaskConfigs(ctx, conn, configs)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	runs := make([]store.Claim, len(configs))
+	for i := range runs {
+		runs[i], err = s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: i}), w1)
+		require.NoError(t, err)
+	}
+	return conn, runs
+}
+
 // workOf returns the worker's work for one unit.
 func workOf(t *testing.T, s *store.Store, worker string, u store.Unit) store.Work {
 	t.Helper()

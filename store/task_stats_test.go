@@ -16,15 +16,7 @@ func TestTaskStats(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := storetest.New(t)
-	w1, conn := startedConnector(t, s)
-	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
-	require.NoError(t, err)
-	assignAll(t, s, "w1")
-	runs := make([]store.Claim, 2)
-	for i := range runs {
-		runs[i], err = s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: i}), w1)
-		require.NoError(t, err)
-	}
+	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
 	stat := store.PipelineStat{IntervalSeconds: 2, WaitTargetFraction: 0.7, BusyFraction: 0.3, BatchSizeBytes: 1000000,
 		CompressionType: "none", Producer: &store.ClientFigures{BatchAvgBytes: 1024, Batches: 3, RTTAvgMs: 1.5}}
 	for _, run := range runs {

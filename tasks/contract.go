@@ -50,6 +50,9 @@ type ConnectorEnv interface {
 	PartitionStats(ctx context.Context) ([]PartitionStat, error)
 	// ReadOffsets returns every stored source offset of the connector.
 	ReadOffsets(ctx context.Context) ([]Offset, error)
+	// PartitionRates returns the byte rate each partition's task last reported, with the report's age, for
+	// moving partitions between the connector's tasks by load.
+	PartitionRates(ctx context.Context) ([]PartitionRate, error)
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
@@ -60,7 +63,7 @@ type ConnectorEnv interface {
 	// and the trace says so.
 	Failing(ctx context.Context, err error) error
 	// TaskConfigs returns the connector's current task set, as published by this run or an earlier one (with
-	// an earlier config, maybe).
+	// an earlier config, maybe): a new run carries on from it instead of dealing afresh.
 	TaskConfigs(ctx context.Context) ([]map[string]string, error)
 	// StopContext is done when the stop budget of this run is spent: from then on the run must return at once.
 	StopContext() context.Context
@@ -69,6 +72,9 @@ type ConnectorEnv interface {
 
 // PartitionOwner is a partition of a connector's plan and the task that replicates it (RetainPartitionStats).
 type PartitionOwner = store.PartitionOwner
+
+// PartitionRate is a partition's byte rate as its task last reported it (ConnectorEnv.PartitionRates).
+type PartitionRate = store.PartitionRate
 
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.

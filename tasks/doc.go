@@ -26,7 +26,10 @@
 // One process at a time holds the leader lease (a single row with an expiry); the lease epoch grows each time
 // it changes hands and fences the leader's writes. In each round the leader places every unit without a live
 // owner, spreads each connector's units evenly over the workers and then the total load, and turns restart
-// requests into in-place reassignments. Every (re)assignment takes a new epoch. It declares workers dead (and
+// requests into in-place reassignments. A round with nothing else to change weighs the tasks by the byte rates
+// they report (load.go): a worker above 1.5x the mean for a sustained minute exchanges hot tasks for cold tasks
+// of the same connectors with the coolest worker, which keeps every count even. Every (re)assignment takes a
+// new epoch. It declares workers dead (and
 // so frees their units) only once its own link to the database has worked for one WorkerTTL without a break
 // (no failed heartbeat or round): after a database outage, or a stall of its own, every heartbeat may look
 // old while the workers are alive. A worker that takes over from a dead leader with a healthy link acts at once.

@@ -92,6 +92,10 @@ func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []Partition
 	return nil
 }
 
+func (e connectorEnv) PartitionRates(ctx context.Context) ([]PartitionRate, error) {
+	return e.w.store.PartitionRates(ctx, e.work.Connector)
+}
+
 // taskEnv is the TaskEnv of one task run.
 type taskEnv struct{ *runEnv }
 

@@ -33,6 +33,7 @@ type leader struct {
 	// troubleAt tells when this worker last failed to reach the database (heartbeater.troubleAt).
 	troubleAt func() time.Time
 	observer  Observer
+	load      *workerLoad // weighs tasks over workers by their rates; nil until the first round that leads
 }
 
 // run campaigns on every tick and wake-up until ctx is done, then releases the lease so another worker can
@@ -75,6 +76,7 @@ func (l *leader) round(ctx context.Context) {
 		if ok {
 			l.log.Info("became leader", "lease_epoch", epoch)
 			l.trusted = l.troubleAt()
+			l.load = nil // what an earlier term measured is old
 		} else {
 			l.log.Info("lost leadership")
 		}
@@ -95,6 +97,24 @@ func (l *leader) round(ctx context.Context) {
 		return
 	}
 	l.limit.Resolved(ctx, l.log, "assign", "assignment rounds work again")
+}
+
+// exchangeByLoad returns the exchanges of tasks between workers that their measured load calls for, in a round
+// that has nothing else to change. Without rates (a failed read) nothing moves: counts are already even.
+func (l *leader) exchangeByLoad(ctx context.Context, p placement) []store.Reassignment {
+	if l.load == nil {
+		l.load = newWorkerLoad()
+	}
+	rates, err := l.store.TaskRates(ctx, rateFreshness)
+	if err != nil {
+		l.limit.Log(ctx, l.log, slog.LevelWarn, "task-rates", "reading the tasks' rates failed; tasks are spread by count only", "error", err)
+		return nil
+	}
+	changes, reasons := l.load.exchange(time.Now(), p.workers, p.current, rates)
+	for _, r := range reasons {
+		l.log.Info("exchanging tasks between workers by load", "reason", r)
+	}
+	return changes
 }
 
 // assign runs one leader round: read the plan, compute the changes, write them fenced by the lease epoch.
@@ -142,6 +162,8 @@ func (l *leader) assign(ctx context.Context, epoch int64) error {
 	changes, handled := p.plan()
 	if len(changes) > 0 {
 		l.log.Info("reassigning work", "changes", len(changes), "workers", len(workers))
+	} else if len(handled) == 0 {
+		changes = l.exchangeByLoad(ctx, p)
 	}
 	return l.store.ApplyReassignments(ctx, l.id, epoch, changes, handled)
 }

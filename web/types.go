@@ -138,6 +138,17 @@ type partitions struct {
 	ByPartition []partitionRow `json:"by_partition"`
 	ByTask      []taskRow      `json:"by_task"`
 	Verdicts    []verdict      `json:"verdicts"`
+	Moves       []partMove     `json:"moves"`
+}
+
+// partMove is a move of partitions between tasks by measured load (the partitions endpoint's moves).
+type partMove struct {
+	At       string   `json:"at"`
+	FromTask int      `json:"from_task"`
+	ToTask   int      `json:"to_task"`
+	Out      []string `json:"out"`
+	In       []string `json:"in"`
+	Reason   string   `json:"reason"`
 }
 
 type configKey struct {

@@ -205,3 +205,22 @@ func TestConnectorPageNamesItsFile(t *testing.T) {
 		t.Fatalf("GET connector page: %d, declared-by shown: %v\n%s", rec.Code, strings.Contains(rec.Body.String(), "declared-by"), rec.Body.String())
 	}
 }
+
+// TestConnectorPageShowsMoves: the moves by load the partitions endpoint lists are shown with their reason.
+func TestConnectorPageShowsMoves(t *testing.T) {
+	pages, err := parsePages(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := liveData{Name: "c", Source: true, Partitions: &partitions{Moves: []partMove{{At: "2026-12-01T12:00:00Z", FromTask: 0, ToTask: 3,
+		Out: []string{"hot-1"}, In: []string{"cold-0"}, Reason: "task 0 carried 4.0x the mean load"}}}}
+	var b strings.Builder
+	if err := pages["connector"].ExecuteTemplate(&b, "live", d); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`id="moves"`, "task 0 → task 3", "<code>hot-1</code>", "<code>cold-0</code>", "carried 4.0x the mean load"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+}

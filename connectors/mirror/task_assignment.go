@@ -10,7 +10,23 @@ const (
 	TaskAssignedPartitionsConfig = "task.assigned.partitions"
 	TaskAssignedGroupsConfig     = "task.assigned.groups"
 	TaskIndexConfig              = "task.index"
+	// TaskLastMoveConfig is kmirror's: the last move by measured load that changed the task's partitions
+	// (a JSON PartitionMove), kept in the config so that any worker can show it and a new run carry it on.
+	TaskLastMoveConfig = "kmirror.task.last.move"
+	// TaskAssignedByConfig is kmirror's: the task assignment (topics, partitions) the task set was dealt by, so
+	// that a new run carries on only from a set dealt the way it deals.
+	TaskAssignedByConfig = "kmirror.task.assigned.by"
 )
+
+// PartitionMove is one hand-over between two tasks made by measured load: Out went From -> To and In To -> From.
+type PartitionMove struct {
+	At       string   `json:"at"` // RFC 3339
+	FromTask int      `json:"from_task"`
+	ToTask   int      `json:"to_task"`
+	Out      []string `json:"out"` // "topic-partition"
+	In       []string `json:"in"`
+	Reason   string   `json:"reason"`
+}
 
 // AssignRoundRobin deals source partitions to n = min(maxTasks, len(tps)) tasks: the k-th partition goes
 // to task k mod n (MirrorSourceConnector.taskConfigs). Dealing, rather than cutting contiguous chunks,

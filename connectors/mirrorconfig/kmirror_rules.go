@@ -67,6 +67,7 @@ func patternKeys(p Plugin) []string {
 
 // kmirrorRules adds errors for what kmirror does not implement.
 func kmirrorRules(p Plugin, props map[string]*string, v *validation, w Worker) {
+	kmirrorKeyRules(p, props, v)
 	resolve := classResolver()
 	for _, slot := range converterSlots() {
 		class, ok := trimmed(props, slot.classKey)

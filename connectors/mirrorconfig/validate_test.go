@@ -87,6 +87,10 @@ func TestValidateKmirrorRules(t *testing.T) {
 			"topics", false, []string{NullValueMessage}},
 		{"null value of an undefined key", HeartbeatConnectorClass, map[string]*string{"foo.bar": nil},
 			"foo.bar", true, []string{NullValueMessage}},
+		{"unknown task assignment", SourceConnectorClass, map[string]*string{TaskAssignmentConfig: ptr("round-robin")},
+			TaskAssignmentConfig, true, []string{"Invalid value round-robin for configuration kmirror.task.assignment: String must be one of: topics, partitions"}},
+		{"too short a sustain", SourceConnectorClass, map[string]*string{TaskMovesSustainConfig: ptr("10")},
+			TaskMovesSustainConfig, true, []string{"Invalid value 10 for configuration kmirror.task.moves.sustain.ms: Value must be at least 1000"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,4 +209,15 @@ func TestErrorMessage(t *testing.T) {
 		`Missing required configuration "source.cluster.alias" which has no default value.`+"\n"+
 		"You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`",
 		ErrorMessage(got))
+}
+
+// kmirror's own keys answer only when set: valid values add no entry, so a config without them validates as
+// Connect validates it.
+func TestValidateKmirrorKeysStayOutOfConnectsAnswer(t *testing.T) {
+	p := mustPlugin(t, SourceConnectorClass)
+	plain := Validate(p, config(p.Class, nil), nil)
+	set := Validate(p, config(p.Class, map[string]*string{TaskAssignmentConfig: ptr(" Partitions "),
+		TaskMovesEnabledConfig: ptr("false"), TaskMovesSustainConfig: ptr("5000")}), nil)
+	require.Zero(t, set.ErrorCount)
+	require.Equal(t, len(plain.Configs), len(set.Configs))
 }
