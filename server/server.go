@@ -72,7 +72,7 @@ type Config struct {
 // stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Loggers.Logger("kmirror.server")
-	clients, err := cfg.Clients.options(log)
+	clients, err := cfg.Clients.options(log, cfg.Loggers.Hidden())
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep,
-		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret})
+		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret, Hide: cfg.Loggers.Hidden().String})
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,10 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 		if !configprovider.HasReference(v) {
 			continue
 		}
+		if isClientIDKey(key) {
+			add(key, clientIDReferenceMsg)
+			continue
+		}
 		if _, _, client := clientPrefix(key); !read[key] && (!client || isConnectorKey(key)) {
 			add(key, "config provider references are resolved in client settings only (source.cluster.*, target.cluster.*, "+
 				"consumer.*, producer.*, admin.* and their source./target. forms, producer.override.*)")
