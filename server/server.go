@@ -156,7 +156,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	router.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusMovedPermanently))
 	router.Handle(web.Prefix+"/*", dashboard)
-	srv := &http.Server{Handler: sec.authenticate(router), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: sec.headers(sec.authenticate(router)), ReadHeaderTimeout: 10 * time.Second}
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
