@@ -119,6 +119,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if err := st.CheckSecrets(ctx); err != nil {
 		return err
 	}
+	if cfg.Secrets == nil {
+		log.Warn(SecretsInClear)
+	}
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
 		return err
