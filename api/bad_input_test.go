@@ -247,3 +247,29 @@ func TestQueryFailureIsGeneric(t *testing.T) {
 		requireNoLeak(t, r, secrets...)
 	}
 }
+
+// TestNamesWithInvisibleCharactersAreRefused: a right-to-left override or a zero-width character makes one
+// connector's name look like another's on a page or in a log; such a name is refused with a 400 naming the
+// character, and nothing is created.
+func TestNamesWithInvisibleCharactersAreRefused(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, tc := range []struct{ name, code string }{
+		{"mirror-\u202eeu-us", "U+202E"}, // RIGHT-TO-LEFT OVERRIDE
+		{"mirror\u200b-eu", "U+200B"},    // ZERO WIDTH SPACE
+		{"mirror\u200d-eu", "U+200D"},    // ZERO WIDTH JOINER
+		{"\u2066mirror\u2069", "U+2066"}, // LEFT-TO-RIGHT ISOLATE
+		{"mirror\ufeff", "U+FEFF"},       // ZERO WIDTH NO-BREAK SPACE
+	} {
+		r := f.do("POST", "/connectors", jsonText(t, map[string]any{"name": tc.name, "config": sourceConfig()}))
+		require.Equal(t, http.StatusBadRequest, r.status, "%q", tc.name)
+		require.Contains(t, errorMessageOrEmpty(r), "Connector name holds "+tc.code+", an invisible formatting character")
+		r = f.do("PUT", "/connectors/"+url.PathEscape(tc.name)+"/config", jsonText(t, sourceConfig()))
+		require.Equal(t, http.StatusBadRequest, r.status, "%q", tc.name)
+		require.Contains(t, errorMessageOrEmpty(r), tc.code)
+	}
+	r := f.do("GET", "/connectors", "")
+	require.Equal(t, http.StatusOK, r.status)
+	require.Equal(t, "[]", strings.TrimSpace(r.body), "nothing was created")
+	f.create("mirror-eu→us ✓", sourceConfig()) // visible non-ASCII is fine
+}

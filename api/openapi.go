@@ -53,6 +53,11 @@ func openAPISharedResponses() obj {
 			"headers":     obj{"WWW-Authenticate": obj{"description": "The Basic and Bearer challenges", "schema": obj{"type": "string"}}},
 			"content":     obj{"text/plain": obj{"schema": obj{"type": "string", "enum": []string{"User cannot access the resource."}}}},
 		},
+		"TooManyFailures": obj{
+			"description": "The client (IP address) sent too many wrong passwords; nothing was checked (see Retry-After)",
+			"headers":     obj{"Retry-After": obj{"description": "Seconds to wait before retrying", "schema": obj{"type": "integer"}}},
+			"content":     obj{"text/plain": obj{"schema": obj{"type": "string"}}},
+		},
 		"Forbidden": errorResponse("The user's role may not do this: read-only may only GET and HEAD (or a browser's cross-origin write)"),
 		"Unavailable": obj{
 			"description": "kmirror cannot reach its database (operations that need it)",
@@ -63,15 +68,17 @@ func openAPISharedResponses() obj {
 }
 
 // withSharedResponses adds the shared 500 and 503 to every operation that does not describe those codes
-// itself (/health does: its bodies are WorkerStatus), and the 401 and 403 of authentication to every operation
+// itself (/health does: its bodies are WorkerStatus), and the 401, 403 and 429 of authentication to every operation
 // that needs credentials (all but /health, which probes reach without any).
 func withSharedResponses(paths obj) obj {
 	for path, ops := range paths {
 		for _, op := range ops.(obj) {
 			responses := op.(obj)["responses"].(obj)
-			shared := map[string]string{"500": "InternalError", "503": "Unavailable", "401": "Unauthorized", "403": "Forbidden"}
+			shared := map[string]string{"500": "InternalError", "503": "Unavailable", "401": "Unauthorized", "403": "Forbidden",
+				"429": "TooManyFailures"}
 			if path == "/health" {
 				delete(shared, "401")
+				delete(shared, "429")
 				delete(shared, "403")
 				op.(obj)["security"] = []obj{}
 			}

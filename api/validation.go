@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/kmirror/kmirror/connectors/configdef"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
@@ -75,6 +76,9 @@ func checkAndPutName(name string, cfg *props) error {
 	if len(name) > maxNameBytes {
 		return errorf(http.StatusBadRequest, "Connector name is %d bytes long; kmirror accepts names of at most %d bytes", len(name), maxNameBytes)
 	}
+	if err := checkNameChars(name); err != nil {
+		return err
+	}
 	if included, ok := cfg.get("name"); ok {
 		if included != name {
 			return errorf(http.StatusBadRequest, "Connector name configuration (%s) doesn't match connector name in the URL (%s)", included, name)
@@ -82,6 +86,19 @@ func checkAndPutName(name string, cfg *props) error {
 		return nil
 	}
 	cfg.set("name", &name)
+	return nil
+}
+
+// checkNameChars refuses a name holding an invisible formatting character (Unicode category Cf): bidi controls
+// such as U+202E RIGHT-TO-LEFT OVERRIDE reorder what follows them, and zero-width ones (U+200B, U+200D, U+2060,
+// U+FEFF) show as nothing, so either makes one connector's name look like another's on a page or in a log.
+func checkNameChars(name string) error {
+	for _, r := range name {
+		if unicode.Is(unicode.Cf, r) {
+			return errorf(http.StatusBadRequest, "Connector name holds U+%04X, an invisible formatting character (a bidi control or "+
+				"zero-width character) that would make it look like another name", r)
+		}
+	}
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -61,6 +63,11 @@ type Config struct {
 	Open func(r *http.Request) bool
 	// Logger receives reloads and failed authentications (rate-limited). Nil discards them.
 	Logger *slog.Logger
+	// FailureBurst is how many wrong passwords one client (IP address) may send before it must wait
+	// FailureInterval for each next one; meanwhile it gets 429 without any password being checked.
+	// DefaultFailureBurst and DefaultFailureInterval when zero.
+	FailureBurst    int
+	FailureInterval time.Duration
 }
 
 // Authenticator checks the credentials of requests against the users file it keeps loaded.
@@ -78,6 +85,8 @@ type Authenticator struct {
 	// so a client guessing passwords as fast as it can would otherwise take every core from the replication;
 	// with the bound it takes at most half of them, and waits.
 	slow chan struct{}
+	// clients keeps each client to one slow check at a time, and to a budget of failures.
+	clients *clientLimits
 }
 
 // failureLogInterval is how often one kind of failed authentication for one name is logged at most: a
@@ -92,7 +101,8 @@ func New(cfg Config) (*Authenticator, error) {
 	a := &Authenticator{cfg: cfg, log: cfg.Logger,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		csrf:     http.NewCrossOriginProtection(),
-		slow:     make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
+		slow:     make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
+		clients:  newClientLimits(cmp.Or(cfg.FailureBurst, DefaultFailureBurst), cmp.Or(cfg.FailureInterval, DefaultFailureInterval))}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -158,6 +168,15 @@ func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 			return
 		}
 		p, why, ok := a.authenticate(r)
+		if !ok && why.retryAfter > 0 {
+			a.logFailure(r, why)
+			w.Header().Set("Retry-After", strconv.Itoa(int(why.retryAfter.Round(time.Second)/time.Second)+1))
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(TooManyFailures))
+			return
+		}
 		if !ok {
 			a.logFailure(r, why)
 			w.Header().Add("WWW-Authenticate", `Basic realm="`+Realm+`", charset="UTF-8"`)
@@ -181,11 +200,16 @@ func (a *Authenticator) Authenticate(next http.Handler) http.Handler {
 	})
 }
 
+// TooManyFailures is the plain-text body of a 429: the client has sent too many wrong passwords.
+const TooManyFailures = "Too many failed authentications from this address; retry later."
+
 // failure is why a request was not authenticated, for the log.
 type failure struct {
 	reason string // one of a few fixed texts: it keys the rate limit
 	name   string // the name the request claimed, if any
 	detail string // what else the client sent that explains it, if anything
+	// retryAfter, when positive, says the client is out of its failure budget: answered 429, nothing checked.
+	retryAfter time.Duration
 }
 
 func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool) {
@@ -207,9 +231,10 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool)
 		if !found || name == "" || !utf8.ValidString(name) {
 			return Principal{}, failure{reason: "malformed basic credentials (no name:password)"}, false
 		}
-		role, why := a.checkPassword(r.Context(), u, name, password)
+		role, why := a.checkPassword(r.Context(), u, clientAddr(r), name, password)
 		if role == RoleNone {
-			return Principal{}, failure{reason: why, name: name}, false
+			why.name = name
+			return Principal{}, why, false
 		}
 		return Principal{Name: name, Role: role, Method: "basic"}, failure{}, true
 	case strings.EqualFold(scheme, "bearer"):
@@ -222,41 +247,72 @@ func (a *Authenticator) authenticate(r *http.Request) (Principal, failure, bool)
 	return Principal{}, failure{reason: "unsupported authorization scheme", detail: scheme}, false
 }
 
-// checkPassword returns the role of name if password is its password, or RoleNone and why not.
-func (a *Authenticator) checkPassword(ctx context.Context, u *users, name, password string) (Role, string) {
+// checkPassword returns the role of name if password is its password, or RoleNone and why not. A password
+// verified before passes at once; any other is checked in addr's turn, and a refusal costs every decoy too
+// (see users.decoys) and one of addr's failures.
+func (a *Authenticator) checkPassword(ctx context.Context, u *users, addr, name, password string) (Role, failure) {
 	pu, known := u.passwords[name]
-	if !known {
-		if u.decoy != nil {
-			a.verifySlowly(ctx, u.decoy, password)
-		}
-		return RoleNone, "unknown user"
-	}
 	sum := a.keyedSum(name, password)
-	if cached, ok := u.verified.Load(name); ok {
-		c := cached.([32]byte)
-		if subtle.ConstantTimeCompare(c[:], sum[:]) == 1 {
-			return pu.role, ""
+	if known {
+		if cached, ok := u.verified.Load(name); ok {
+			c := cached.([32]byte)
+			if subtle.ConstantTimeCompare(c[:], sum[:]) == 1 {
+				return pu.role, failure{}
+			}
 		}
 	}
-	if !a.verifySlowly(ctx, pu.hash, password) {
-		if ctx.Err() != nil {
-			return RoleNone, "request ended while waiting for a password check"
-		}
-		return RoleNone, "wrong password"
+	if wait := a.clients.retryAfter(addr); wait > 0 {
+		return RoleNone, failure{reason: "too many failed authentications from this address", retryAfter: wait}
 	}
-	u.verified.Store(name, sum)
-	return pu.role, ""
+	release, err := a.clients.take(ctx, addr)
+	if err != nil {
+		return RoleNone, failure{reason: "request ended while waiting for a password check"}
+	}
+	defer release()
+	// Again in the client's turn: the checks it waited behind may have spent its budget.
+	if wait := a.clients.retryAfter(addr); wait > 0 {
+		return RoleNone, failure{reason: "too many failed authentications from this address", retryAfter: wait}
+	}
+	var ok bool
+	checked := a.slowly(ctx, func() {
+		spent := ""
+		if known {
+			ok = pu.hash.verify([]byte(password))
+			spent = pu.hash.cost()
+		}
+		if ok {
+			return
+		}
+		for _, d := range u.decoys {
+			if d.cost() != spent {
+				d.verify([]byte(password))
+			}
+		}
+	})
+	switch {
+	case !checked:
+		return RoleNone, failure{reason: "request ended while waiting for a password check"}
+	case ok:
+		u.verified.Store(name, sum)
+		return pu.role, failure{}
+	}
+	a.clients.failed(addr)
+	if !known {
+		return RoleNone, failure{reason: "unknown user"}
+	}
+	return RoleNone, failure{reason: "wrong password"}
 }
 
-// verifySlowly verifies password against h once a slot is free, or gives up (false) when ctx ends first.
-func (a *Authenticator) verifySlowly(ctx context.Context, h verifier, password string) bool {
+// slowly runs check once a slot for slow hashes is free, or returns false when ctx ends first.
+func (a *Authenticator) slowly(ctx context.Context, check func()) bool {
 	select {
 	case a.slow <- struct{}{}:
 	case <-ctx.Done():
 		return false
 	}
 	defer func() { <-a.slow }()
-	return h.verify([]byte(password))
+	check()
+	return true
 }
 
 func (a *Authenticator) keyedSum(name, password string) [32]byte {

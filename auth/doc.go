@@ -14,6 +14,13 @@
 // request. A slow hash per request would cost tens of milliseconds of CPU each time the dashboard polls, so a
 // password that verified once is remembered, as a keyed SHA-256 of it, until the file changes.
 //
+// A refused password costs the same whoever it names: it is also checked against a decoy hash of every other
+// cost (scheme and parameters) in the file, so an unknown name, a bcrypt user and an argon2id user take equally
+// long to refuse. Each client (IP address; a /64 for IPv6) has one password check running at a time, so a
+// client sending many guesses at once queues behind itself and not in front of others, and a budget of failed
+// ones (Config.FailureBurst, then one per Config.FailureInterval): past it the client gets 429 Too Many
+// Requests with Retry-After, and nothing is hashed. Clients behind one reverse proxy share its budget.
+//
 // The file is re-read when its bytes change (see package filewatch); a file that no longer parses keeps the
 // previous users, and says so in the log once.
 //

@@ -17,12 +17,19 @@ import (
 // verifier checks a password against its slow hash, in time that does not depend on where they differ.
 type verifier interface {
 	verify(password []byte) bool
+	// cost names the scheme and parameters, which alone decide how long verify takes.
+	cost() string
 }
 
 type bcryptHash []byte
 
 func (h bcryptHash) verify(password []byte) bool {
 	return bcrypt.CompareHashAndPassword(h, password) == nil
+}
+
+func (h bcryptHash) cost() string {
+	c, _ := bcrypt.Cost(h) // checked by parseHash
+	return fmt.Sprintf("bcrypt:%d", c)
 }
 
 // argon2idHash is a decoded PHC string: $argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<key>.
@@ -35,6 +42,10 @@ type argon2idHash struct {
 func (h argon2idHash) verify(password []byte) bool {
 	k := argon2.IDKey(password, h.salt, h.time, h.memory, h.threads, uint32(len(h.key)))
 	return subtle.ConstantTimeCompare(k, h.key) == 1
+}
+
+func (h argon2idHash) cost() string {
+	return fmt.Sprintf("argon2id:m=%d,t=%d,p=%d,k=%d", h.memory, h.time, h.threads, len(h.key))
 }
 
 // Bounds on argon2id parameters read from the file: a typo such as m=65536000 (62 GiB) would otherwise make

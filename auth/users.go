@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -58,10 +59,11 @@ const tokenPrefix = "sha256:"
 type users struct {
 	passwords map[string]passwordUser
 	tokens    []tokenUser
-	// decoy is the hash of the file's first password user. A password for a name the file does not list is
-	// checked against it and the result thrown away, so that an unknown name costs what a wrong password
-	// costs — the file's own work factor — and the time to refuse does not tell which names exist.
-	decoy verifier
+	// decoys hold one hash of each cost the file's password users have (scheme and parameters). A refused
+	// password is also checked against every decoy of another cost than the one it was checked against, and
+	// the results thrown away: every refusal — unknown name, wrong password of a bcrypt or an argon2id user —
+	// costs the same, so the time to refuse tells neither which names exist nor how they are hashed.
+	decoys []verifier
 	// verified maps a user's name to the keyed SHA-256 of the last password that verified against the slow
 	// hash (see Authenticator.checkPassword).
 	verified sync.Map
@@ -120,8 +122,8 @@ func parseUsers(file string, data []byte) (*users, error) {
 			return nil, fmt.Errorf("users file %s line %d (%s): %w", file, n, name, err)
 		}
 		u.passwords[name] = passwordUser{role: role, hash: v}
-		if u.decoy == nil {
-			u.decoy = v
+		if !slices.ContainsFunc(u.decoys, func(d verifier) bool { return d.cost() == v.cost() }) {
+			u.decoys = append(u.decoys, v)
 		}
 	}
 	if err := sc.Err(); err != nil {

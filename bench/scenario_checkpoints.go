@@ -251,7 +251,7 @@ func (b *bench) checkpointRunErr(ctx context.Context, s system, r *result, fig *
 		}
 		pos[groups[i]] = ps
 	}
-	admin, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": b.a})
+	admin, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": b.a}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
@@ -8,12 +9,11 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
-// newAdmin returns an admin client of cluster A or B, closed when the test ends. librdkafka writes an admin
-// client's logs to stderr (confluent-kafka-go cannot route them), and while a broker is killed on purpose
-// every client would print its reconnection attempts: this one is silenced.
+// newAdmin returns an admin client of cluster A or B, closed when the test ends. While a broker is killed on
+// purpose every client would log its reconnection attempts: this one is silenced.
 func newAdmin(t *testing.T, cluster string) *kafka.Admin {
 	t.Helper()
-	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, cluster), "log_level": "0"})
+	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, cluster), "log_level": "0"}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("admin client of %s: %v", cluster, err)
 	}

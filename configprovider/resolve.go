@@ -19,6 +19,7 @@ const maxFileSize = 1 << 20
 type Resolution struct {
 	p     *Providers
 	files map[string]fileResult
+	found []string // every value a reference resolved to, for Found
 }
 
 type fileResult struct {
@@ -50,6 +51,7 @@ func (r *Resolution) Resolve(value string) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		r.found = append(r.found, v)
 		b.WriteString(value[last:m[0]])
 		b.WriteString(v)
 		last = m[1]
@@ -57,6 +59,10 @@ func (r *Resolution) Resolve(value string) (string, error) {
 	b.WriteString(value[last:])
 	return b.String(), nil
 }
+
+// Found returns every value a reference has resolved to so far, each on its own: a reference inside a longer
+// text (a JAAS line's password) is a secret of its own.
+func (r *Resolution) Found() []string { return r.found }
 
 func (r *Resolution) lookup(ref Reference) (string, error) {
 	switch ref.Provider {

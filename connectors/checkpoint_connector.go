@@ -167,7 +167,7 @@ func (c *checkpointConnector) newAdmin(role clientconfig.Role) (*kafka.Admin, er
 	if err != nil {
 		return nil, err
 	}
-	admin, err := kafka.NewAdmin(props)
+	admin, err := kafka.NewAdmin(props, c.log)
 	if err != nil {
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}

@@ -204,7 +204,7 @@ func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin,
 	if err != nil {
 		return nil, err
 	}
-	a, err := kafka.NewAdmin(props)
+	a, err := kafka.NewAdmin(props, t.log)
 	if err != nil {
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}

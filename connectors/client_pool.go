@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -89,9 +90,9 @@ type adminPool = clientPool[*kafka.Admin]
 // waits no longer than that.
 const taskAdminTimeout = 10 * time.Second
 
-func newAdminPool() *adminPool {
+func newAdminPool(log *slog.Logger) *adminPool {
 	return newClientPool(func(props map[string]string) (*kafka.Admin, error) {
-		a, err := kafka.NewAdmin(props)
+		a, err := kafka.NewAdmin(props, log)
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -106,7 +107,7 @@ func TestPooledAdminPropsAreTheConnectors(t *testing.T) {
 // TestTasksOfAConnectorShareAnAdminClient: what replicateC calls gives two tasks of one connector on one worker
 // the same admin client, and it stays open until both have released it.
 func TestTasksOfAConnectorShareAnAdminClient(t *testing.T) {
-	pool := newAdminPool()
+	pool := newAdminPool(slog.New(slog.DiscardHandler))
 	run := func(task int) *sourceRun {
 		r := txnRun(t, map[string]string{"target.cluster.bootstrap.servers": "127.0.0.1:1"})
 		r.t.id.Task = task

@@ -83,7 +83,7 @@ func (c *heartbeatConnector) createTopic(ctx context.Context, topic string) erro
 	if err != nil {
 		return err
 	}
-	admin, err := kafka.NewAdmin(props)
+	admin, err := kafka.NewAdmin(props, c.log)
 	if err != nil {
 		return err
 	}

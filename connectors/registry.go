@@ -37,7 +37,7 @@ type Registry struct {
 // to m (nil for none: the partitions they publish are the same either way). clients are the rules every
 // client setting follows (allowed files, config providers): the same the REST API validates with.
 func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(), metrics: m, clients: clients,
+	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(logger("kmirror.connectors")), metrics: m, clients: clients,
 		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
 		producerStatsMax: DefaultProducerStatsMaxPartitions, assign: AssignTopics}
 }

@@ -136,7 +136,7 @@ func (r *sourcePlanner) newAdmin(role clientconfig.Role) (*kafka.Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	admin, err := kafka.NewAdmin(props)
+	admin, err := kafka.NewAdmin(props, r.log)
 	if err != nil {
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}

@@ -175,7 +175,7 @@ func newOffsetsWrite(cfg connectorConfig, connector string, log *slog.Logger) (*
 // write fences the connector's former tasks, then writes records (and, with reset, a tombstone for every
 // partition the topic or PostgreSQL holds an offset of) in one transaction.
 func (w *offsetsWrite) write(ctx context.Context, env tasks.OffsetsEnv, records []offsetsTopicRecord, reset bool) error {
-	admin, err := kafka.NewAdmin(w.adminProps)
+	admin, err := kafka.NewAdmin(w.adminProps, w.log)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,7 @@ func (g *groupCommitter) delivered(d kafka.Delivery) {
 }
 
 func (g *groupCommitter) run(ctx context.Context, cfg Config, log *slog.Logger) {
-	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": cfg.Bootstrap})
+	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": cfg.Bootstrap}, log)
 	if err != nil {
 		log.Error("group offsets: admin client", "error", err)
 		return

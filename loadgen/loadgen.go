@@ -63,7 +63,7 @@ func Run(ctx context.Context, cfg Config, stats *Stats) error {
 	if stats == nil {
 		stats = &Stats{}
 	}
-	partitions, err := ensureTopic(ctx, cfg)
+	partitions, err := ensureTopic(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
@@ -126,8 +126,8 @@ func Run(ctx context.Context, cfg Config, stats *Stats) error {
 
 // ensureTopic creates the topic unless it exists and returns its partition count (an existing topic keeps its
 // own).
-func ensureTopic(ctx context.Context, cfg Config) (int, error) {
-	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": cfg.Bootstrap})
+func ensureTopic(ctx context.Context, cfg Config, log *slog.Logger) (int, error) {
+	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": cfg.Bootstrap}, log)
 	if err != nil {
 		return 0, fmt.Errorf("loadgen: admin client: %w", err)
 	}

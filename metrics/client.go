@@ -112,7 +112,9 @@ func (r *Registry) ClientDoc(c ClientLabels, d *ClientDoc) {
 	st.Topics = nil
 	brokers := make(map[string]rdBroker, len(st.Brokers))
 	for name, b := range st.Brokers {
-		if b.Source != "internal" && b.Source != "logical" {
+		// A configured broker is named after bootstrap.servers as written, which may have come from a config
+		// provider and must not become a label; the brokers the cluster names (learned) carry the traffic.
+		if b.Source != "internal" && b.Source != "logical" && b.Source != "configured" {
 			brokers[name] = b
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/kmirror/kmirror/configprovider"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/fileaccess"
+	"github.com/kmirror/kmirror/redact"
 )
 
 // DefaultAllowedFileDirs is where client settings may name files unless --allowed-file-dirs says otherwise:
@@ -36,7 +37,8 @@ type ClientRules struct {
 
 // options checks the rules and builds the client options the REST API validates with and the runtime
 // builds clients with: one value, so that what was accepted is what runs.
-func (r ClientRules) options(log *slog.Logger) (clientconfig.Options, error) {
+// What providers resolve is added to hidden, which the logs and the stored statuses hide.
+func (r ClientRules) options(log *slog.Logger, hidden *redact.Values) (clientconfig.Options, error) {
 	dirs, mayBeMissing := r.AllowedFileDirs, false
 	if dirs == nil {
 		dirs, mayBeMissing = DefaultAllowedFileDirs, true
@@ -68,5 +70,5 @@ func (r ClientRules) options(log *slog.Logger) (clientconfig.Options, error) {
 			return clientconfig.Options{}, fmt.Errorf("--allowed-oauth-urls: %q is not an http(s) URL", u)
 		}
 	}
-	return clientconfig.Options{Files: files, Providers: providers, OAuthURLs: r.AllowedOAuthURLs}, nil
+	return clientconfig.Options{Files: files, Providers: providers, OAuthURLs: r.AllowedOAuthURLs, Hidden: hidden}, nil
 }

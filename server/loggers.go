@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/redact"
 )
 
 // RootLogger is the name of the logger every other logger inherits its level from.
@@ -41,6 +42,8 @@ var levels = map[string]slog.Level{
 //     last_modified, which stays null for a logger whose level the API never changed.
 type Loggers struct {
 	base slog.Handler
+	// hidden are the values no record may carry: what config providers resolved (see package redact).
+	hidden *redact.Values
 
 	mu         sync.RWMutex
 	configured map[string]string // levels set by configuration (root) or the API
@@ -54,13 +57,18 @@ func NewLoggers(base slog.Handler, rootLevel string) (*Loggers, error) {
 	if _, ok := levels[rootLevel]; !ok {
 		return nil, fmt.Errorf("invalid log level %q: use one of TRACE, DEBUG, INFO, WARN, ERROR, FATAL, OFF", rootLevel)
 	}
+	hidden := &redact.Values{}
 	return &Loggers{
-		base:       base,
+		base:       hidden.Handler(base),
+		hidden:     hidden,
 		configured: map[string]string{RootLogger: rootLevel},
 		modified:   map[string]int64{},
 		known:      map[string]bool{RootLogger: true},
 	}, nil
 }
+
+// Hidden is the set of values every logger of the tree hides: add to it what must never be logged.
+func (l *Loggers) Hidden() *redact.Values { return l.hidden }
 
 // Logger returns the named logger; its records carry logger=name. From then on GET /admin/loggers lists it.
 func (l *Loggers) Logger(name string) *slog.Logger {

@@ -7,6 +7,11 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
+// SecretsInClear is logged once at start by a worker without --secrets-key.
+const SecretsInClear = "connector secrets (passwords, sasl.jaas.config, private keys) are stored in clear in PostgreSQL: " +
+	"in its tables, its write-ahead log and every backup, where a deleted connector's stay until the WAL is recycled and the backups expire; " +
+	"set --secrets-key to encrypt them (docs/security-secrets-at-rest.md)"
+
 // LoadSecrets reads the key files of --secrets-key and --secrets-key-previous into the store's Secrets
 // (which seal the values clientconfig.IsSecret recognises: see the store's OpenOptions.IsSecret). No current key means no encryption (nil), and then
 // previous keys make no sense.

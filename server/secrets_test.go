@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -68,4 +69,34 @@ func TestSecretsKeyEncryptsAtRest(t *testing.T) {
 	err = server.Run(ctx, server.Config{Listen: "127.0.0.1:0", DatabaseURL: dbURL, Loggers: loggers, Secrets: other})
 	require.ErrorContains(t, err, "connector configs in the database are encrypted with key "+secrets.Current.ID()+
 		", but the keys given are "+other.Current.ID())
+}
+
+// TestSecretsInClearLoggedOnceAtStart: a worker without --secrets-key says once, at start, that the secrets
+// of connector configs are stored in clear, WAL and backups included; one with a key says nothing of it.
+func TestSecretsInClearLoggedOnceAtStart(t *testing.T) {
+	t.Parallel()
+	for _, withKey := range []bool{false, true} {
+		var logs syncBuffer
+		k := startKmirrorWith(t, "", func(c *server.Config) {
+			loggers, err := server.NewLoggers(slog.NewTextHandler(&logs, nil), "INFO")
+			require.NoError(t, err)
+			c.Loggers = loggers
+			if withKey {
+				secrets, err := server.LoadSecrets(writeKeyFile(t), nil)
+				require.NoError(t, err)
+				c.Secrets = secrets
+			}
+		})
+		code, _ := k.do(http.MethodGet, "/connectors", nil)
+		require.Equal(t, http.StatusOK, code)
+		k.stop()
+		want := 1
+		if withKey {
+			want = 0
+		}
+		require.Equal(t, want, strings.Count(logs.String(), "stored in clear in PostgreSQL"), "with a key: %v", withKey)
+		if !withKey {
+			require.Contains(t, logs.String(), "write-ahead log and every backup")
+		}
+	}
 }

@@ -113,10 +113,10 @@ func TestAllowedOAuthURLsMustBeHTTPURLs(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.DiscardHandler)
 	for _, bad := range []string{"idp.example/token", "file:///etc/passwd", "https://"} {
-		_, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{bad}}.options(log)
+		_, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{bad}}.options(log, nil)
 		require.EqualError(t, err, `--allowed-oauth-urls: "`+bad+`" is not an http(s) URL`)
 	}
-	opts, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{"https://idp.example/token"}}.options(log)
+	opts, err := ClientRules{AllowedFileDirs: []string{t.TempDir()}, AllowedOAuthURLs: []string{"https://idp.example/token"}}.options(log, nil)
 	require.NoError(t, err)
 	require.Equal(t, []string{"https://idp.example/token"}, opts.OAuthURLs)
 }

@@ -37,6 +37,8 @@ type Config struct {
 	Loggers       *Loggers
 	// Security is REST authentication and TLS (security.go); the zero value serves plain HTTP to anyone.
 	Security Security
+	// HTTP bounds the REST listener's timeouts and connections (http_limits.go); zero fields take defaults.
+	HTTP HTTPLimits
 
 	// DatabaseTimeout bounds how long start-up waits for an unreachable database (30s when zero).
 	DatabaseTimeout time.Duration
@@ -75,7 +77,11 @@ type Config struct {
 // stops accepting requests, stops every task softly (drain, flush, commit), and returns once all has stopped.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Loggers.Logger("kmirror.server")
-	clients, err := cfg.Clients.options(log)
+	limits, err := cfg.HTTP.withDefaults()
+	if err != nil {
+		return err
+	}
+	clients, err := cfg.Clients.options(log, cfg.Loggers.Hidden())
 	if err != nil {
 		return err
 	}
@@ -101,7 +107,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 
 	st, err := store.Open(ctx, cfg.DatabaseURL, cfg.Loggers.Logger("kmirror.store"), store.OpenOptions{ConnectTimeout: cfg.DatabaseTimeout, HistoryKeep: cfg.HistoryKeep,
-		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret})
+		Secrets: cfg.Secrets, IsSecret: clientconfig.IsSecret, Hide: cfg.Loggers.Hidden().String})
 	if err != nil {
 		return err
 	}
@@ -115,6 +121,9 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	if err := st.CheckSecrets(ctx); err != nil {
 		return err
+	}
+	if cfg.Secrets == nil {
+		log.Warn(SecretsInClear)
 	}
 	clusterID, err := st.ClusterID(ctx)
 	if err != nil {
@@ -165,7 +174,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	router.Handle(web.Prefix, http.RedirectHandler(web.Prefix+"/", http.StatusMovedPermanently))
 	router.Handle(web.Prefix+"/*", dashboard)
-	srv := &http.Server{Handler: sec.authenticate(router), ReadHeaderTimeout: 10 * time.Second}
+	srv, limited := limits.server(sec.headers(sec.authenticate(router)), ln)
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -174,7 +183,7 @@ func Run(ctx context.Context, cfg Config) error {
 		if cfg.Ready != nil {
 			cfg.Ready(ln.Addr().String())
 		}
-		return sec.serve(srv, ln)
+		return sec.serve(srv, limited)
 	})
 	g.Go(func() error {
 		<-gctx.Done()

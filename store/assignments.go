@@ -230,7 +230,7 @@ func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, er
 func (s *Store) ReleaseUnit(ctx context.Context, c Claim, final *Status) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if final != nil {
-			st := *final
+			st := s.hidden(*final)
 			st.Unit, st.Epoch = c.Unit, c.Epoch
 			if err := putStatus(ctx, tx, st); err != nil && !errors.Is(err, ErrFenced) && !errors.Is(err, ErrNotFound) {
 				return err

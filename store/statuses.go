@@ -44,11 +44,25 @@ type Notice struct {
 // PutStatus records the state reported by the run that holds the unit (st.Epoch is the run's claim epoch).
 // ErrFenced when that run no longer holds it; ErrNotFound for a deleted connector or task.
 func (s *Store) PutStatus(ctx context.Context, st Status) error {
-	err := s.inTx(ctx, func(tx pgx.Tx) error { return putStatus(ctx, tx, st) })
+	err := s.inTx(ctx, func(tx pgx.Tx) error { return putStatus(ctx, tx, s.hidden(st)) })
 	if err != nil {
 		return fmt.Errorf("put status of %s/%d: %w", st.Connector, st.Task, err)
 	}
 	return nil
+}
+
+// hidden is st with OpenOptions.Hide applied to its trace and notice messages.
+func (s *Store) hidden(st Status) Status {
+	st.Trace = s.hide(st.Trace)
+	if len(st.Notices) > 0 {
+		notices := make([]Notice, len(st.Notices))
+		for i, n := range st.Notices {
+			n.Message = s.hide(n.Message)
+			notices[i] = n
+		}
+		st.Notices = notices
+	}
+	return st
 }
 
 func putStatus(ctx context.Context, tx pgx.Tx, st Status) error {

@@ -23,6 +23,7 @@ type Store struct {
 	historyKeep int // config versions kept per connector (OpenOptions.HistoryKeep)
 	secrets     *Secrets
 	isSecret    func(key string) bool
+	hide        func(string) string // OpenOptions.Hide, never nil
 }
 
 // OpenOptions tunes Open.
@@ -41,6 +42,9 @@ type OpenOptions struct {
 	// IsSecret tells which config keys hold secrets, the ones Secrets seals (clientconfig.IsSecret). It is
 	// needed with Secrets, and CheckSecrets uses it without: nil counts every key.
 	IsSecret func(key string) bool
+	// Hide, when set, is applied to every status trace and notice message before it is stored: it replaces the
+	// values that must never be shown (config provider secrets that a client library wrote into an error).
+	Hide func(string) string
 }
 
 // DefaultHistoryKeep is OpenOptions.HistoryKeep's default.
@@ -111,7 +115,11 @@ func Open(ctx context.Context, url string, log *slog.Logger, opts OpenOptions) (
 	if isSecret == nil {
 		isSecret = func(string) bool { return true }
 	}
-	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets, isSecret: isSecret}, nil
+	hide := opts.Hide
+	if hide == nil {
+		hide = func(s string) string { return s }
+	}
+	return &Store{pool: pool, log: log, historyKeep: keep, secrets: opts.Secrets, isSecret: isSecret, hide: hide}, nil
 }
 
 // retryableConnectError tells a database that is not up yet from one that refuses us for good (bad password,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -469,4 +470,33 @@ func openEmpty(t *testing.T) *store.Store {
 	require.NoError(t, err)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// TestStatusesHideValues: with OpenOptions.Hide, neither a trace nor a notice is stored with a hidden value.
+func TestStatusesHideValues(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, err := store.Open(ctx, storetest.NewURL(t), slog.New(slog.DiscardHandler), store.OpenOptions{
+		Hide: func(v string) string { return strings.ReplaceAll(v, "s3cret-host", "[hidden]") }})
+	require.NoError(t, err)
+	t.Cleanup(s.Close)
+	w1, err := s.RegisterWorker(ctx, "w1", "http://w1")
+	require.NoError(t, err)
+	_, err = s.CreateConnector(ctx, "c", map[string]string{"name": "c"}, store.TargetStarted)
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	unit := store.Unit{Connector: "c", Task: store.ConnectorUnit}
+	run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", unit), w1)
+	require.NoError(t, err)
+	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: unit, State: store.StateFailed, WorkerID: "w1", Epoch: run.Epoch,
+		Trace: "connect to s3cret-host:9092 failed", Notices: []store.Notice{{Kind: "source_unreachable", Message: "s3cret-host: down"}}}))
+	st, _, err := s.ConnectorStatus(ctx, "c")
+	require.NoError(t, err)
+	require.Equal(t, "connect to [hidden]:9092 failed", st.Trace)
+	require.Equal(t, "[hidden]: down", st.Notices[0].Message)
+
+	require.NoError(t, s.ReleaseUnit(ctx, run, &store.Status{State: store.StateFailed, WorkerID: "w1", Trace: "s3cret-host again"}))
+	st, _, err = s.ConnectorStatus(ctx, "c")
+	require.NoError(t, err)
+	require.Equal(t, "[hidden] again", st.Trace, "a final status too")
 }

@@ -91,6 +91,7 @@ func (r *Reloader) build(contents [][]byte) (*tls.Config, *x509.Certificate, err
 	}
 	c := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
+		CipherSuites: aeadSuites,
 		Certificates: []tls.Certificate{pair},
 		// The returned configuration replaces the listener's for the handshake, ALPN included: without these
 		// HTTP/2 would never be negotiated.
@@ -114,11 +115,24 @@ func (r *Reloader) build(contents [][]byte) (*tls.Config, *x509.Certificate, err
 // requests that came without a verified client certificate (see build).
 func (r *Reloader) RequiresClientCert() bool { return r.cfg.ClientCAFile != "" }
 
+// aeadSuites are the TLS 1.2 suites served: forward-secret key exchange and authenticated encryption only. Go's
+// defaults still offer CBC suites (ECDHE-ECDSA-AES128-SHA and others) for old clients; TLS 1.3 suites are
+// Go's, all AEAD.
+var aeadSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
 // TLSConfig is the configuration to serve with: each handshake gets the current certificate.
 func (r *Reloader) TLSConfig() *tls.Config {
 	return &tls.Config{
-		MinVersion: tls.VersionTLS12,
-		NextProtos: []string{"h2", "http/1.1"},
+		MinVersion:   tls.VersionTLS12,
+		CipherSuites: aeadSuites,
+		NextProtos:   []string{"h2", "http/1.1"},
 		GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
 			return r.current.Load(), nil
 		},

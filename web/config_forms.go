@@ -153,7 +153,7 @@ func (h *Handler) editPage(w http.ResponseWriter, r *http.Request, name string) 
 			return err
 		}
 		d.Msg.Error = err.Error()
-		h.render(w, r, http.StatusBadRequest, "edit", d)
+		h.render(w, r, ae.Status, "edit", d)
 		return nil
 	}
 	redirect(w, r, connURL(name, ""), "Configuration saved.")
@@ -303,7 +303,7 @@ func (h *Handler) createPage(w http.ResponseWriter, r *http.Request) error {
 				g.Open = g.Open || len(f.Errors) > 0
 			}
 		}
-		h.render(w, r, http.StatusBadRequest, "create", d)
+		h.render(w, r, ae.Status, "create", d)
 		return nil
 	}
 	redirect(w, r, connURL(d.Name.Value, ""), "Connector created.")

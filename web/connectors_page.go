@@ -114,6 +114,8 @@ func (h *Handler) connectorsFragment(w http.ResponseWriter, r *http.Request) err
 // pageMsg is what a page says about the last action: a notice on success, the API's error verbatim otherwise.
 type pageMsg struct {
 	Notice, Error string
+	// Status is the failed request's (the API's 403 for a read-only user, its 409, ...); 400 when zero.
+	Status int
 }
 
 type configRow struct {
@@ -219,7 +221,7 @@ func (h *Handler) connectorPage(w http.ResponseWriter, r *http.Request, name str
 	d.Stopped = d.Status.Connector.State == "STOPPED"
 	status := http.StatusOK
 	if d.Msg.Error != "" {
-		status = http.StatusBadRequest
+		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
 	}
 	h.render(w, r, status, "connector", d)
 	return nil
@@ -302,7 +304,7 @@ func (h *Handler) action(w http.ResponseWriter, r *http.Request, name string) er
 		if !errors.As(err, &ae) {
 			return err
 		}
-		return h.connectorPage(w, r, name, pageMsg{Error: err.Error()})
+		return h.connectorPage(w, r, name, pageMsg{Error: err.Error(), Status: ae.Status})
 	}
 	redirect(w, r, connURL(name, ""), notice)
 	return nil

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -118,7 +119,7 @@ func (h *Handler) offsetsPage(w http.ResponseWriter, r *http.Request, name strin
 		if !errors.As(err, &ae) {
 			return err
 		}
-		d.Msg.Error = err.Error()
+		d.Msg.Error, d.Msg.Status = err.Error(), ae.Status
 	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return errMethod
 	} else {
@@ -144,7 +145,7 @@ func (h *Handler) offsetsPage(w http.ResponseWriter, r *http.Request, name strin
 	}
 	status := http.StatusOK
 	if d.Msg.Error != "" {
-		status = http.StatusBadRequest
+		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
 	}
 	h.render(w, r, status, "offsets", d)
 	return nil

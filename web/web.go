@@ -80,6 +80,10 @@ func New(cfg Config) (*Handler, error) {
 // ServeHTTP routes on the escaped path, so a connector name holding '/' stays one path segment.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := strings.TrimPrefix(r.URL.EscapedPath(), Prefix)
+	// No other site may frame the dashboard: a framed page would let it click buttons for a logged-in user.
+	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
 	if strings.HasPrefix(path, "/static/") {
 		// The vendored files carry their version in their names, so they can be cached for good; ours can not.
 		if strings.HasPrefix(path, "/static/vendor/") {
@@ -94,8 +98,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, &apiError{Status: http.StatusForbidden, Message: "Refused a cross-origin request: " + err.Error()})
 		return
 	}
-	w.Header().Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
 	var err error
 	switch {
 	case path == "" || path == "/":

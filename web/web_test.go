@@ -224,3 +224,35 @@ func TestConnectorPageShowsMoves(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIForbiddenShownAs403: when the API refuses a write with 403 (a read-only user pressing a button), the
+// page shows its message with 403, not 400. Every page says it may not be framed.
+func TestAPIForbiddenShownAs403(t *testing.T) {
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c", "tasks.max": "2"}}
+	const refusal = "User bob has the read-only role, which may only read (GET)"
+	readOnly := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			api.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"error_code":403,"message":"` + refusal + `"}`))
+	})
+	h, err := New(Config{API: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	editURL := "/ui/connectors/" + url.PathEscape("a/b c") + "/edit"
+	req := httptest.NewRequest(http.MethodPost, editURL, strings.NewReader(url.Values{"k": {"tasks.max"}, "v": {"3"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), refusal) {
+		t.Fatalf("POST edit as a read-only user: %d, refusal shown: %v", rec.Code, strings.Contains(rec.Body.String(), refusal))
+	}
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") ||
+		rec.Header().Get("X-Frame-Options") != "DENY" || rec.Header().Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("headers: %v", rec.Header())
+	}
+}

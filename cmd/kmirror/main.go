@@ -167,6 +167,7 @@ func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Con
 	consumerStats := fs.Int("consumer-stats-max-partitions", connectors.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
 	producerStats := fs.Int("producer-stats-max-partitions", connectors.DefaultProducerStatsMaxPartitions, "a source task's replication producer that knows of more partitions than this (all partitions of each remote topic it writes) runs without librdkafka statistics, whose every document carries all of them; its client series are then absent; 0: no limit (KMIRROR_PRODUCER_STATS_MAX_PARTITIONS)")
 	security := registerSecurityFlags(fs)
+	httpLimits := registerHTTPFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
 	clientRules := registerClientRules(fs)
 	loadSecrets := registerSecretsFlags(fs)
@@ -219,7 +220,7 @@ func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Con
 			Loggers: loggers, DatabaseTimeout: *dbTimeout, Runtime: rt, HistoryKeep: *history,
 			ExactlyOnceSource: eosSupport, DataPath: data, TaskAssignment: assign, ConsumerStatsMaxPartitions: consumerLimit,
 			ProducerStatsMaxPartitions: producerLimit,
-			Security:                   *security, Clients: clientRules(), Secrets: secrets, MM2: mm2,
+			Security:                   *security, HTTP: *httpLimits, Clients: clientRules(), Secrets: secrets, MM2: mm2,
 		})
 	}
 }

@@ -30,6 +30,17 @@ func registerSecurityFlags(fs *flag.FlagSet) *server.Security {
 	return s
 }
 
+// registerHTTPFlags declares serve's limits on the REST listener's timeouts and connections.
+func registerHTTPFlags(fs *flag.FlagSet) *server.HTTPLimits {
+	l := &server.HTTPLimits{}
+	fs.DurationVar(&l.ReadHeaderTimeout, "rest-read-header-timeout", server.DefaultReadHeaderTimeout, "how long a REST request's headers may take to arrive (KMIRROR_REST_READ_HEADER_TIMEOUT)")
+	fs.DurationVar(&l.ReadTimeout, "rest-read-timeout", server.DefaultReadTimeout, "how long a whole REST request, body included, may take to arrive (KMIRROR_REST_READ_TIMEOUT)")
+	fs.DurationVar(&l.WriteTimeout, "rest-write-timeout", server.DefaultWriteTimeout, "how long a REST request may take from its headers to the end of its answer; above the slowest answer (a Kafka admin call, 60 s; tasks stopping, --stop-timeout) (KMIRROR_REST_WRITE_TIMEOUT)")
+	fs.DurationVar(&l.IdleTimeout, "rest-idle-timeout", server.DefaultIdleTimeout, "an idle keep-alive connection to the REST API is closed after this long (KMIRROR_REST_IDLE_TIMEOUT)")
+	fs.IntVar(&l.MaxConnections, "rest-max-connections", server.DefaultMaxConnections, "connections to the REST API served at once; more wait until one closes (KMIRROR_REST_MAX_CONNECTIONS)")
+	return l
+}
+
 // newPasswdCommand prints users-file lines: a password's hash, or a new bearer token's.
 func newPasswdCommand(stdin io.Reader, stdout, stderr io.Writer) *ffcli.Command {
 	fs := flag.NewFlagSet("kmirror passwd", flag.ContinueOnError)

@@ -5,6 +5,19 @@ import (
 	"strings"
 )
 
+// KeyClientID is the client setting that names a client: in its metric labels and in librdkafka's log lines.
+const KeyClientID = "client.id"
+
+// clientIDReferenceMsg refuses a config provider reference in client.id: the name is shown in metric labels
+// and log lines, which would show the resolved value.
+const clientIDReferenceMsg = "config provider references are not allowed in client.id: it names the client in metric labels and log lines, which would show the resolved value"
+
+// isClientIDKey reports whether a connector key sets a client's client.id (under any client prefix).
+func isClientIDKey(key string) bool {
+	_, name, ok := clientPrefix(key)
+	return ok && (name == KeyClientID || name == "override."+KeyClientID)
+}
+
 // ClientID builds MM2's client.id:
 // [<userClientID>|]<source>-><target>|<connector>[-<taskIndex>][|<label>].
 // userClientID is the client.id Resolve returned, if any; an empty one adds no

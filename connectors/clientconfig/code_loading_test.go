@@ -65,8 +65,12 @@ func TestValidateRejectsCodeLoadingKeysUnderEveryPrefix(t *testing.T) {
 		p    string
 		kind clientKind
 		// read: some client of a source connector reads this prefix;
-		// otherwise Validate checks its keys by name.
-		read, cluster, override bool
+		// otherwise Validate checks its keys by name. unread: a prefix
+		// that looks like a client's but configures none (Connect's
+		// consumer./admin. overrides, a client prefix nested in a
+		// cluster prefix): every key is refused, a code-loading one with
+		// the words a read prefix uses.
+		read, cluster, unread bool
 	}
 	prefixes := []prefix{
 		{p: "source.cluster.", kind: kindAdmin, read: true, cluster: true},
@@ -81,8 +85,13 @@ func TestValidateRejectsCodeLoadingKeysUnderEveryPrefix(t *testing.T) {
 		{p: "target.admin.", kind: kindAdmin, read: true},
 		{p: "producer.override.", kind: kindProducer, read: true},
 		{p: "target.consumer.", kind: kindConsumer},
-		{p: "consumer.override.", kind: kindConsumer, override: true},
-		{p: "admin.override.", kind: kindAdmin, override: true},
+		{p: "consumer.override.", kind: kindConsumer, unread: true},
+		{p: "admin.override.", kind: kindAdmin, unread: true},
+	}
+	for _, side := range []string{"source", "target"} {
+		for _, k := range []clientKind{kindConsumer, kindProducer, kindAdmin} {
+			prefixes = append(prefixes, prefix{p: side + ".cluster." + k.String() + ".", kind: k, unread: true})
+		}
 	}
 	for _, rk := range codeLoadingKeys() {
 		for _, px := range prefixes {
@@ -92,7 +101,7 @@ func TestValidateRejectsCodeLoadingKeysUnderEveryPrefix(t *testing.T) {
 					continue // MM2 passes only connection keys from a cluster prefix
 				case !px.cluster && !rk.kinds.has(px.kind):
 					continue // another kind's key: refused as misplaced, tested elsewhere
-				case !px.read && !px.override:
+				case !px.read && !px.unread:
 					continue // a valid Java name that no client reads: nothing runs it
 				}
 			}
@@ -106,12 +115,6 @@ func TestValidateRejectsCodeLoadingKeysUnderEveryPrefix(t *testing.T) {
 				require.Len(t, got, 1, "only the audited key is wrong: %v", got)
 				msgs := strings.Join(got[connectorKey], "\n")
 				require.True(t, strings.HasPrefix(msgs, connectorKey+": "), "the error names the key: %s", msgs)
-				if px.override {
-					// Connect's consumer./admin. override prefixes configure no
-					// client of an MM2 connector at all.
-					require.Contains(t, msgs, "has no effect")
-					return
-				}
 				require.Contains(t, msgs, rk.reason)
 			})
 		}
@@ -229,4 +232,26 @@ func TestCodeLoadingKeysAreNeverDropped(t *testing.T) {
 		got["source.cluster.plugin.library.paths"])
 	require.Contains(t, got["source.consumer.config.providers"][0], "unknown consumer setting")
 	require.Len(t, got, 2)
+}
+
+// TestValidateRefusesNestedClientPrefixes: a client prefix nested in a cluster prefix configures nothing (MM2
+// takes only connection settings from source.cluster.*), so any key under it is refused, naming the key and
+// where the setting belongs, instead of being silently ignored.
+func TestValidateRefusesNestedClientPrefixes(t *testing.T) {
+	for key, want := range map[string]string{
+		"source.cluster.consumer.max.poll.records": "put consumer settings under source.consumer.",
+		"target.cluster.producer.linger.ms":        "target.cluster.producer. is not a client prefix",
+		"source.cluster.admin.request.timeout.ms":  "put admin settings under source.admin.",
+		"target.cluster.consumer.sasl.jaas.config": "target.cluster.consumer. is not a client prefix",
+	} {
+		cfg := baseConnector()
+		cfg[key] = "1"
+		got := Validate(cfg, mm2Keys)
+		require.Len(t, got, 1, "only %s is wrong: %v", key, got)
+		require.Contains(t, strings.Join(got[key], "\n"), key+": ")
+		require.Contains(t, strings.Join(got[key], "\n"), want)
+	}
+	cfg := baseConnector()
+	cfg["source.cluster.linger.ms"] = "5"
+	require.Empty(t, Validate(cfg, mm2Keys), "a non-connection key under a cluster prefix is ignored, as MM2 ignores it (mm2.properties writes them)")
 }

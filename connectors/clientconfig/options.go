@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmirror/kmirror/configprovider"
 	"github.com/kmirror/kmirror/fileaccess"
+	"github.com/kmirror/kmirror/redact"
 )
 
 // Options are the operator's decisions that apply to every client config kmirror builds or validates. The
@@ -26,6 +27,9 @@ type Options struct {
 	// kmirror posts the config's client secret to that URL from inside the operator's network, so without a
 	// limit whoever writes a config could make it call (and learn the answer of) any internal service.
 	OAuthURLs []string
+	// Hidden receives every value a config provider resolves when a client is built, so that the logs, traces
+	// and notices that librdkafka's texts reach can hide it (see package redact). Nil remembers none.
+	Hidden *redact.Values
 }
 
 // allowedOAuthURL reports whether url is one of OAuthURLs.
@@ -113,6 +117,9 @@ func (t *translator) checkPaths() {
 // value that still appears in another message is replaced by its reference.
 func (o Options) Client(role Role, connectorConfig map[string]string, isConnectorKey func(string) bool, clientID func(string) string) (Config, error) {
 	props, origin := resolve(role, connectorConfig, isConnectorKey)
+	if configprovider.HasReference(props[KeyClientID]) {
+		return Config{}, &KeyError{Key: origin[KeyClientID], Msg: clientIDReferenceMsg}
+	}
 	fromRef := map[string]string{} // Java key -> the value as written, with its references
 	if o.Providers != nil || hasReferences(props) {
 		r := o.Providers.Begin()
@@ -129,13 +136,18 @@ func (o Options) Client(role Role, connectorConfig map[string]string, isConnecto
 			}
 			fromRef[k] = v
 			props[k] = resolved
+			o.Hidden.Add(resolved)
+		}
+		for _, v := range r.Found() {
+			// librdkafka trims some values (a file read by the directory provider ends with its newline).
+			o.Hidden.Add(v, strings.TrimSpace(v))
 		}
 		if len(errs) > 0 {
 			return Config{}, errors.Join(errs...)
 		}
 	}
 	if clientID != nil {
-		props["client.id"] = clientID(props["client.id"])
+		props[KeyClientID] = clientID(props[KeyClientID])
 	}
 	cfg, kerrs := translate(o, role, props)
 	if len(kerrs) == 0 {

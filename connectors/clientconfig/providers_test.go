@@ -3,12 +3,14 @@ package clientconfig
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/configprovider"
 	"github.com/kmirror/kmirror/fileaccess"
+	"github.com/kmirror/kmirror/redact"
 )
 
 func providerOptions(t *testing.T, env map[string]string) (Options, string) {
@@ -97,4 +99,59 @@ func TestValidateRefusesSealedLookAlikes(t *testing.T) {
 		"target.cluster.ssl.key.password": "kmirror:aesgcm:v1:deadbeef:AAAA"}
 	require.Equal(t, []string{"target.cluster.ssl.key.password: values starting with kmirror:aesgcm: are reserved for secrets kmirror encrypts at rest"},
 		Options{}.Validate(cfg, nil)["target.cluster.ssl.key.password"])
+}
+
+// TestClientHidesEveryResolvedValue resolves a marker through each provider (env, file, directory) into every
+// string setting a replication consumer can be given, Java's and librdkafka's, each on its own: whatever the
+// setting makes of it, the marker is in Options.Hidden afterwards (the logs and statuses hide what it holds),
+// and in no error. client.id is refused outright.
+func TestClientHidesEveryResolvedValue(t *testing.T) {
+	const marker = "mrk-7f3a9c"
+	opts, dir := providerOptions(t, map[string]string{"MARKER": marker + "-env"})
+	props := filepath.Join(dir, "m.properties")
+	require.NoError(t, os.WriteFile(props, []byte("v="+marker+"-file\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "v"), []byte(marker+"-dir\n"), 0o600))
+	refs := []string{"${env:MARKER}", "${file:" + props + ":v}", "${directory:" + dir + ":v}"}
+
+	keys := map[string]bool{}
+	for k, p := range libProperties {
+		if p.kind == libString {
+			keys[k] = true
+		}
+	}
+	for k := range javaKeys {
+		keys[k] = true
+	}
+	n := 0
+	for key := range keys {
+		for _, ref := range refs {
+			n++
+			opts.Hidden = &redact.Values{}
+			cfg := map[string]string{
+				"connector.class":                  "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+				"source.cluster.bootstrap.servers": "a:1",
+				"source.consumer." + key:           ref,
+			}
+			_, err := opts.Client(ReplicationConsumer, cfg, nil, func(id string) string { return id })
+			if key == KeyClientID {
+				require.ErrorContains(t, err, "source.consumer.client.id: "+clientIDReferenceMsg)
+				continue
+			}
+			if err != nil {
+				require.NotContains(t, err.Error(), marker, key)
+			}
+			require.Equal(t, "x [hidden] y", opts.Hidden.String("x "+strings.TrimSpace(resolvedFor(ref, marker))+" y"), "%s=%s", key, ref)
+		}
+	}
+	require.Greater(t, n, 300, "every string setting was tried")
+}
+
+func resolvedFor(ref, marker string) string {
+	switch {
+	case strings.HasPrefix(ref, "${env:"):
+		return marker + "-env"
+	case strings.HasPrefix(ref, "${file:"):
+		return marker + "-file"
+	}
+	return marker + "-dir"
 }

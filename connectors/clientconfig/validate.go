@@ -72,6 +72,10 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 		if !configprovider.HasReference(v) {
 			continue
 		}
+		if isClientIDKey(key) {
+			add(key, clientIDReferenceMsg)
+			continue
+		}
 		if _, _, client := clientPrefix(key); !read[key] && (!client || isConnectorKey(key)) {
 			add(key, "config provider references are resolved in client settings only (source.cluster.*, target.cluster.*, "+
 				"consumer.*, producer.*, admin.* and their source./target. forms, producer.override.*)")
@@ -89,13 +93,25 @@ func validate(opts Options, connectorConfig map[string]string, isConnectorKey fu
 		kind, name, ok := clientPrefix(key)
 		switch {
 		case !ok:
+			if nk, prefix, nested, isNested := nestedClientPrefix(key); isNested {
+				msg := codeLoadingMsg(nk, nested, connectorConfig[key])
+				if msg == "" {
+					msg = nestedPrefixMsg(prefix, nk)
+				}
+				add(key, msg)
+				continue
+			}
 			// No client reads it, but a code-loading key is refused anyway.
 			if msg := reservedAnywhere(key); msg != "" {
 				add(key, msg)
 			}
 		case strings.HasPrefix(name, "override.") && strings.HasPrefix(key, kind.String()+"."):
 			if kind != kindProducer {
-				add(key, "has no effect: Connect's "+kind.String()+".override. prefix configures a client MM2 connectors do not have")
+				msg := codeLoadingMsg(kind, strings.TrimPrefix(name, "override."), connectorConfig[key])
+				if msg == "" {
+					msg = "has no effect: Connect's " + kind.String() + ".override. prefix configures a client MM2 connectors do not have"
+				}
+				add(key, msg)
 			}
 		default:
 			if msg := nameProblem(kind, name); msg != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,12 +32,17 @@ type Admin struct {
 	pending map[*int]context.CancelCauseFunc
 	// Timeout bounds each admin operation, like Java's default.api.timeout.ms.
 	Timeout time.Duration
+	// closed stops the log forwarding of an admin client of its own (nil for a derived one).
+	closed    chan struct{}
+	closeOnce sync.Once
 }
 
-// NewAdmin creates an admin client from librdkafka properties.
-func NewAdmin(props map[string]string) (*Admin, error) {
-	// confluent-kafka-go cannot route an admin client's logs into Go, so librdkafka writes them to stderr.
-	cm := configMap(props, nil)
+// NewAdmin creates an admin client from librdkafka properties; librdkafka's log lines go to log.
+func NewAdmin(props map[string]string, log *slog.Logger) (*Admin, error) {
+	// The admin client runs on a producer handle, whose log lines can come into Go: left to librdkafka they
+	// would be written raw to stderr, past the logger's levels and past what it hides.
+	logs := make(chan ckafka.LogEvent, 64)
+	cm := configMap(props, logs)
 	// The producer only carries the admin client: no records, so no delivery reports, and small channels.
 	(*cm)["go.delivery.reports"] = false
 	(*cm)["go.events.channel.size"] = 100
@@ -58,7 +64,8 @@ func NewAdmin(props map[string]string) (*Admin, error) {
 		p.Close()
 		return nil, fmt.Errorf("create admin client: %w", err)
 	}
-	ad := &Admin{a: a, p: p, Timeout: defaultAdminTimeout}
+	ad := &Admin{a: a, p: p, Timeout: defaultAdminTimeout, closed: make(chan struct{})}
+	go forwardLogs(logs, ad.closed, log)
 	go ad.events()
 	return ad, nil
 }
@@ -93,6 +100,9 @@ func (a *Admin) Close() {
 	a.a.Close()
 	if a.p != nil {
 		a.p.Close()
+	}
+	if a.closed != nil {
+		a.closeOnce.Do(func() { close(a.closed) })
 	}
 }
 

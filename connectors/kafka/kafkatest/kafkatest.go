@@ -33,7 +33,7 @@ func Bootstrap(t testing.TB, cluster string) string {
 // Admin returns an admin client for the cluster, closed when the test ends.
 func Admin(t testing.TB, cluster string) *kafka.Admin {
 	t.Helper()
-	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": Bootstrap(t, cluster)})
+	a, err := kafka.NewAdmin(map[string]string{"bootstrap.servers": Bootstrap(t, cluster)}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatalf("create admin for cluster %s: %v", cluster, err)
 	}
