@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors"
@@ -142,8 +143,10 @@ func (k *kmirror) states(name string) string {
 
 func (k *kmirror) awaitStates(name, want string, within time.Duration) {
 	k.t.Helper()
-	require.Eventually(k.t, func() bool { return k.states(name) == want }, within, 50*time.Millisecond,
-		"connector %s never reached %q (last %q)", name, want, k.states(name))
+	var last string
+	if !assert.Eventually(k.t, func() bool { last = k.states(name); return last == want }, within, 50*time.Millisecond) {
+		k.t.Fatalf("connector %s never reached %q (last %q)", name, want, last)
+	}
 }
 
 func TestRootAndHealth(t *testing.T) {
