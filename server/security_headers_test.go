@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -15,6 +16,12 @@ import (
 func TestSecurityHeaders(t *testing.T) {
 	s := startSecured(t)
 	alice := basicAuth("alice", "alice-pw")
+	// /health answers 503 until the worker has joined the cluster; every answer carries the headers, and the
+	// table below wants the joined one.
+	require.Eventually(t, func() bool {
+		resp, _ := s.send(http.MethodGet, "/health", "", nil)
+		return resp.StatusCode == http.StatusOK
+	}, 30*time.Second, 50*time.Millisecond, "the worker joins")
 	for _, c := range []struct {
 		path, auth string
 		code       int

@@ -50,11 +50,13 @@ func TestWorkersListsMembersLeaderAndUnits(t *testing.T) {
 				return false
 			}
 		}
-		return leaders == 1 && units == 1 // the connector instance (its task needs a reachable target first)
+		// The connector instance, and its task once the connector has published it (that does not wait for the
+		// unreachable target).
+		return leaders == 1 && units >= 1
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for !ok() {
-		require.True(t, time.Now().Before(deadline), "two workers, one leader, two units; last answer: %v", last)
+		require.True(t, time.Now().Before(deadline), "two workers, one leader, the connector's units; last answer: %v", last)
 		time.Sleep(100 * time.Millisecond)
 	}
 }
