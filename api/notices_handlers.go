@@ -1,7 +1,10 @@
 package api
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -28,12 +31,18 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	c, err := s.store.GetConnector(r.Context(), name)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
 	out := noticesBody{Name: name, Units: make([]unitNotices, 0, len(tasks)+1)}
 	for i, st := range append([]store.Status{conn}, tasks...) {
 		u := unitNotices{State: st.State, WorkerID: st.WorkerID, Notices: st.Notices}
 		if i > 0 {
 			id := st.Task
 			u.Task = &id
+		} else if c.TakenOver != nil {
+			u.Notices = append([]store.Notice{takeoverNotice(*c.TakenOver)}, u.Notices...)
 		}
 		if u.Notices == nil {
 			u.Notices = []store.Notice{}
@@ -42,4 +51,15 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// NoticeTookOverFromMM2 is the kind of the info notice a connector declared from an mm2.properties shows for as
+// long as it exists when it took over the source offsets of the Java MM2 it replaces: it says where its first
+// records came from, and is no problem.
+const NoticeTookOverFromMM2 = "took_over_from_mm2"
+
+func takeoverNotice(t store.Takeover) store.Notice {
+	return store.Notice{Kind: NoticeTookOverFromMM2, Level: store.NoticeLevelInfo, Topic: t.Topic,
+		Message: fmt.Sprintf("took over from Java MM2: offsets of %d partitions imported from %s at %s", t.Partitions, t.Topic,
+			t.At.UTC().Format(time.RFC3339))}
 }

@@ -18,6 +18,15 @@ type connectorInfo struct {
 	Tasks      []connectorTaskID `json:"tasks"`
 	Type       string            `json:"type"`
 	DeclaredBy string            `json:"declared_by,omitempty"`
+	TakenOver  *takenOver        `json:"taken_over,omitempty"`
+}
+
+// takenOver, an extension beside DeclaredBy, says what a declared connector took over from the Java MM2 it
+// replaces: the source offsets of Partitions partitions read from Topic when it was created, at At.
+type takenOver struct {
+	Topic      string `json:"topic"`
+	Partitions int    `json:"partitions"`
+	At         string `json:"at"`
 }
 
 // connectorState is the "connector" object of ConnectorStateInfo. Every field is a string because

@@ -12,6 +12,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2file"
+	"github.com/kmirror/kmirror/connectors/mm2offsets"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -52,6 +53,9 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 	want := make([]store.Declared, len(cs))
 	for i, c := range cs {
 		want[i] = store.Declared{Name: c.Name, Config: c.Config, Offsets: taken[c.Name]}
+		if len(want[i].Offsets) > 0 {
+			want[i].OffsetsFrom = mm2offsets.Topic(c.Flow.Source)
+		}
 	}
 	covered := declaredFor(m.Clusters)
 	res, err := st.Declare(ctx, m.File.Path, want, func(c store.Connector) bool { return covered(c) && !refused[c.Name] })

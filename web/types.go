@@ -33,6 +33,11 @@ type connectorInfo struct {
 	Config     map[string]string `json:"config"`
 	Type       string            `json:"type"`
 	DeclaredBy string            `json:"declared_by"`
+	TakenOver  *struct {
+		Topic      string `json:"topic"`
+		Partitions int    `json:"partitions"`
+		At         string `json:"at"`
+	} `json:"taken_over"`
 }
 
 // expanded is one entry of GET /connectors?expand=status&expand=info.
