@@ -86,7 +86,8 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bo
 	info := connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config),
 		DeclaredBy: c.DeclaredBy}
 	if t := c.TakenOver; t != nil {
-		info.TakenOver = &takenOver{Topic: t.Topic, Partitions: t.Partitions, At: t.At.UTC().Format(time.RFC3339)}
+		info.TakenOver = &takenOver{Topic: t.Topic, Partitions: t.Partitions, Groups: t.Groups, At: t.At.UTC().Format(time.RFC3339),
+			Message: takeoverMessage(*t)}
 	}
 	return info, nil
 }

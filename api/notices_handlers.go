@@ -54,12 +54,29 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 }
 
 // NoticeTookOverFromMM2 is the kind of the info notice a connector declared from an mm2.properties shows for as
-// long as it exists when it took over the source offsets of the Java MM2 it replaces: it says where its first
-// records came from, and is no problem.
+// long as it exists when it took over from the Java MM2 it replaces (a source connector MM2's offsets, a
+// checkpoint connector MM2's checkpoints): it says where it started from, and is no problem.
 const NoticeTookOverFromMM2 = "took_over_from_mm2"
 
 func takeoverNotice(t store.Takeover) store.Notice {
-	return store.Notice{Kind: NoticeTookOverFromMM2, Level: store.NoticeLevelInfo, Topic: t.Topic,
-		Message: fmt.Sprintf("took over from Java MM2: offsets of %d partitions imported from %s at %s", t.Partitions, t.Topic,
-			t.At.UTC().Format(time.RFC3339))}
+	return store.Notice{Kind: NoticeTookOverFromMM2, Level: store.NoticeLevelInfo, Topic: t.Topic, Message: takeoverMessage(t)}
+}
+
+// takeoverMessage says what a connector took over: a source connector MM2's offsets, a checkpoint connector
+// the checkpoints it continues from.
+func takeoverMessage(t store.Takeover) string {
+	at := t.At.UTC().Format(time.RFC3339)
+	if t.Groups > 0 {
+		return fmt.Sprintf("took over from Java MM2: continues from the checkpoints of %s (%s) found on %s at %s",
+			counted(t.Groups, "group"), counted(t.Partitions, "partition"), t.Topic, at)
+	}
+	return fmt.Sprintf("took over from Java MM2: offsets of %s imported from %s at %s", counted(t.Partitions, "partition"), t.Topic, at)
+}
+
+// counted is "1 group", "2 groups".
+func counted(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

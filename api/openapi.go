@@ -487,7 +487,8 @@ func openAPISchemas() obj {
 			"type":   obj{"type": "string", "enum": []string{"source", "sink", "unknown"}},
 			"declared_by": obj{"type": "string",
 				"description": "kmirror extension: the mm2.properties this connector is declared from; absent for connectors created through REST"},
-			"taken_over": object(obj{"topic": str, "partitions": integer, "at": obj{"type": "string", "format": "date-time"}}, "topic", "partitions", "at"),
+			"taken_over": object(obj{"topic": str, "partitions": integer, "groups": integer, "at": obj{"type": "string", "format": "date-time"}, "message": str},
+				"topic", "partitions", "at", "message"),
 		}, "name", "config", "tasks", "type"),
 		"ConnectorState": object(obj{
 			"state":     str,

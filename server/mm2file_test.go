@@ -127,8 +127,9 @@ func testMM2FileTakeover(t *testing.T, crash bool) {
 	require.Equal(t, int64(partitions), mustInt(t, took["partitions"]))
 	code, _ = k.do(http.MethodDelete, path, nil)
 	require.Equal(t, http.StatusConflict, code, "a declared connector is changed through its file only")
-	requireTakeoverNotice(t, k, name, fmt.Sprintf("took over from Java MM2: offsets of %d partitions imported from %s at %s",
-		partitions, mm2offsets.Topic(src), took["at"]))
+	require.Equal(t, fmt.Sprintf("took over from Java MM2: offsets of %d partitions imported from %s at %s", partitions, mm2offsets.Topic(src),
+		took["at"]), took["message"])
+	requireTakeoverNotice(t, k, name, took)
 	checkpoints := url.PathEscape(src + "->" + dst + ".MirrorCheckpointConnector")
 	if crash {
 		// The file sets emit.checkpoints.enabled=false, which Connect's validation refuses for the checkpoint
@@ -136,6 +137,12 @@ func testMM2FileTakeover(t *testing.T, crash bool) {
 		code, _ = k.do(http.MethodGet, "/connectors/"+checkpoints, nil)
 		require.Equal(t, http.StatusNotFound, code)
 	} else {
+		code, body = k.do(http.MethodGet, "/connectors/"+checkpoints, nil)
+		require.Equal(t, http.StatusOK, code, "%v", body)
+		took = body.(map[string]any)["taken_over"].(map[string]any)
+		require.Equal(t, fmt.Sprintf("took over from Java MM2: continues from the checkpoints of 1 group (%d partitions) found on %s.checkpoints.internal at %s",
+			partitions, src, took["at"]), took["message"])
+		requireTakeoverNotice(t, k, src+"->"+dst+".MirrorCheckpointConnector", took)
 		kmirrorContinuesGroup(t, k, checkpoints, src, group, mm2Synced)
 	}
 
@@ -157,9 +164,9 @@ func testMM2FileTakeover(t *testing.T, crash bool) {
 	}
 }
 
-// requireTakeoverNotice waits until the source connector runs and checks that its status stays Connect's clean
-// RUNNING while its notices hold the takeover, as a fact (level info), not a problem.
-func requireTakeoverNotice(t *testing.T, k *kmirror, name, message string) {
+// requireTakeoverNotice waits until the connector runs and checks that its status stays Connect's clean
+// RUNNING while its notices hold the takeover its info shows, as a fact (level info), not a problem.
+func requireTakeoverNotice(t *testing.T, k *kmirror, name string, took map[string]any) {
 	t.Helper()
 	path := "/connectors/" + url.PathEscape(name)
 	require.Eventually(t, func() bool {
@@ -175,8 +182,8 @@ func requireTakeoverNotice(t *testing.T, k *kmirror, name, message string) {
 	require.NotEmpty(t, units)
 	require.Nil(t, units[0].(map[string]any)["task"])
 	require.Contains(t, units[0].(map[string]any)["notices"], map[string]any{"kind": "took_over_from_mm2", "level": "info",
-		"topic": mm2offsets.Topic(name[:strings.Index(name, "->")]), "message": message})
-	t.Logf("the source connector's notice: %s", message)
+		"topic": took["topic"], "message": took["message"]})
+	t.Logf("%s's notice: %s", name, took["message"])
 }
 
 // javaMM2TranslatesGroup commits offsets for group on A while Java MM2 runs and waits until MM2 has synced them

@@ -34,11 +34,14 @@ type Connector struct {
 	UpdatedAt time.Time
 }
 
-// Takeover is what a declared connector took over from the Java MM2 it replaces: the source offsets of
-// Partitions partitions, read from Topic (mm2-offsets.<source>.internal), at At (when it was created).
+// Takeover is what a declared connector took over from the Java MM2 it replaces, at At (when it was created):
+// a source connector the source offsets of Partitions partitions, read from Topic (mm2-offsets.<source>.internal);
+// a checkpoint connector the checkpoints of Groups groups (Partitions group partitions) on Topic, its
+// checkpoints topic, from which it continues.
 type Takeover struct {
 	Topic      string    `json:"topic"`
 	Partitions int       `json:"partitions"`
+	Groups     int       `json:"groups,omitempty"`
 	At         time.Time `json:"-"`
 }
 

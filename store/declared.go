@@ -21,8 +21,9 @@ type Declared struct {
 	// Offsets are stored with the connector when the declaration creates it, in the same transaction, so that
 	// its tasks start from them: the offsets of the Java MM2 it takes over from. Ignored for one that exists.
 	Offsets []Offset
-	// OffsetsFrom names where Offsets were read (the mm2-offsets topic), kept as the connector's TakenOver.
-	OffsetsFrom string
+	// TakenOver, kept with the connector when the declaration creates it, says what it takes over from Java
+	// MM2 (its At is set to the creation time). Ignored for one that exists.
+	TakenOver *Takeover
 }
 
 // DeclareResult says what a declaration changed, by connector name.
@@ -74,7 +75,9 @@ func (s *Store) Declare(ctx context.Context, by string, want []Declared, owned f
 					if err := alterOffsets(ctx, tx, d.Name, keys, parts, offs, false); err != nil {
 						return fmt.Errorf("declare connector %q with offsets: %w", d.Name, err)
 					}
-					took, err := json.Marshal(Takeover{Topic: d.OffsetsFrom, Partitions: len(d.Offsets)})
+				}
+				if d.TakenOver != nil {
+					took, err := json.Marshal(d.TakenOver)
 					if err != nil {
 						return fmt.Errorf("declare connector %q: %w", d.Name, err)
 					}

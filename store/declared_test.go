@@ -30,7 +30,7 @@ func TestDeclareConverges(t *testing.T) {
 
 	x := declared("A->B.x", "1")
 	x.Offsets = []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": 41}}}
-	x.OffsetsFrom = "mm2-offsets.A.internal"
+	x.TakenOver = &store.Takeover{Topic: "mm2-offsets.A.internal", Partitions: 1}
 	res, err := s.Declare(ctx, file, []store.Declared{x, declared("A->B.y", "1"), declared("rest", "1")}, everything)
 	require.NoError(t, err)
 	require.Equal(t, []string{"A->B.x", "A->B.y"}, res.Created)

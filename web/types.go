@@ -34,9 +34,7 @@ type connectorInfo struct {
 	Type       string            `json:"type"`
 	DeclaredBy string            `json:"declared_by"`
 	TakenOver  *struct {
-		Topic      string `json:"topic"`
-		Partitions int    `json:"partitions"`
-		At         string `json:"at"`
+		Message string `json:"message"`
 	} `json:"taken_over"`
 }
 
