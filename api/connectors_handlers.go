@@ -6,6 +6,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -82,8 +83,13 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bo
 	for _, tc := range tcs {
 		tasks = append(tasks, connectorTaskID{Connector: c.Name, Task: tc.Task})
 	}
-	return connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config),
-		DeclaredBy: c.DeclaredBy}, nil
+	info := connectorInfo{Name: c.Name, Config: shownConfig(c.Config, reveal), Tasks: tasks, Type: s.connectorType(c.Config),
+		DeclaredBy: c.DeclaredBy}
+	if t := c.TakenOver; t != nil {
+		info.TakenOver = &takenOver{Topic: t.Topic, Partitions: t.Partitions, Groups: t.Groups, At: t.At.UTC().Format(time.RFC3339),
+			Message: takeoverMessage(*t)}
+	}
+	return info, nil
 }
 
 // createConnector is POST /connectors. The name is trimmed as Java's String.trim does, config.name must match

@@ -303,6 +303,7 @@ func openAPISchemas() obj {
 		"Notice": object(obj{
 			"kind": str, "message": str, "topic": str, "partition": obj{"type": "integer", "format": "int32"},
 			"first_offset": obj{"type": "integer", "format": "int64"}, "last_offset": obj{"type": "integer", "format": "int64"},
+			"level": obj{"type": "string", "enum": []string{"info"}, "description": "info: a fact, not a problem; absent for a problem"},
 		}, "kind", "message"),
 		"ConnectorNotices": object(obj{"name": str, "units": obj{"type": "array", "items": object(obj{
 			"task": obj{"type": "integer", "format": "int32", "nullable": true}, "state": str, "worker_id": str,
@@ -486,6 +487,8 @@ func openAPISchemas() obj {
 			"type":   obj{"type": "string", "enum": []string{"source", "sink", "unknown"}},
 			"declared_by": obj{"type": "string",
 				"description": "kmirror extension: the mm2.properties this connector is declared from; absent for connectors created through REST"},
+			"taken_over": object(obj{"topic": str, "partitions": integer, "groups": integer, "at": obj{"type": "string", "format": "date-time"}, "message": str},
+				"topic", "partitions", "at", "message"),
 		}, "name", "config", "tasks", "type"),
 		"ConnectorState": object(obj{
 			"state":     str,

@@ -18,6 +18,18 @@ type connectorInfo struct {
 	Tasks      []connectorTaskID `json:"tasks"`
 	Type       string            `json:"type"`
 	DeclaredBy string            `json:"declared_by,omitempty"`
+	TakenOver  *takenOver        `json:"taken_over,omitempty"`
+}
+
+// takenOver, an extension beside DeclaredBy, says what a declared connector took over from the Java MM2 it
+// replaces when it was created, at At: the source offsets of Partitions partitions read from Topic, or (with
+// Groups) the checkpoints of Groups groups on Topic, its checkpoints topic. Message says it for people.
+type takenOver struct {
+	Topic      string `json:"topic"`
+	Partitions int    `json:"partitions"`
+	Groups     int    `json:"groups,omitempty"`
+	At         string `json:"at"`
+	Message    string `json:"message"`
 }
 
 // connectorState is the "connector" object of ConnectorStateInfo. Every field is a string because

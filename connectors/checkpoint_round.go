@@ -114,6 +114,12 @@ func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, of
 			emit = append(emit, i)
 		case c.DownstreamOffset == prev.DownstreamOffset:
 			row.Emitted = true
+		case !row.Exact:
+			// The offset syncs translate coarser than when the last checkpoint was written (its sync has since
+			// been thinned out, or an earlier MM2 or kmirror run wrote it): the group resumes at that checkpoint,
+			// which stays on the topic and in the synced offsets, so that is its translation.
+			d := prev.DownstreamOffset
+			row.DownstreamOffset, row.Emitted = &d, true
 		}
 	}
 	if err := r.emit(ctx, rows, emit, readAt); err != nil {

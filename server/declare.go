@@ -43,7 +43,7 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 		// As MM2: a connector whose config is refused is not created (one declared before keeps its config).
 		log.Warn("a connector of the mm2.properties is not declared: its config is invalid", "error", p)
 	}
-	var taken map[string][]store.Offset
+	var taken map[string]takeover
 	if m.File.Takeover() {
 		if taken, err = takeoverOffsets(ctx, st, clients, cs, log); err != nil {
 			return err
@@ -51,7 +51,7 @@ func declare(ctx context.Context, st *store.Store, m *MM2Properties, eos mirrorc
 	}
 	want := make([]store.Declared, len(cs))
 	for i, c := range cs {
-		want[i] = store.Declared{Name: c.Name, Config: c.Config, Offsets: taken[c.Name]}
+		want[i] = store.Declared{Name: c.Name, Config: c.Config, Offsets: taken[c.Name].offsets, TakenOver: taken[c.Name].took}
 	}
 	covered := declaredFor(m.Clusters)
 	res, err := st.Declare(ctx, m.File.Path, want, func(c store.Connector) bool { return covered(c) && !refused[c.Name] })

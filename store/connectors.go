@@ -28,17 +28,33 @@ type Connector struct {
 	Version     int64 // bumped by every config or target-state change
 	// DeclaredBy names the mm2.properties the connector was declared from, "" for one created through REST.
 	DeclaredBy string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// TakenOver says what the connector took over from Java MM2 when a declaration created it; nil for most.
+	TakenOver *Takeover
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
-const connectorColumns = "name, config, target_state, version, created_at, updated_at, coalesce(declared_by, '')"
+// Takeover is what a declared connector took over from the Java MM2 it replaces, at At (when it was created):
+// a source connector the source offsets of Partitions partitions, read from Topic (mm2-offsets.<source>.internal);
+// a checkpoint connector the checkpoints of Groups groups (Partitions group partitions) on Topic, its
+// checkpoints topic, from which it continues.
+type Takeover struct {
+	Topic      string    `json:"topic"`
+	Partitions int       `json:"partitions"`
+	Groups     int       `json:"groups,omitempty"`
+	At         time.Time `json:"-"`
+}
+
+const connectorColumns = "name, config, target_state, version, created_at, updated_at, coalesce(declared_by, ''), taken_over"
 
 // scanConnector reads a connector row, its secrets decrypted.
 func (s *Store) scanConnector(row pgx.Row) (Connector, error) {
 	var c Connector
-	if err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt, &c.DeclaredBy); err != nil {
+	if err := row.Scan(&c.Name, &c.Config, &c.TargetState, &c.Version, &c.CreatedAt, &c.UpdatedAt, &c.DeclaredBy, &c.TakenOver); err != nil {
 		return c, err
+	}
+	if c.TakenOver != nil {
+		c.TakenOver.At = c.CreatedAt
 	}
 	var err error
 	c.Config, err = s.open(c.Config)

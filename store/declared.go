@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -20,6 +21,9 @@ type Declared struct {
 	// Offsets are stored with the connector when the declaration creates it, in the same transaction, so that
 	// its tasks start from them: the offsets of the Java MM2 it takes over from. Ignored for one that exists.
 	Offsets []Offset
+	// TakenOver, kept with the connector when the declaration creates it, says what it takes over from Java
+	// MM2 (its At is set to the creation time). Ignored for one that exists.
+	TakenOver *Takeover
 }
 
 // DeclareResult says what a declaration changed, by connector name.
@@ -70,6 +74,15 @@ func (s *Store) Declare(ctx context.Context, by string, want []Declared, owned f
 					}
 					if err := alterOffsets(ctx, tx, d.Name, keys, parts, offs, false); err != nil {
 						return fmt.Errorf("declare connector %q with offsets: %w", d.Name, err)
+					}
+				}
+				if d.TakenOver != nil {
+					took, err := json.Marshal(d.TakenOver)
+					if err != nil {
+						return fmt.Errorf("declare connector %q: %w", d.Name, err)
+					}
+					if _, err := tx.Exec(ctx, "UPDATE connectors SET taken_over = $2 WHERE name = $1", d.Name, string(took)); err != nil {
+						return fmt.Errorf("declare connector %q: %w", d.Name, err)
 					}
 				}
 				res.Created = append(res.Created, d.Name)

@@ -30,6 +30,7 @@ func TestDeclareConverges(t *testing.T) {
 
 	x := declared("A->B.x", "1")
 	x.Offsets = []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": 41}}}
+	x.TakenOver = &store.Takeover{Topic: "mm2-offsets.A.internal", Partitions: 1}
 	res, err := s.Declare(ctx, file, []store.Declared{x, declared("A->B.y", "1"), declared("rest", "1")}, everything)
 	require.NoError(t, err)
 	require.Equal(t, []string{"A->B.x", "A->B.y"}, res.Created)
@@ -42,6 +43,11 @@ func TestDeclareConverges(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, offs, 1, "offsets given with a declaration are stored when it creates the connector")
 	require.Equal(t, "41", fmt.Sprint(offs[0].Offset["offset"]))
+	require.Equal(t, &store.Takeover{Topic: "mm2-offsets.A.internal", Partitions: 1, At: c.CreatedAt}, c.TakenOver,
+		"the connector keeps what it took over, dated by its creation")
+	y, err := s.GetConnector(ctx, "A->B.y")
+	require.NoError(t, err)
+	require.Nil(t, y.TakenOver, "a connector declared without offsets took nothing over")
 	rest, err := s.GetConnector(ctx, "rest")
 	require.NoError(t, err)
 	require.Empty(t, rest.DeclaredBy)

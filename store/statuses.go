@@ -39,7 +39,12 @@ type Notice struct {
 	Partition   *int32 `json:"partition,omitempty"`
 	FirstOffset *int64 `json:"first_offset,omitempty"`
 	LastOffset  *int64 `json:"last_offset,omitempty"`
+	// Level is "info" for a fact that is no problem (the unit is healthy); empty for a problem.
+	Level string `json:"level,omitempty"`
 }
+
+// NoticeLevelInfo marks a notice that reports a fact, not a problem (Notice.Level).
+const NoticeLevelInfo = "info"
 
 // PutStatus records the state reported by the run that holds the unit (st.Epoch is the run's claim epoch).
 // ErrFenced when that run no longer holds it; ErrNotFound for a deleted connector or task.

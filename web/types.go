@@ -33,6 +33,12 @@ type connectorInfo struct {
 	Config     map[string]string `json:"config"`
 	Type       string            `json:"type"`
 	DeclaredBy string            `json:"declared_by"`
+	TakenOver  *takenOver        `json:"taken_over"`
+}
+
+// takenOver is what a connector declared from an mm2.properties took over from Java MM2, said for people.
+type takenOver struct {
+	Message string `json:"message"`
 }
 
 // expanded is one entry of GET /connectors?expand=status&expand=info.

@@ -16,6 +16,7 @@ type fakeAPI struct {
 	config     map[string]string
 	put        map[string]string
 	declaredBy string
+	takenOver  *takenOver
 }
 
 func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -28,7 +29,8 @@ func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if _, ok := cfg["secret.key"]; ok && r.URL.Query().Get("revealSecrets") != "true" {
 			cfg["secret.key"] = "[hidden]"
 		}
-		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: cfg, Type: "source", DeclaredBy: f.declaredBy})
+		_ = json.NewEncoder(w).Encode(connectorInfo{Name: "a/b c", Config: cfg, Type: "source", DeclaredBy: f.declaredBy,
+			TakenOver: f.takenOver})
 	case r.Method == http.MethodGet && strings.HasSuffix(p, "/config") && strings.HasPrefix(p, "/connector-plugins/"):
 		_ = json.NewEncoder(w).Encode([]configKey{{Name: "tasks.max", Type: "INT"}, {Name: "secret.key", Type: "PASSWORD"}})
 	case r.Method == http.MethodPut && strings.HasSuffix(p, "/config/validate"):
@@ -191,9 +193,12 @@ func TestLagAge(t *testing.T) {
 	}
 }
 
-// TestConnectorPageNamesItsFile: a connector declared from an mm2.properties says so on its page.
+// TestConnectorPageNamesItsFile: a connector declared from an mm2.properties says so on its page, and what it
+// took over from Java MM2.
 func TestConnectorPageNamesItsFile(t *testing.T) {
-	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c"}, declaredBy: "/etc/kmirror/mm2.properties"}
+	const took = "took over from Java MM2: offsets of 3 partitions imported from mm2-offsets.A.internal at 2026-12-06T14:02:45Z"
+	api := &fakeAPI{config: map[string]string{"connector.class": "X", "name": "a/b c"}, declaredBy: "/etc/kmirror/mm2.properties",
+		takenOver: &takenOver{Message: took}}
 	h, err := New(Config{API: api})
 	if err != nil {
 		t.Fatal(err)
@@ -203,6 +208,9 @@ func TestConnectorPageNamesItsFile(t *testing.T) {
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `id="declared-by"`) ||
 		!strings.Contains(rec.Body.String(), "from /etc/kmirror/mm2.properties") {
 		t.Fatalf("GET connector page: %d, declared-by shown: %v\n%s", rec.Code, strings.Contains(rec.Body.String(), "declared-by"), rec.Body.String())
+	}
+	if !strings.Contains(rec.Body.String(), `id="taken-over"`) || !strings.Contains(rec.Body.String(), took) {
+		t.Fatalf("GET connector page: the takeover is not shown\n%s", rec.Body.String())
 	}
 }
 
