@@ -179,7 +179,7 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 	case statusPaused:
 		who = fmt.Sprintf("the connector was paused; its task %d last saw the end at offset %%d at %s", st.Task, at)
 	case statusStop:
-		who = fmt.Sprintf("no task was replicating it when the connector last looked (paused, stopped or restarting); task %d, the last to, saw its end at offset %%d at %s", st.Task, at)
+		who = fmt.Sprintf("no task was replicating it: the connector was stopped, or its task %d restarting; its end was last seen at offset %%d at %s", st.Task, at)
 	default:
 		who = fmt.Sprintf("task %d was replicating it and last saw its end at offset %%d at %s", st.Task, at)
 	}

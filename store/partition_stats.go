@@ -26,6 +26,49 @@ type PartitionStat struct {
 	UpdatedAt        time.Time  // read only
 }
 
+// PartitionStopped is the status of a partition nobody replicates: its task stopped, or its connector is
+// STOPPED.
+const PartitionStopped = "stop"
+
+// PartitionEnd is a source partition's end offset as just seen.
+type PartitionEnd struct {
+	Topic     string
+	Partition int32
+	End       int64
+}
+
+// RefreshPartitionEnds records the end offsets the run holding a STOPPED connector's unit (claim) has just seen
+// of partitions whose stats the stop kept: the end only grows (a smaller one belongs to a topic re-created
+// under the same name, which is not the one the stats describe), the lag follows it, and the rows stay fresh.
+// ErrFenced once the claim no longer holds the unit.
+func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []PartitionEnd) error {
+	if len(ends) == 0 {
+		return nil
+	}
+	topics, parts, offs := make([]string, len(ends)), make([]int32, len(ends)), make([]int64, len(ends))
+	for i, e := range ends {
+		topics[i], parts[i], offs[i] = e.Topic, e.Partition, e.End
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
+			UPDATE partition_stats s
+			SET end_offset = GREATEST(COALESCE(s.end_offset, 0), u.e),
+			    lag_records = GREATEST(GREATEST(COALESCE(s.end_offset, 0), u.e) - s.replicated_offset, 0),
+			    status = $5, updated_at = now()
+			FROM unnest($2::text[], $3::int[], $4::bigint[]) AS u(t, p, e)
+			WHERE s.connector_name = $1 AND s.topic = u.t AND s.partition = u.p`,
+			c.Connector, topics, parts, offs, PartitionStopped)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("refresh the end offsets of %s: %w", c.Connector, err)
+	}
+	return nil
+}
+
 // PutPartitionStats stores a task's partition stats for the run holding claim; ErrFenced once it no longer
 // holds its unit. A run of a superseded task set (started with an older task generation than the connector's,
 // and about to be restarted with its new config) stores nothing: it may still hold partitions the new plan

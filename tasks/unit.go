@@ -230,7 +230,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	if wk.TargetState == store.TargetStopped {
 		if isConnector {
 			err := w.retry(ctx, log, "stop connector", func() error {
-				if _, err := w.store.ReplaceTaskConfigs(ctx, c, nil); err != nil {
+				if err := w.store.StopTaskSet(ctx, c); err != nil {
 					return err
 				}
 				return w.putStatus(ctx, c, store.StateStopped, "")
@@ -240,9 +240,15 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 				<-ctx.Done()
 				return
 			}
+			watched := make(chan struct{})
+			go func() {
+				defer close(watched)
+				w.watchStopped(ctx, env)
+			}()
 			// Offsets change only while the connector is STOPPED; those that must reach Kafka too are applied
 			// by this run, which holds the connector's unit.
 			w.serveOffsetRequests(ctx, env)
+			<-watched
 		}
 		<-ctx.Done()
 		return
