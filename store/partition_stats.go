@@ -39,7 +39,8 @@ type PartitionEnd struct {
 
 // RefreshPartitionEnds records the end offsets the run holding a STOPPED connector's unit (claim) has just seen
 // of partitions whose stats the stop kept: the end only grows (a smaller one belongs to a topic re-created
-// under the same name, which is not the one the stats describe), the lag follows it, and the rows stay fresh.
+// under the same name, which is not the one the stats describe), the lag follows it (in seconds: the oldest
+// unreplicated record ages with the clock; one first seen now is 0 s old), and the rows stay fresh.
 // ErrFenced once the claim no longer holds the unit.
 func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []PartitionEnd) error {
 	if len(ends) == 0 {
@@ -57,6 +58,11 @@ func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []Partit
 			UPDATE partition_stats s
 			SET end_offset = GREATEST(COALESCE(s.end_offset, 0), u.e),
 			    lag_records = GREATEST(GREATEST(COALESCE(s.end_offset, 0), u.e) - s.replicated_offset, 0),
+			    lag_seconds = CASE
+			        WHEN GREATEST(COALESCE(s.end_offset, 0), u.e) <= s.replicated_offset THEN 0
+			        WHEN s.lag_records > 0 AND s.lag_seconds IS NOT NULL
+			            THEN s.lag_seconds + GREATEST(EXTRACT(EPOCH FROM now() - s.updated_at)::float8, 0)
+			        ELSE 0 END,
 			    status = $5, updated_at = now()
 			FROM unnest($2::text[], $3::int[], $4::bigint[]) AS u(t, p, e)
 			WHERE s.connector_name = $1 AND s.topic = u.t AND s.partition = u.p`,

@@ -107,10 +107,10 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.New(t)
 	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
-	end := int64(50)
+	end, lag, lagSecs := int64(50), int64(40), 5.0
 	for task := range runs {
 		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
-			RemoteTopic: "A.t", ReplicatedOffset: 10, EndOffset: &end, BytesPerSecond: 100, Status: "ok"}}))
+			RemoteTopic: "A.t", ReplicatedOffset: 10, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: "ok"}}))
 	}
 	require.NoError(t, s.StopTaskSet(ctx, conn))
 	tcs, err := s.TaskConfigs(ctx, "c")
@@ -140,6 +140,7 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	require.Len(t, now, 2, "only kept rows are refreshed")
 	require.Equal(t, int64(80), *now[0].EndOffset)
 	require.Equal(t, int64(70), *now[0].LagRecords)
+	require.GreaterOrEqual(t, *now[0].LagSeconds, 5.0, "the oldest unreplicated record ages with the clock")
 	require.Equal(t, int64(50), *now[1].EndOffset, "a smaller end is another incarnation's")
 	require.True(t, now[0].UpdatedAt.After(kept[0].UpdatedAt) || now[0].UpdatedAt.Equal(kept[0].UpdatedAt))
 
