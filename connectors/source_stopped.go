@@ -93,12 +93,15 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	ids := map[mirror.TopicPartition]string{}
+	next := map[mirror.TopicPartition]int64{}
 	for _, o := range offsets {
 		cluster, _ := o.Partition["cluster"].(string)
 		topic, _ := o.Partition["topic"].(string)
-		part, ok := jsonInt(o.Partition["partition"])
-		if cluster == w.alias && ok {
-			ids[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = o.SourceID
+		part, okP := jsonInt(o.Partition["partition"])
+		off, okO := jsonInt(o.Offset["offset"])
+		if cluster == w.alias && okP && okO {
+			tp := mirror.TopicPartition{Topic: topic, Partition: int32(part)}
+			ids[tp], next[tp] = o.SourceID, off+1
 		}
 	}
 	topics := map[string]bool{}
@@ -132,9 +135,19 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		w.warn(ctx, "reading the source's end offsets failed, will retry", err)
 		return true, nil
 	}
-	ends := make([]tasks.PartitionEnd, 0, len(logs))
-	for id, lo := range logs {
-		ends = append(ends, tasks.PartitionEnd{Topic: id.Topic, Partition: id.Partition, End: lo.End})
+	// Every kept partition's position follows its committed offset (the stopping tasks commit after their last
+	// report), also where the topic is gone: a task that finds it re-created trusts an end only at its position.
+	ends := make([]tasks.PartitionEnd, 0, len(stats))
+	for _, st := range stats {
+		tp := mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}
+		e := tasks.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
+		if n, ok := next[tp]; ok {
+			e.Next = n
+		}
+		if lo, ok := logs[kafka.PartitionID{Topic: st.Topic, Partition: st.Partition}]; ok {
+			e.End = lo.End
+		}
+		ends = append(ends, e)
 	}
 	if err := w.env.RefreshPartitionEnds(ctx, ends); err != nil {
 		if errors.Is(err, tasks.ErrFenced) {

@@ -30,25 +30,28 @@ type PartitionStat struct {
 // STOPPED.
 const PartitionStopped = "stop"
 
-// PartitionEnd is a source partition's end offset as just seen.
+// PartitionEnd is what a STOPPED connector's run has just learned of a source partition.
 type PartitionEnd struct {
 	Topic     string
 	Partition int32
-	End       int64
+	Next      int64 // the next offset to replicate, from the committed offset; -1 unknown
+	End       int64 // the source's end offset; -1 not seen (the topic is gone, or is another incarnation now)
 }
 
-// RefreshPartitionEnds records the end offsets the run holding a STOPPED connector's unit (claim) has just seen
-// of partitions whose stats the stop kept: the end only grows (a smaller one belongs to a topic re-created
-// under the same name, which is not the one the stats describe), the lag follows it (in seconds: the oldest
-// unreplicated record ages with the clock; one first seen now is 0 s old), and the rows stay fresh.
-// ErrFenced once the claim no longer holds the unit.
+// RefreshPartitionEnds records what the run holding a STOPPED connector's unit (claim) has just learned of the
+// partitions whose stats the stop kept: the position follows the committed offset (the stopping tasks commit
+// after their last report, and offsets may be altered while stopped); the end only grows (a smaller one belongs
+// to a topic re-created under the same name, which is not the one the stats describe); the lag follows them (in
+// seconds: the oldest unreplicated record ages with the clock; one first seen now is 0 s old); a row whose end
+// was seen is fresh again. ErrFenced once the claim no longer holds the unit.
 func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []PartitionEnd) error {
 	if len(ends) == 0 {
 		return nil
 	}
-	topics, parts, offs := make([]string, len(ends)), make([]int32, len(ends)), make([]int64, len(ends))
+	topics, parts := make([]string, len(ends)), make([]int32, len(ends))
+	nexts, offs := make([]int64, len(ends)), make([]int64, len(ends))
 	for i, e := range ends {
-		topics[i], parts[i], offs[i] = e.Topic, e.Partition, e.End
+		topics[i], parts[i], nexts[i], offs[i] = e.Topic, e.Partition, e.Next, e.End
 	}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := holdClaim(ctx, tx, c); err != nil {
@@ -56,17 +59,24 @@ func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []Partit
 		}
 		_, err := tx.Exec(ctx, `
 			UPDATE partition_stats s
-			SET end_offset = GREATEST(COALESCE(s.end_offset, 0), u.e),
-			    lag_records = GREATEST(GREATEST(COALESCE(s.end_offset, 0), u.e) - s.replicated_offset, 0),
+			SET replicated_offset = v.n, end_offset = v.e,
+			    lag_records = CASE WHEN v.e IS NULL THEN NULL ELSE GREATEST(v.e - v.n, 0) END,
 			    lag_seconds = CASE
-			        WHEN GREATEST(COALESCE(s.end_offset, 0), u.e) <= s.replicated_offset THEN 0
+			        WHEN NOT v.seen THEN s.lag_seconds
+			        WHEN v.e <= v.n THEN 0
 			        WHEN s.lag_records > 0 AND s.lag_seconds IS NOT NULL
 			            THEN s.lag_seconds + GREATEST(EXTRACT(EPOCH FROM now() - s.updated_at)::float8, 0)
 			        ELSE 0 END,
-			    status = $5, updated_at = now()
-			FROM unnest($2::text[], $3::int[], $4::bigint[]) AS u(t, p, e)
-			WHERE s.connector_name = $1 AND s.topic = u.t AND s.partition = u.p`,
-			c.Connector, topics, parts, offs, PartitionStopped)
+			    status = $6, updated_at = CASE WHEN v.seen THEN now() ELSE s.updated_at END
+			FROM (SELECT k.topic, k.partition,
+			          CASE WHEN u.n >= 0 THEN u.n ELSE k.replicated_offset END AS n,
+			          CASE WHEN u.e >= 0 THEN GREATEST(COALESCE(k.end_offset, 0), u.e) ELSE k.end_offset END AS e,
+			          u.e >= 0 AS seen
+			      FROM partition_stats k
+			      JOIN unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[]) AS u(t, p, n, e)
+			        ON k.connector_name = $1 AND k.topic = u.t AND k.partition = u.p) AS v
+			WHERE s.connector_name = $1 AND s.topic = v.topic AND s.partition = v.partition`,
+			c.Connector, topics, parts, nexts, offs, PartitionStopped)
 		return err
 	})
 	if err != nil {

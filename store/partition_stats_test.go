@@ -134,17 +134,26 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 		require.Equal(t, int64(50), *st.EndOffset)
 	}
 
-	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, End: 80},
-		{Topic: "t", Partition: 1, End: 5}, {Topic: "other", Partition: 0, End: 9}}))
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 80},
+		{Topic: "t", Partition: 1, Next: 12, End: 5}, {Topic: "other", Partition: 0, Next: 3, End: 9}}))
 	now := byPartition()
 	require.Len(t, now, 2, "only kept rows are refreshed")
 	require.Equal(t, int64(80), *now[0].EndOffset)
 	require.Equal(t, int64(70), *now[0].LagRecords)
+	require.Equal(t, int64(12), now[1].ReplicatedOffset, "the position follows the committed offset")
+	require.Equal(t, int64(38), *now[1].LagRecords)
 	require.GreaterOrEqual(t, *now[0].LagSeconds, 5.0, "the oldest unreplicated record ages with the clock")
 	require.Equal(t, int64(50), *now[1].EndOffset, "a smaller end is another incarnation's")
 	require.True(t, now[0].UpdatedAt.After(kept[0].UpdatedAt) || now[0].UpdatedAt.Equal(kept[0].UpdatedAt))
 
-	err = s.RefreshPartitionEnds(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, []store.PartitionEnd{{Topic: "t", Partition: 0, End: 90}})
+	// A partition whose topic is gone keeps the end and the time it was last seen at.
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 11, End: -1}}))
+	gone := byPartition()[0]
+	require.Equal(t, int64(80), *gone.EndOffset)
+	require.Equal(t, int64(11), gone.ReplicatedOffset)
+	require.Equal(t, now[0].UpdatedAt, gone.UpdatedAt)
+
+	err = s.RefreshPartitionEnds(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 90}})
 	require.ErrorIs(t, err, store.ErrFenced)
 }
 
