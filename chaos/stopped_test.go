@@ -28,7 +28,56 @@ func TestSourceTopicDeletedWhileStopped(t *testing.T) {
 		return st.Connector.State == "RUNNING" && len(st.Tasks) == 0
 	})
 	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	seen := notices.close()
+	checkDeletionReport(t, res, seen, deletedAt, sourcePartitions)
+	checkLossesOutliveTheRun(t, s, seen)
+}
+
+// checkLossesOutliveTheRun stops the worker holding the connector (SIGTERM) and checks that the connector's
+// loss notices come back, unchanged, when it runs on another worker, then with the worker restarted.
+func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
+	t.Helper()
+	var want []string
+	for _, n := range seen {
+		if n.Kind == kindDataNotReplicated {
+			want = append(want, n.Message)
+		}
+	}
+	slices.Sort(want)
+	as, err := s.c.assignments(s.name)
+	if err != nil || as[-1].Worker == "" {
+		t.Fatalf("who holds %s: %v %v", s.name, as, err)
+	}
+	holder := s.c.worker(as[-1].Worker)
+	movedAt := time.Now()
+	holder.Term(time.Minute)
+	holder.Restart()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		all, err := s.fetchNotices()
+		var got []string
+		for _, n := range all {
+			if n.Kind == kindDataNotReplicated {
+				got = append(got, n.Message)
+			}
+		}
+		slices.Sort(got)
+		now, _ := s.c.assignments(s.name)
+		st, stErr := s.c.status(s.name)
+		// The new run's status names its worker: notices seen with it are the new run's, not the old one's.
+		shownByNewRun := stErr == nil && now[-1].Epoch != as[-1].Epoch && st.Connector.WorkerID == now[-1].Worker &&
+			st.Connector.State == "RUNNING"
+		if err == nil && shownByNewRun && slices.Equal(got, want) {
+			t.Logf("SUMMARY %s: %d loss notices shown again %.1f s after the worker holding the connector (%s) was stopped; the connector now runs on %s",
+				t.Name(), len(got), time.Since(movedAt).Seconds(), holder.id, now[-1].Worker)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the loss notices did not outlive the connector's run: want %d, have %d (%v); assignments %s",
+				len(want), len(got), err, describeAssignments(now))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // TestSourceTopicRecreatedWhileStopped stops the connector while it is far behind, writes more records while it
