@@ -11,39 +11,33 @@ import (
 // Expected: the records missing on B are exactly those the notices name: the stopped connector kept watching
 // the topic's end offsets, so the records written while it was stopped are named too.
 func TestSourceTopicDeletedWhileStopped(t *testing.T) {
-	s := startBehind(t, "dels")
-	s.c.stop(s.name)
-	s.c.awaitStatus(s.name, "STOPPED", time.Minute, func(st connectorStatus) bool {
-		return st.Connector.State == "STOPPED" && len(st.Tasks) == 0
-	})
-	perPartition, _ := deletedVolume()
-	s.prod.Burst(perPartition / 2 * sourcePartitions) // never seen by a task: only the stopped connector's watch sees them
-	waitFor(t.Context(), 4*time.Second)               // the stopped connector looks at the end offsets every 3 s
-	notices := s.watchNotices()
-	deletedAt := time.Now()
-	s.deleteTopic()
-	waitFor(t.Context(), 5*time.Second)
-	s.c.resume(s.name)
-	s.c.awaitStatus(s.name, "without tasks", 2*time.Minute, func(st connectorStatus) bool {
-		return st.Connector.State == "RUNNING" && len(st.Tasks) == 0
-	})
+	s := stopBehind(t, "dels")
+	deletedAt, notices := s.deleteAndResume()
 	res := s.auditGone(10 * time.Second)
 	seen := notices.close()
 	checkDeletionReport(t, res, seen, deletedAt, sourcePartitions)
 	checkLossesOutliveTheRun(t, s, seen)
 }
 
+// stopBehind is startBehind, then the connector stopped and half as many records again written while it is
+// stopped (never seen by a task: only the stopped connector's watch sees them), and the watch given time to.
+func stopBehind(t *testing.T, prefix string) *scenario {
+	s := startBehind(t, prefix)
+	s.c.stop(s.name)
+	s.c.awaitStatus(s.name, "STOPPED", time.Minute, func(st connectorStatus) bool {
+		return st.Connector.State == "STOPPED" && len(st.Tasks) == 0
+	})
+	perPartition, _ := deletedVolume()
+	s.prod.Burst(perPartition / 2 * sourcePartitions)
+	waitFor(t.Context(), 4*time.Second) // the stopped connector looks at the end offsets every 3 s
+	return s
+}
+
 // checkLossesOutliveTheRun stops the worker holding the connector (SIGTERM) and checks that the connector's
 // loss notices come back, unchanged, when it runs on another worker, then with the worker restarted.
 func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
 	t.Helper()
-	var want []string
-	for _, n := range seen {
-		if n.Kind == kindDataNotReplicated {
-			want = append(want, n.Message)
-		}
-	}
-	slices.Sort(want)
+	want := lossMessages(seen)
 	as, err := s.c.assignments(s.name)
 	if err != nil || as[-1].Worker == "" {
 		t.Fatalf("who holds %s: %v %v", s.name, as, err)
@@ -55,13 +49,7 @@ func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		all, err := s.fetchNotices()
-		var got []string
-		for _, n := range all {
-			if n.Kind == kindDataNotReplicated {
-				got = append(got, n.Message)
-			}
-		}
-		slices.Sort(got)
+		got := lossMessages(all)
 		now, _ := s.c.assignments(s.name)
 		st, stErr := s.c.status(s.name)
 		// The new run's status names its worker: notices seen with it are the new run's, not the old one's.
@@ -80,6 +68,18 @@ func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
 	}
 }
 
+// lossMessages returns the messages of the data_not_replicated notices, sorted.
+func lossMessages(notices []seenNotice) []string {
+	var out []string
+	for _, n := range notices {
+		if n.Kind == kindDataNotReplicated {
+			out = append(out, n.Message)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // TestSourceTopicRecreatedWhileStopped stops the connector while it is far behind, writes more records while it
 // is stopped, deletes the source topic, creates it again with the same partitions, writes a new generation into
 // it and resumes the connector.
@@ -87,14 +87,7 @@ func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
 // task traces name as not replicated (judged on the end the stopped connector saw), none in a tail nobody saw.
 func TestSourceTopicRecreatedWhileStopped(t *testing.T) {
 	v := vol()
-	s := startBehind(t, "recs")
-	s.c.stop(s.name)
-	s.c.awaitStatus(s.name, "STOPPED", time.Minute, func(st connectorStatus) bool {
-		return st.Connector.State == "STOPPED" && len(st.Tasks) == 0
-	})
-	perPartition, _ := deletedVolume()
-	s.prod.Burst(perPartition / 2 * sourcePartitions)
-	waitFor(t.Context(), 4*time.Second) // the stopped connector looks at the end offsets every 3 s
+	s := stopBehind(t, "recs")
 	s.recreateTopic()
 	s.nextGeneration()
 	s.prod.Burst(v.burst)
