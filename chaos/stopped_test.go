@@ -33,11 +33,17 @@ func stopBehind(t *testing.T, prefix string) *scenario {
 	return s
 }
 
-// checkLossesOutliveTheRun stops the worker holding the connector (SIGTERM) and checks that the connector's
-// loss notices come back, unchanged, when it runs on another worker, then with the worker restarted.
+// checkLossesOutliveTheRun checks that the connector's loss notices stay shown while it is paused, and come
+// back, unchanged, when it runs again after the worker holding it was stopped (SIGTERM): on another worker.
 func checkLossesOutliveTheRun(t *testing.T, s *scenario, seen []seenNotice) {
 	t.Helper()
 	want := lossMessages(seen)
+	s.c.pause(s.name)
+	s.c.awaitStatus(s.name, "PAUSED with the loss notices", time.Minute, func(st connectorStatus) bool {
+		all, err := s.fetchNotices()
+		return err == nil && st.Connector.State == "PAUSED" && slices.Equal(lossMessages(all), want)
+	})
+	s.c.resume(s.name)
 	as, err := s.c.assignments(s.name)
 	if err != nil || as[-1].Worker == "" {
 		t.Fatalf("who holds %s: %v %v", s.name, as, err)

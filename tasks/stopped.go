@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"log/slog"
+	"strings"
 
 	"github.com/kmirror/kmirror/store"
 )
@@ -53,4 +54,30 @@ func (w *worker) watchStopped(ctx context.Context, env *runEnv) {
 	if err != nil && !quiet(err) && ctx.Err() == nil {
 		env.log.Warn("watching the stopped connector's source ended with an error", "error", err)
 	}
+}
+
+// putIdleStatus shows a paused or stopped unit's state. A connector's lasting loss notices (RecordLoss) stay
+// shown while nothing runs: what was lost does not go away with a pause or a stop.
+func (w *worker) putIdleStatus(ctx context.Context, c store.Claim, state string) error {
+	if c.Unit.Task != store.ConnectorUnit {
+		return w.putStatus(ctx, c, state, "")
+	}
+	losses, err := w.store.Losses(ctx, c.Unit.Connector)
+	if err != nil {
+		return err // retried, as the status write is
+	}
+	if len(losses) == 0 {
+		return w.putStatus(ctx, c, state, "")
+	}
+	notices, msgs, kinds := make([]Notice, len(losses)), make([]string, len(losses)), make([]string, len(losses))
+	for i, l := range losses {
+		notices[i], msgs[i], kinds[i] = l.Notice, l.Notice.Message, l.Notice.Kind
+	}
+	err = w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: strings.Join(msgs, "\n"),
+		Notices: notices, Epoch: c.Epoch})
+	if err == nil {
+		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, state)
+		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, kinds)
+	}
+	return err
 }

@@ -233,7 +233,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 				if err := w.store.StopTaskSet(ctx, c); err != nil {
 					return err
 				}
-				return w.putStatus(ctx, c, store.StateStopped, "")
+				return w.putIdleStatus(ctx, c, store.StateStopped)
 			})
 			if err != nil {
 				r.fenced.Store(true)
@@ -259,7 +259,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		return
 	}
 	if wk.TargetState == store.TargetPaused {
-		if err := w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") }); err != nil {
+		if err := w.retry(ctx, log, "pause", func() error { return w.putIdleStatus(ctx, c, store.StatePaused) }); err != nil {
 			r.fenced.Store(true)
 			<-ctx.Done()
 			return
