@@ -21,6 +21,11 @@ import (
 
 var _ tasks.StoppedWatcher = (*Registry)(nil)
 
+// The tasks of a connector being stopped commit their last offsets after the stop took their task set away:
+// the first stoppedQuickLooks looks come a second apart, so that the positions kept reflect those commits
+// within seconds of the stop.
+const stoppedQuickLooks = 10
+
 // WatchStopped implements tasks.StoppedWatcher for MirrorSourceConnector; the other connectors have no source
 // partitions to watch.
 func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, config map[string]string) error {
@@ -50,17 +55,19 @@ func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, conne
 	defer admin.Close()
 	admin.Timeout = 10 * time.Second
 	w := &stoppedWatch{env: env, admin: admin, alias: cfg.sourceAlias(), readCommitted: readCommitted, ids: map[string]string{}}
-	tick := time.NewTicker(pausedStatsInterval)
-	defer tick.Stop()
 	for {
 		more, err := w.look(ctx)
 		if err != nil || !more {
 			return err
 		}
+		wait := pausedStatsInterval
+		if w.looks < stoppedQuickLooks {
+			wait = time.Second
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-tick.C:
+		case <-time.After(wait):
 		}
 	}
 }
@@ -73,6 +80,7 @@ type stoppedWatch struct {
 	readCommitted bool
 	ids           map[string]string // topic -> the id of the incarnation watched (adopted at the first look)
 	failing       bool
+	looks         int
 }
 
 // look refreshes the end offsets of the kept partitions whose topic is still the one their offsets belong to.
@@ -84,8 +92,11 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		w.warn(ctx, "reading the partitions' stats failed, will retry", err)
 		return true, nil
 	}
+	w.looks++
 	if len(stats) == 0 {
-		return false, nil // stopped before any partition was reported: nothing can be judged later either
+		// Stopped before any partition was reported (the stopping tasks' last reports may still come): nothing can
+		// be judged later either.
+		return w.looks <= stoppedQuickLooks, nil
 	}
 	offsets, err := w.env.ReadOffsets(ctx)
 	if err != nil {
@@ -104,14 +115,59 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 			ids[tp], next[tp] = o.SourceID, off+1
 		}
 	}
+	// Every kept partition's position follows its committed offset, also where the topic is gone: a task that
+	// finds it re-created trusts an end only at its position. It is recorded before the source is asked, so that
+	// a source slow to answer cannot hold it back.
+	positions := make([]tasks.PartitionEnd, 0, len(stats))
+	for _, st := range stats {
+		e := tasks.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
+		if n, ok := next[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}]; ok {
+			e.Next = n
+		}
+		positions = append(positions, e)
+	}
+	if err := w.env.RefreshPartitionEnds(ctx, positions); err != nil {
+		if errors.Is(err, tasks.ErrFenced) {
+			return false, err
+		}
+		w.warn(ctx, "recording the committed positions failed, will retry", err)
+		return true, nil
+	}
+	ends, err := w.ends(ctx, stats, ids)
+	if err != nil {
+		w.warn(ctx, "reading the source's end offsets failed, will retry", err)
+		return true, nil
+	}
+	for i := range positions {
+		if end, ok := ends[kafka.PartitionID{Topic: positions[i].Topic, Partition: positions[i].Partition}]; ok {
+			positions[i].End = end
+		}
+	}
+	if err := w.env.RefreshPartitionEnds(ctx, positions); err != nil {
+		if errors.Is(err, tasks.ErrFenced) {
+			return false, err
+		}
+		w.warn(ctx, "recording the end offsets failed, will retry", err)
+		return true, nil
+	}
+	if w.failing {
+		w.failing = false
+		log.Info("stopped: watching the source topics' end offsets works again", "source", w.alias)
+	}
+	return true, nil
+}
+
+// ends asks the source for the end offsets of the kept partitions whose topic is still the incarnation their
+// offsets belong to (ids, by partition; "" unknown: the one seen at the first look): a deleted topic's partition
+// would fail the whole request, and a re-created one's end is not the end of what the stats describe.
+func (w *stoppedWatch) ends(ctx context.Context, stats []tasks.PartitionStat, ids map[mirror.TopicPartition]string) (map[kafka.PartitionID]int64, error) {
 	topics := map[string]bool{}
 	for _, st := range stats {
 		topics[st.Topic] = true
 	}
 	shapes, err := w.admin.TopicShapes(ctx, slices.Sorted(maps.Keys(topics)))
 	if err != nil {
-		w.warn(ctx, "describing the source topics failed, will retry", err)
-		return true, nil
+		return nil, err
 	}
 	var live []kafka.PartitionID
 	for _, st := range stats {
@@ -132,35 +188,13 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 	}
 	logs, _, err := w.admin.LogOffsets(ctx, live, w.readCommitted, false)
 	if err != nil {
-		w.warn(ctx, "reading the source's end offsets failed, will retry", err)
-		return true, nil
+		return nil, err
 	}
-	// Every kept partition's position follows its committed offset (the stopping tasks commit after their last
-	// report), also where the topic is gone: a task that finds it re-created trusts an end only at its position.
-	ends := make([]tasks.PartitionEnd, 0, len(stats))
-	for _, st := range stats {
-		tp := mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}
-		e := tasks.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
-		if n, ok := next[tp]; ok {
-			e.Next = n
-		}
-		if lo, ok := logs[kafka.PartitionID{Topic: st.Topic, Partition: st.Partition}]; ok {
-			e.End = lo.End
-		}
-		ends = append(ends, e)
+	out := make(map[kafka.PartitionID]int64, len(logs))
+	for id, lo := range logs {
+		out[id] = lo.End
 	}
-	if err := w.env.RefreshPartitionEnds(ctx, ends); err != nil {
-		if errors.Is(err, tasks.ErrFenced) {
-			return false, err
-		}
-		w.warn(ctx, "recording the end offsets failed, will retry", err)
-		return true, nil
-	}
-	if w.failing {
-		w.failing = false
-		log.Info("stopped: watching the source topics' end offsets works again", "source", w.alias)
-	}
-	return true, nil
+	return out, nil
 }
 
 // warn logs the first of a run of failed looks.

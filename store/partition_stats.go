@@ -89,7 +89,9 @@ func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []Partit
 // holds its unit. A run of a superseded task set (started with an older task generation than the connector's,
 // and about to be restarted with its new config) stores nothing: it may still hold partitions the new plan
 // dropped or gave to another task, and its last report, the final one as it stops, must not bring their rows
-// back after RetainPartitionStats removed them.
+// back after RetainPartitionStats removed them. Only the runs of a connector being STOPPED (no task set left)
+// store theirs: the stop keeps the rows (StopTaskSet), and their last report is the most a deletion while the
+// connector is stopped can be judged on; the plan that resumes it retains what it needs.
 func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
@@ -121,14 +123,15 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 			FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[], $11::float8[],
 				$12::float8[], $13::timestamptz[], $14::text[]) AS u(t, p, r, o, e, l, ls, rps, bps, lr, st)
 			WHERE EXISTS (SELECT 1 FROM connectors c JOIN assignments a ON a.connector_name = c.name
-				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND a.run_generation >= c.task_generation)
+				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND (a.run_generation >= c.task_generation
+					OR (c.target_state = $16 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name))))
 			ON CONFLICT (connector_name, topic, partition) DO UPDATE
 			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
 			    replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset, lag_records = EXCLUDED.lag_records,
 			    lag_seconds = EXCLUDED.lag_seconds, records_per_second = EXCLUDED.records_per_second,
 			    bytes_per_second = EXCLUDED.bytes_per_second, last_replicated_at = EXCLUDED.last_replicated_at,
 			    status = EXCLUDED.status, updated_at = now()`,
-			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch)
+			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch, TargetStopped)
 		return err
 	})
 	if err != nil {

@@ -112,7 +112,12 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
 			RemoteTopic: "A.t", ReplicatedOffset: 10, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: "ok"}}))
 	}
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
 	require.NoError(t, s.StopTaskSet(ctx, conn))
+	// A stopping task's last report is stored although its task set is gone: nothing else will say where it
+	// stood (task 1's, with status stop as a run leaves it).
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{{Topic: "t", Partition: 1,
+		RemoteTopic: "A.t", ReplicatedOffset: 11, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, Status: store.PartitionStopped}}))
 	tcs, err := s.TaskConfigs(ctx, "c")
 	require.NoError(t, err)
 	require.Empty(t, tcs, "a stopped connector has no tasks")
@@ -128,6 +133,7 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	}
 	kept := byPartition()
 	require.Len(t, kept, 2)
+	require.Equal(t, int64(11), kept[1].ReplicatedOffset, "the stopping task's last report is stored")
 	for _, st := range kept {
 		require.Equal(t, store.PartitionStopped, st.Status)
 		require.Zero(t, st.BytesPerSecond)
