@@ -204,6 +204,7 @@ func TestSourceTopicDeletedWhilePaused(t *testing.T) {
 // positive). It returns the scenario, when the topic was deleted and the notices seen from just before.
 func deleteWhileBehind(t *testing.T, prefix string, recreate int) (*scenario, time.Time, *noticeWatcher) {
 	s := startBehind(t, prefix)
+	s.awaitEndsPublished(time.Minute)
 	notices := s.watchNotices()
 	onB := s.onB()
 	deletedAt := time.Now()
@@ -473,4 +474,38 @@ func (nw *noticeWatcher) close() []seenNotice {
 	nw.mu.Lock()
 	defer nw.mu.Unlock()
 	return slices.Clone(nw.seen)
+}
+
+// awaitEndsPublished waits until GET /connectors/{c}/partitions shows an end offset for every partition of the
+// topic: the case under test is a deletion after the tasks have published what they saw (a deletion before any
+// report is said to be of unknown extent, truthfully, and is not this case).
+func (s *scenario) awaitEndsPublished(within time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	var last string
+	for {
+		code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/partitions", nil)
+		var out struct {
+			ByPartition []struct {
+				Topic     string `json:"topic"`
+				EndOffset *int64 `json:"end_offset"`
+			} `json:"by_partition"`
+		}
+		if err == nil && code == http.StatusOK && json.Unmarshal(body, &out) == nil {
+			seen := 0
+			for _, p := range out.ByPartition {
+				if p.Topic == s.topic && p.EndOffset != nil && *p.EndOffset > 0 {
+					seen++
+				}
+			}
+			if seen == sourcePartitions {
+				return
+			}
+			last = string(body)
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("no end offset published for every partition within %s: %s", within, last)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
