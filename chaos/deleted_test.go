@@ -88,22 +88,27 @@ func TestSourceTopicDeletedWhileBehindDefaultRefresh(t *testing.T) {
 	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
 }
 
-// awaitPartitionsDeleted waits until GET /connectors/{c}/partitions shows every partition deleted.
-func (s *scenario) awaitPartitionsDeleted(within time.Duration) {
+// partitionReport is a partition of GET /connectors/{c}/partitions, as the deletion cases read it.
+type partitionReport struct {
+	Topic     string `json:"topic"`
+	Status    string `json:"status"`
+	EndOffset *int64 `json:"end_offset"`
+}
+
+// awaitPartitions waits until every partition of the topic in GET /connectors/{c}/partitions satisfies ok.
+func (s *scenario) awaitPartitions(what string, within time.Duration, ok func(partitionReport) bool) {
 	s.t.Helper()
 	deadline := time.Now().Add(within)
 	var last string
 	for {
 		code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/partitions", nil)
 		var out struct {
-			ByPartition []struct {
-				Status string `json:"status"`
-			} `json:"by_partition"`
+			ByPartition []partitionReport `json:"by_partition"`
 		}
 		if err == nil && code == http.StatusOK && json.Unmarshal(body, &out) == nil {
 			n := 0
 			for _, p := range out.ByPartition {
-				if p.Status == "deleted" {
+				if p.Topic == s.topic && ok(p) {
 					n++
 				}
 			}
@@ -113,10 +118,16 @@ func (s *scenario) awaitPartitionsDeleted(within time.Duration) {
 			last = string(body)
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("not every partition deleted within %s: %s", within, last)
+			s.t.Fatalf("not every partition %s within %s: %s", what, within, last)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// awaitPartitionsDeleted waits until GET /connectors/{c}/partitions shows every partition deleted.
+func (s *scenario) awaitPartitionsDeleted(within time.Duration) {
+	s.t.Helper()
+	s.awaitPartitions("deleted", within, func(p partitionReport) bool { return p.Status == "deleted" })
 }
 
 // TestSourceTopicRecreatedSmallerWhileBehind deletes the source topic while the connector is far behind it and
@@ -481,31 +492,7 @@ func (nw *noticeWatcher) close() []seenNotice {
 // report is said to be of unknown extent, truthfully, and is not this case).
 func (s *scenario) awaitEndsPublished(within time.Duration) {
 	s.t.Helper()
-	deadline := time.Now().Add(within)
-	var last string
-	for {
-		code, body, err := s.c.do(http.MethodGet, "/connectors/"+s.name+"/partitions", nil)
-		var out struct {
-			ByPartition []struct {
-				Topic     string `json:"topic"`
-				EndOffset *int64 `json:"end_offset"`
-			} `json:"by_partition"`
-		}
-		if err == nil && code == http.StatusOK && json.Unmarshal(body, &out) == nil {
-			seen := 0
-			for _, p := range out.ByPartition {
-				if p.Topic == s.topic && p.EndOffset != nil && *p.EndOffset > 0 {
-					seen++
-				}
-			}
-			if seen == sourcePartitions {
-				return
-			}
-			last = string(body)
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("no end offset published for every partition within %s: %s", within, last)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	s.awaitPartitions("with an end offset published", within, func(p partitionReport) bool {
+		return p.EndOffset != nil && *p.EndOffset > 0
+	})
 }
