@@ -3,7 +3,7 @@ package source
 // The C data path of the source task (worker option --data-path=c; package connectors/kafka/cpath): records
 // move from the source consumer to the target producer inside librdkafka's C API, in paced batches, and this
 // file applies what each batch reports to the same partition state, offset map, offset syncs, notices and
-// metrics the Go path keeps record by record (source_task.go). Exactly-once mode stays on the Go path.
+// metrics the Go path keeps record by record (task.go). Exactly-once mode stays on the Go path.
 
 import (
 	"context"
@@ -274,7 +274,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	if r.failure.Load() == nil && pl.AuthFailure() == nil && pl.Fatal() == nil {
 		left = pl.Flush(flushCtx)
 	}
-	// Otherwise nothing more may be written (after a delivery failure: source_overdue.go), or the producer
+	// Otherwise nothing more may be written (after a delivery failure: overdue.go), or the producer
 	// delivers nothing more: waiting would keep a failed task RUNNING until the stop budget or
 	// message.timeout.ms ran out (records queued before a failed authentication was known).
 	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already

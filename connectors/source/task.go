@@ -40,11 +40,11 @@ type sourceTask struct {
 	admins  *adminPool        // the worker's shared admin clients of C-path tasks
 	metrics *metrics.Registry // nil without metrics
 	eos     bool              // the worker has exactly-once source support: replicate in transactions
-	// dataPath is the worker's --data-path: DataPathC moves records in C (source_cpath.go) unless eos.
+	// dataPath is the worker's --data-path: DataPathC moves records in C (cpath.go) unless eos.
 	dataPath DataPath
 	procs    *cpathProcs // the worker's GOMAXPROCS for C pipelines (nil: left alone)
 	// consumerStatsMax, producerStatsMax: a replication consumer or producer knowing of more partitions runs
-	// without librdkafka statistics (source_client_stats.go); at most 0: no limit.
+	// without librdkafka statistics (client_stats.go); at most 0: no limit.
 	consumerStatsMax, producerStatsMax int
 }
 
@@ -136,7 +136,7 @@ type sourceRun struct {
 
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
-	// it sets failure and purges: no record is produced after a purge (source_overdue.go).
+	// it sets failure and purges: no record is produced after a purge (overdue.go).
 	produceMu  sync.Mutex
 	recreated  atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
 	producer   atomic.Pointer[kafka.Producer]
@@ -147,20 +147,20 @@ type sourceRun struct {
 	stall       stallClock
 	unreachable bool
 	// overdueAfter is a little less than it: a record unacknowledged that long ends the pipeline
-	// (source_overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
+	// (overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
 	overdueAfter time.Duration
 	remoteIDs    map[string]string // remote topic -> the topic id it had when first seen
 	sourceAdmin  *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
 	limit        *lograte.Limiter
 	taskMetrics  taskMetrics // offset commit time and records in flight (zero without metrics)
-	txns         *sourceTxns // exactly-once mode (source_transactions.go); nil without it
+	txns         *sourceTxns // exactly-once mode (transactions.go); nil without it
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
 	producerFigures, consumerFigures clientFigures
 
 	// consumerStatsOff, producerStatsOff: the replication consumer or producer runs without librdkafka statistics
-	// (source_client_stats.go); consumerLags then takes Java's records-lag from sampleStats (nil without metrics).
+	// (client_stats.go); consumerLags then takes Java's records-lag from sampleStats (nil without metrics).
 	consumerStatsOff   bool
 	producerStatsOff   bool
 	consumerLags       func([]metrics.PartitionLag)
@@ -517,7 +517,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		left = producer.Flush(flushCtx)
 	}
 	// After a delivery failure nothing the producer holds may be written: the next pipeline sends it again
-	// after the failed record (source_overdue.go). A failed or broken producer delivers nothing more: waiting
+	// after the failed record (overdue.go). A failed or broken producer delivers nothing more: waiting
 	// would keep a failed task RUNNING until the stop budget or the delivery timeout ran out (records queued
 	// before a failed authentication was known), as the C path found (replicateC).
 	if left > 0 {
@@ -750,7 +750,7 @@ func (r *sourceRun) leaseLapsed(p *sourcePartition, offset int64, producer purge
 // halt ends the pipeline with err, if nothing ended it before, and drops everything its producer holds
 // (nil: nothing to drop yet): records behind a failed or overdue one must not reach the target before it,
 // since the next pipeline sends it again, and neither may a record produced after the purge
-// (source_overdue.go). It reports whether err is the pipeline's failure.
+// (overdue.go). It reports whether err is the pipeline's failure.
 func (r *sourceRun) halt(err error, producer purger) bool {
 	r.produceMu.Lock()
 	defer r.produceMu.Unlock()

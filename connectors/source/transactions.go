@@ -298,7 +298,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	}
 	if len(ahead) > 0 {
 		// After a crash PostgreSQL's copy lags by up to a commit interval. Offsets set with PATCH or DELETE
-		// change both copies (source_offsets_alter.go); a copy changed behind kmirror's back would look the same.
+		// change both copies (offsets_alter.go); a copy changed behind kmirror's back would look the same.
 		r.log.Warn("the offsets topic is ahead of PostgreSQL's copy: resuming from the offsets topic (after a crash this is expected)",
 			"topic", x.offsetsTopic, "partitions", ahead)
 	}
