@@ -241,7 +241,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
 	committer := make(chan error, 1)
-	go func() { committer <- r.committer(commitCtx, syncs, reader) }()
+	go func() { committer <- r.commitLoop(commitCtx, syncs, reader) }()
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,14 +19,6 @@ import (
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
-
-// How often a source task commits acknowledged offsets to PostgreSQL: often enough that a crash re-sends
-// little more than what was in flight, rarely enough that commits stay off the hot path.
-const sourceCommitInterval = 100 * time.Millisecond
-
-// How often delayed offset syncs are promoted, so that quiet partitions get an exact sync for their last record
-// (MM2 does it on every offset flush, 60 s by default).
-const sourceSyncPromoteInterval = 10 * time.Second
 
 // sourceTask is MirrorSourceTask: it replicates its assigned source partitions to the same partitions of the
 // remote topics, committing each partition's progress only over records the target acknowledged.
@@ -167,11 +157,8 @@ type sourceRun struct {
 	removeConsumerLags func() // at the run's end
 	watermarkNext      int    // the committer's: the next partition whose watermarks sampleStats reads (watermarkWindow)
 
-	noticeMu    sync.Mutex
-	notices     map[string]tasks.Notice
-	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
-	hasNotices  atomic.Bool // lets the hot path skip the lock when there is nothing to clear
-	dirty       atomic.Bool // notices changed since the committer last published them
+	noticeBoard // the notices the task shows; the committer publishes them
+	commits     *committer
 }
 
 // sourceReader is what a task asks of its source consumer besides records: the consumer of the Go path
@@ -204,7 +191,6 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
 		offsetLagMax: t.cfg.Values.Long("offset.lag.max"),
 		pollTimeout:  min(time.Duration(t.cfg.Values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
-		notices:      map[string]tasks.Notice{},
 		remoteIDs:    map[string]string{},
 		limit:        lograte.New(30 * time.Second),
 	}
@@ -277,6 +263,8 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.bySource[tp.Topic] = place(r.bySource[tp.Topic], p)
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
 	}
+	r.commits = &committer{env: env, parts: r.parts, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias, notices: &r.noticeBoard,
+		log: r.log, limit: r.limit}
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
@@ -288,17 +276,12 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	return r, nil
 }
 
-// rangeKey names a partition in the offset map.
-func (r *sourceRun) rangeKey(p *sourcePartition) tasks.RangeKey {
-	return tasks.RangeKey{SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: p.tp.Topic, Partition: p.tp.Partition}
-}
-
 // loadRanges lets each partition's offset map continue its last stored range, when that range belongs to the
 // source incarnation the partition's offset does.
 func (r *sourceRun) loadRanges(ctx context.Context) error {
 	keys := make([]tasks.RangeKey, len(r.parts))
 	for i, p := range r.parts {
-		keys[i] = r.rangeKey(p)
+		keys[i] = r.commits.rangeKey(p)
 	}
 	last, err := r.env.LastOffsetRanges(ctx, keys)
 	if err != nil {
@@ -483,7 +466,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
 	committer := make(chan error, 1)
-	go func() { committer <- r.committer(commitCtx, syncs, consumer) }()
+	go func() { committer <- r.commitLoop(commitCtx, syncs, consumer) }()
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -545,10 +528,10 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancelFinal()
 	if syncs != nil {
-		r.promoteSyncs(syncs)
+		r.commits.promoteSyncs(syncs)
 		syncs.flush(finalCtx)
 	}
-	if err := r.commit(finalCtx); err != nil && committerErr == nil && !errors.Is(err, context.Canceled) {
+	if err := r.commits.commit(finalCtx); err != nil && committerErr == nil && !errors.Is(err, context.Canceled) {
 		committerErr = err
 	}
 	if loopErr != nil {
@@ -1138,210 +1121,7 @@ func (r *sourceRun) skipGap(consumer sourceReader, p *sourcePartition, want, low
 	return nil
 }
 
-// committer commits acknowledged offsets every sourceCommitInterval, promotes delayed offset syncs every
-// sourceSyncPromoteInterval, and samples and publishes the partitions' stats (against the end offsets consumer
-// saw), until ctx is done or a commit or publication is fenced.
-func (r *sourceRun) committer(ctx context.Context, syncs *offsetSyncer, consumer sourceReader) error {
-	tick := time.NewTicker(sourceCommitInterval)
-	defer tick.Stop()
-	promote := time.NewTicker(sourceSyncPromoteInterval)
-	defer promote.Stop()
-	prune := time.NewTicker(sourcePruneInterval)
-	defer prune.Stop()
-	stats := time.NewTicker(sourceStatsInterval)
-	defer stats.Stop()
-	samples := 0
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case now := <-stats.C:
-			// The first sample is published at once: a pipeline that just started shows its lag within a second.
-			publish := samples%int(sourcePublishInterval/sourceStatsInterval) == 0
-			samples++
-			if err := r.statsTick(ctx, consumer, now, publish); err != nil {
-				return err
-			}
-		case <-promote.C:
-			if syncs != nil {
-				r.promoteSyncs(syncs)
-			}
-		case <-prune.C:
-			r.pruneRanges(ctx)
-		case now := <-tick.C:
-			r.checkStall(now)
-			r.sampleInFlight(now)
-			began := time.Now()
-			if err := r.commit(ctx); err != nil {
-				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
-					return err
-				}
-				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
-				continue
-			}
-			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
-			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
-		}
-	}
-}
-
-// How often a source task prunes its partitions' offset maps below their log start offsets.
 const sourcePruneInterval = time.Minute
-
-// pruneRanges bounds the offset map: no group can be positioned below a partition's log start offset. It
-// prunes only partitions where that can delete something (needsPrune): one statement per partition, every
-// minute, for 10,000 partitions was a steady load on PostgreSQL for idle partitions.
-func (r *sourceRun) pruneRanges(ctx context.Context) {
-	for _, p := range r.parts {
-		p.mu.Lock()
-		logStart := p.logStart
-		p.mu.Unlock()
-		if !p.needsPrune(logStart) {
-			continue
-		}
-		if err := r.env.PruneOffsetRanges(ctx, r.rangeKey(p), logStart, offsetmap.MaxRangesPerPartition); err != nil {
-			r.limit.Log(ctx, r.log, slog.LevelWarn, "prune", "pruning the offset map failed, will retry", "error", err)
-			return
-		}
-		p.pruned(logStart)
-	}
-}
-
-// promoteSyncs sends every partition's delayed offset sync, so that quiet partitions get an exact sync for
-// their last record (MM2 promotes delayed syncs on each offset flush).
-func (r *sourceRun) promoteSyncs(syncs *offsetSyncer) {
-	for _, p := range r.parts {
-		if sync, ok := p.delayedSync(); ok {
-			syncs.send(sync)
-		}
-	}
-}
-
-// commit stores every partition's acknowledged progress, records newly active topics, and publishes the
-// task's notices when they changed.
-func (r *sourceRun) commit(ctx context.Context) error {
-	var offsets []tasks.Offset
-	var topics []string
-	var advanced, newlyActive []*sourcePartition
-	var acks []int64
-	var ranges []tasks.OffsetRange
-	var snaps []offsetmap.Snapshot
-	var mapped []*sourcePartition
-	for _, p := range r.parts {
-		acked, delivered, snap := p.progressWithRanges()
-		id, idDirty := p.identity()
-		if len(snap.Ranges) > 0 {
-			k := r.rangeKey(p)
-			for _, rg := range snap.Ranges {
-				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
-					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Uncommitted: rg.Uncommitted, Rewind: rg.Rewind})
-			}
-			snaps, mapped = append(snaps, snap), append(mapped, p)
-		}
-		if acked > p.committed || (idDirty && acked >= 0) {
-			offsets = append(offsets, tasks.Offset{
-				Partition: map[string]any{"cluster": r.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
-				Offset:    map[string]any{"offset": acked},
-				SourceID:  id,
-			})
-			advanced = append(advanced, p)
-			acks = append(acks, acked)
-		}
-		if delivered && !p.tracked {
-			topics = append(topics, *p.remote)
-			newlyActive = append(newlyActive, p)
-		}
-	}
-	if len(offsets) > 0 || len(ranges) > 0 {
-		if err := r.env.CommitProgress(ctx, offsets, ranges); err != nil {
-			return err
-		}
-		for i, p := range advanced {
-			p.committed = acks[i]
-			p.identityStored()
-		}
-		for i, p := range mapped {
-			p.rangesStored(snaps[i])
-		}
-	}
-	if len(topics) > 0 {
-		slices.Sort(topics)
-		topics = slices.Compact(topics)
-		if err := r.env.RecordTopics(ctx, topics); err != nil {
-			return err
-		}
-		for _, p := range newlyActive {
-			p.tracked = true
-		}
-	}
-	if r.dirty.Swap(false) {
-		if err := r.env.Report(ctx, r.noticeList()); err != nil {
-			r.dirty.Store(true)
-			return err
-		}
-	}
-	return nil
-}
-
-// maxNotices bounds the notices a task shows: loss notices of a long run (many retention gaps) must not grow
-// its status without limit; the oldest go first.
-const maxNotices = 20
-
-// notice sets one of the task's status notices (by key); the committer publishes them.
-func (r *sourceRun) notice(key string, n tasks.Notice) {
-	r.noticeMu.Lock()
-	defer r.noticeMu.Unlock()
-	if _, ok := r.notices[key]; !ok {
-		r.noticeOrder = append(r.noticeOrder, key)
-		for len(r.notices) >= maxNotices && len(r.noticeOrder) > 0 {
-			oldest := r.noticeOrder[0]
-			r.noticeOrder = r.noticeOrder[1:]
-			if oldest != key {
-				delete(r.notices, oldest)
-			}
-		}
-	}
-	if old, ok := r.notices[key]; !ok || old.Message != n.Message || old.Kind != n.Kind {
-		r.notices[key] = n
-		r.hasNotices.Store(true)
-		r.dirty.Store(true)
-	}
-}
-
-// hasNotice tells whether the notice of key is shown.
-func (r *sourceRun) hasNotice(key string) bool {
-	r.noticeMu.Lock()
-	defer r.noticeMu.Unlock()
-	_, ok := r.notices[key]
-	return ok
-}
-
-// clearNotice removes a notice, e.g. "source unreachable" once records flow again. It is on the hot path,
-// so it looks before it locks.
-func (r *sourceRun) clearNotice(key string) {
-	if !r.hasNotices.Load() {
-		return
-	}
-	r.noticeMu.Lock()
-	defer r.noticeMu.Unlock()
-	if _, ok := r.notices[key]; ok {
-		delete(r.notices, key)
-		r.hasNotices.Store(len(r.notices) > 0)
-		r.dirty.Store(true)
-	}
-}
-
-// noticeList returns the notices in the order of their keys, so that the status reads the same every time.
-func (r *sourceRun) noticeList() []tasks.Notice {
-	r.noticeMu.Lock()
-	defer r.noticeMu.Unlock()
-	keys := slices.Sorted(maps.Keys(r.notices))
-	out := make([]tasks.Notice, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, r.notices[k])
-	}
-	return out
-}
 
 // jsonInt reads an integer from a decoded JSON offset map (json.Number, float64 or an int type).
 func jsonInt(v any) (int64, bool) {
