@@ -21,6 +21,7 @@ const sourceCommitInterval = 100 * time.Millisecond
 const sourceSyncPromoteInterval = 10 * time.Second
 
 // How often a source task prunes its partitions' offset maps below their log start offsets.
+const sourcePruneInterval = time.Minute
 
 // committer stores a run's acknowledged progress: every partition's offset and the offset-map ranges behind
 // it in one transaction, the remote topics that became active, and the task's notices when they changed. It
