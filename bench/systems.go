@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/source"
 )
 
 // producerSettings are the replication producer settings every system gets, in Java's names.
@@ -138,7 +138,7 @@ func (b *bench) pipeProps(f flow) (consumer, producer map[string]string, err err
 	}
 	// What kmirror's source task adds to the translated properties when the user did not set them: the pipe
 	// must run with the same client settings.
-	connectors.PipelineDefaults(c.Props, p.Props, f.tasks)
+	source.PipelineDefaults(c.Props, p.Props, f.tasks)
 	c.Props["group.id"] = "kmirror-bench-pipe"
 	c.Props["client.id"] = "kmirror-bench-pipe"
 	p.Props["client.id"] = "kmirror-bench-pipe"

@@ -13,44 +13,44 @@ import (
 	"github.com/kmirror/kmirror/tasks"
 )
 
-// failingJobs shows the failures of a connector's recurring jobs (creating an internal topic, listing topics or
+// FailingJobs shows the failures of a connector's recurring jobs (creating an internal topic, listing topics or
 // groups, syncing ACLs) in its status: FAILED with their errors, each naming the cluster and its address, for
 // as long as one of them fails; RUNNING again once none does. The jobs are retried meanwhile, so the connector
 // recovers without a restart. Its methods are called from the connector's Run goroutine only.
-type failingJobs struct {
+type FailingJobs struct {
 	env   tasks.ConnectorEnv
-	cfg   connectorConfig
+	cfg   Config
 	name  string
 	errs  map[string]error // by job, the failure of its last run
 	order []string         // jobs in the order they first failed, for a stable trace
 	shown string           // what the status shows now: "" while it shows no failure
 }
 
-func newFailingJobs(env tasks.ConnectorEnv, cfg connectorConfig, name string) *failingJobs {
-	return &failingJobs{env: env, cfg: cfg, name: name, errs: map[string]error{}}
+func NewFailingJobs(env tasks.ConnectorEnv, cfg Config, name string) *FailingJobs {
+	return &FailingJobs{env: env, cfg: cfg, name: name, errs: map[string]error{}}
 }
 
-// fail records that job failed with err.
-func (f *failingJobs) fail(job string, err error) {
+// Fail records that job failed with err.
+func (f *FailingJobs) Fail(job string, err error) {
 	if _, ok := f.errs[job]; !ok {
 		f.order = append(f.order, job)
 	}
 	f.errs[job] = err
 }
 
-// ok records that job succeeded.
-func (f *failingJobs) ok(job string) {
+// OK records that job succeeded.
+func (f *FailingJobs) OK(job string) {
 	delete(f.errs, job)
 	f.order = slices.DeleteFunc(f.order, func(j string) bool { return j == job })
 }
 
-func (f *failingJobs) failing() bool { return len(f.errs) > 0 }
+func (f *FailingJobs) Failing() bool { return len(f.errs) > 0 }
 
-// show brings the status in line: FAILED with the current failures (written again when they changed, or when
+// Show brings the status in line: FAILED with the current failures (written again when they changed, or when
 // key, what else the connector last showed, changed), or RUNNING when none is left. recovered is true when it
 // just went back to RUNNING: the caller shows its notices again, which Running cleared.
-func (f *failingJobs) show(ctx context.Context, key string) (recovered bool, err error) {
-	if !f.failing() {
+func (f *FailingJobs) Show(ctx context.Context, key string) (recovered bool, err error) {
+	if !f.Failing() {
 		if f.shown == "" {
 			return false, nil
 		}
@@ -73,7 +73,7 @@ func (f *failingJobs) show(ctx context.Context, key string) (recovered bool, err
 	if len(errs) > 1 {
 		failure = errors.Join(errs...)
 	}
-	if previous, err := f.tasksOnPreviousConfig(ctx); err != nil {
+	if previous, err := f.TasksOnPreviousConfig(ctx); err != nil {
 		return false, err
 	} else if previous {
 		failure = &clusterError{msg: failure.Error() + "\n" + tasksOnPreviousConfig, cause: failure}
@@ -108,17 +108,17 @@ const tasksOnPreviousConfig = "The connector has not planned its tasks with its 
 // NoticeTasksOnPreviousConfig is the notice of a connector that has not planned with its new config yet.
 const NoticeTasksOnPreviousConfig = "tasks_on_previous_config"
 
-// tasksOnPreviousConfigPending is its message.
-const tasksOnPreviousConfigPending = "planning the tasks with the connector's new config: until that succeeds, the tasks run the task configs of its previous config (" +
+// TasksOnPreviousConfigPending is its message.
+const TasksOnPreviousConfigPending = "planning the tasks with the connector's new config: until that succeeds, the tasks run the task configs of its previous config (" +
 	TaskConfigsHeader + ": " + TaskConfigsPrevious + ")"
 
-func (f *failingJobs) tasksOnPreviousConfig(ctx context.Context) (bool, error) {
+func (f *FailingJobs) TasksOnPreviousConfig(ctx context.Context) (bool, error) {
 	set, err := f.env.TaskConfigs(ctx)
 	if err != nil {
 		return false, err
 	}
 	for _, tc := range set {
-		if !PlannedFrom(tc, f.cfg.raw) {
+		if !PlannedFrom(tc, f.cfg.Raw) {
 			return true, nil
 		}
 	}
@@ -127,7 +127,7 @@ func (f *failingJobs) tasksOnPreviousConfig(ctx context.Context) (bool, error) {
 
 // taskOnlyKeys are the keys MM2's connectors (and kmirror's planner: how the set was dealt, a task's last move
 // by load) add to their config to make a task config.
-var taskOnlyKeys = []string{taskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, assignedGroupsKey,
+var taskOnlyKeys = []string{TaskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, AssignedGroupsKey,
 	mirror.TaskAssignedByConfig, mirror.TaskLastMoveConfig}
 
 // PlannedFrom tells whether taskConfig was planned from connectorConfig. A task config of MM2's connectors is
@@ -164,18 +164,18 @@ func (e *clusterError) Unwrap() error { return e.cause }
 
 // clusterFailure adds to err, for each cluster its message names ("source cluster A", "cluster A"), the
 // bootstrap servers the connector's admin clients use there, as the operator wrote them.
-func (c connectorConfig) clusterFailure(connectorName string, err error) error {
+func (c Config) clusterFailure(connectorName string, err error) error {
 	msg := err.Error()
 	out := &clusterError{msg: msg, cause: err}
 	var where []string
 	for _, cl := range []struct {
 		alias string
 		role  clientconfig.Role
-	}{{c.sourceAlias(), clientconfig.SourceAdmin}, {c.targetAlias(), clientconfig.TargetAdmin}} {
+	}{{c.SourceAlias(), clientconfig.SourceAdmin}, {c.TargetAlias(), clientconfig.TargetAdmin}} {
 		if cl.alias == "" || !strings.Contains(msg, "cluster "+cl.alias) {
 			continue
 		}
-		written := strings.TrimSpace(clientconfig.Resolve(cl.role, c.raw, c.def.Has)["bootstrap.servers"])
+		written := strings.TrimSpace(clientconfig.Resolve(cl.role, c.Raw, c.Def.Has)["bootstrap.servers"])
 		if written == "" {
 			continue
 		}
@@ -184,7 +184,7 @@ func (c connectorConfig) clusterFailure(connectorName string, err error) error {
 			continue
 		}
 		out.cause = nil
-		if props, perr := c.clientProps(cl.role, connectorName, -1); perr == nil {
+		if props, perr := c.ClientProps(cl.role, connectorName, -1); perr == nil {
 			for _, server := range strings.Split(props["bootstrap.servers"], ",") {
 				if server = strings.TrimSpace(server); len(server) >= 4 {
 					out.msg = strings.ReplaceAll(out.msg, server, written)

@@ -1,12 +1,12 @@
 package connectors
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -15,74 +15,55 @@ const (
 	SourceTaskClass     = "org.apache.kafka.connect.mirror.MirrorSourceTask"
 	CheckpointTaskClass = "org.apache.kafka.connect.mirror.MirrorCheckpointTask"
 	HeartbeatTaskClass  = "org.apache.kafka.connect.mirror.MirrorHeartbeatTask"
-	taskClassKey        = "task.class"
+	TaskClassKey        = "task.class"
 )
 
-// Registry creates MM2 connectors and tasks for the runtime.
+// AssignedGroupsKey is the task config key carrying a checkpoint task's groups, comma-joined as MM2 does.
+const AssignedGroupsKey = "task.assigned.groups"
+
+// A Plugin is one of MM2's connectors: it makes the connector and its tasks from configs the registry parsed.
+type Plugin interface {
+	// Class is the connector class it implements (connector.class); TaskClass is its tasks' task.class.
+	Class() string
+	TaskClass() string
+	NewConnector(name string, cfg Config, log *slog.Logger) tasks.Connector
+	NewTask(id tasks.TaskID, cfg Config, log *slog.Logger) tasks.Task
+}
+
+// An OffsetsPlugin is a Plugin whose connectors may keep source offsets outside PostgreSQL too; the registry
+// answers tasks.OffsetsWriter through it.
+type OffsetsPlugin interface {
+	Plugin
+	// WritesOffsets tells whether its connectors keep offsets outside PostgreSQL on this worker.
+	WritesOffsets() bool
+	// WriteOffsets writes a connector's altered (or, with reset, cleared) offsets there.
+	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []tasks.Offset, reset bool) error
+}
+
+// Registry creates MM2 connectors and tasks for the runtime, each through the plugin of its class.
 type Registry struct {
 	logger  func(name string) *slog.Logger
-	syncs   *producerPool
-	admins  *adminPool
-	metrics *metrics.Registry // nil: the tasks report no metrics
-	eos     mirrorconfig.ExactlyOnceSourceSupport
 	clients clientconfig.Options
-	data    DataPath // how source tasks move records (DataPathAuto when empty)
-	procs   *cpathProcs
-	// consumerStatsMax, producerStatsMax: see WithConsumerStatsLimit and WithProducerStatsLimit.
-	consumerStatsMax, producerStatsMax int
-	assign                             TaskAssignment // see WithTaskAssignment
+	byClass map[string]Plugin // by connector class
+	byTask  map[string]Plugin // by task class
 }
 
-// NewRegistry returns a Registry whose connectors log through loggers named by logger and whose tasks report
-// to m (nil for none: the partitions they publish are the same either way). clients are the rules every
-// client setting follows (allowed files, config providers): the same the REST API validates with.
-func NewRegistry(logger func(name string) *slog.Logger, m *metrics.Registry, clients clientconfig.Options) *Registry {
-	return &Registry{logger: logger, syncs: newProducerPool(logger("kmirror.connectors")), admins: newAdminPool(logger("kmirror.connectors")), metrics: m, clients: clients,
-		procs: newCPathProcs(), consumerStatsMax: DefaultConsumerStatsMaxPartitions,
-		producerStatsMax: DefaultProducerStatsMaxPartitions, assign: AssignTopics}
-}
-
-// WithConsumerStatsLimit sets how many partitions a source task's replication consumer may know of (every
-// partition of each topic it reads) and still run with librdkafka statistics; at most 0: no limit. The default
-// is DefaultConsumerStatsMaxPartitions, which says why. It returns r.
-func (r *Registry) WithConsumerStatsLimit(n int) *Registry {
-	r.consumerStatsMax = n
-	return r
-}
-
-// WithProducerStatsLimit is WithConsumerStatsLimit for a source task's replication producer (every partition of
-// each remote topic it writes); the default is DefaultProducerStatsMaxPartitions. It returns r.
-func (r *Registry) WithProducerStatsLimit(n int) *Registry {
-	r.producerStatsMax = n
-	return r
-}
-
-// WithExactlyOnceSource sets the worker's exactly-once source support: when enabled, source tasks replicate
-// in transactions (source_transactions.go). It returns r.
-func (r *Registry) WithExactlyOnceSource(s mirrorconfig.ExactlyOnceSourceSupport) *Registry {
-	r.eos = s
-	return r
-}
-
-// WithTaskAssignment sets how source connectors spread partitions over their tasks unless their config says
-// (AssignTopics, the default, when empty). It returns r.
-func (r *Registry) WithTaskAssignment(a TaskAssignment) *Registry {
-	if a == "" {
-		a = AssignTopics
+// NewRegistry returns a Registry of plugins whose connectors and tasks log through loggers named by logger.
+// clients are the rules every client setting follows (allowed files, config providers): the same the REST API
+// validates with.
+func NewRegistry(logger func(name string) *slog.Logger, clients clientconfig.Options, plugins ...Plugin) *Registry {
+	r := &Registry{logger: logger, clients: clients, byClass: map[string]Plugin{}, byTask: map[string]Plugin{}}
+	for _, p := range plugins {
+		r.byClass[p.Class()] = p
+		r.byTask[p.TaskClass()] = p
 	}
-	r.assign = a
 	return r
 }
 
-// WithDataPath sets how source tasks move records: DataPathAuto (the default), DataPathC, records moving in C
-// with per-batch bookkeeping in Go (source_cpath.go; exactly-once tasks stay on the Go path), or DataPathGo.
-// It returns r.
-func (r *Registry) WithDataPath(d DataPath) *Registry {
-	r.data = d
-	return r
-}
-
-var _ tasks.Registry = (*Registry)(nil)
+var (
+	_ tasks.Registry      = (*Registry)(nil)
+	_ tasks.OffsetsWriter = (*Registry)(nil)
+)
 
 // NewConnector returns the connector instance for config's connector.class.
 func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
@@ -90,49 +71,59 @@ func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Co
 	if !ok {
 		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
 	}
-	cfg, err := parseConfig(p, config, r.clients)
+	cfg, err := ParseConfig(p, config, r.clients)
 	if err != nil {
 		return nil, err
 	}
-	log := r.logger("kmirror.connectors").With("connector", name)
-	switch p.Class {
-	case mirrorconfig.HeartbeatConnectorClass:
-		return &heartbeatConnector{name: name, cfg: cfg, log: log}, nil
-	case mirrorconfig.SourceConnectorClass:
-		return &sourceConnector{name: name, cfg: cfg, log: log, assignment: r.assign, metrics: r.metrics}, nil
-	case mirrorconfig.CheckpointConnectorClass:
-		return &checkpointConnector{name: name, cfg: cfg, log: log}, nil
+	plugin, ok := r.byClass[p.Class]
+	if !ok {
+		return nil, fmt.Errorf("connector class %s is not implemented yet", p.Class)
 	}
-	return nil, fmt.Errorf("connector class %s is not implemented yet", p.Class)
+	return plugin.NewConnector(name, cfg, r.logger("kmirror.connectors").With("connector", name)), nil
 }
 
 // NewTask returns the task for a task config published by one of this registry's connectors.
 func (r *Registry) NewTask(id tasks.TaskID, config map[string]string) (tasks.Task, error) {
-	class := config[taskClassKey]
-	var p mirrorconfig.Plugin
-	switch class {
-	case HeartbeatTaskClass:
-		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.HeartbeatConnectorClass)
-	case SourceTaskClass:
-		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
-	case CheckpointTaskClass:
-		p, _ = mirrorconfig.LookupPlugin(mirrorconfig.CheckpointConnectorClass)
-	default:
+	class := config[TaskClassKey]
+	plugin, ok := r.byTask[class]
+	if !ok {
 		return nil, fmt.Errorf("unknown task class %q in the config of task %s", class, id)
 	}
-	cfg, err := parseConfig(p, config, r.clients)
+	p, _ := mirrorconfig.LookupPlugin(plugin.Class())
+	cfg, err := ParseConfig(p, config, r.clients)
 	if err != nil {
 		return nil, err
 	}
-	log := r.logger("kmirror.connectors").With("task", id.String())
-	switch class {
-	case HeartbeatTaskClass:
-		return &heartbeatTask{id: id, cfg: cfg, log: log}, nil
-	case SourceTaskClass:
-		return &sourceTask{id: id, cfg: cfg, log: log, syncs: r.syncs, admins: r.admins, metrics: r.metrics, eos: r.eos.Enabled(), dataPath: r.data,
-			procs: r.procs, consumerStatsMax: r.consumerStatsMax, producerStatsMax: r.producerStatsMax}, nil
-	case CheckpointTaskClass:
-		return &checkpointTask{id: id, cfg: cfg, log: log, metrics: r.metrics}, nil
+	return plugin.NewTask(id, cfg, r.logger("kmirror.connectors").With("task", id.String())), nil
+}
+
+// WritesOffsets implements tasks.OffsetsWriter: whether config's connector keeps its offsets outside
+// PostgreSQL too (a MirrorSourceConnector on a worker with exactly-once source support).
+func (r *Registry) WritesOffsets(config map[string]string) bool {
+	w, ok := r.offsetsPlugin(config)
+	return ok && w.WritesOffsets()
+}
+
+// WriteOffsets implements tasks.OffsetsWriter: a connector's altered or reset offsets are written where it
+// keeps them outside PostgreSQL, if it does.
+func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []tasks.Offset, reset bool) error {
+	w, ok := r.offsetsPlugin(config)
+	if !ok || !w.WritesOffsets() {
+		return nil
 	}
-	return nil, fmt.Errorf("task class %s is not implemented yet", class)
+	p, _ := mirrorconfig.LookupPlugin(w.Class())
+	cfg, err := ParseConfig(p, config, r.clients)
+	if err != nil {
+		return err
+	}
+	return w.WriteOffsets(ctx, env, connector, cfg, offsets, reset)
+}
+
+func (r *Registry) offsetsPlugin(config map[string]string) (OffsetsPlugin, bool) {
+	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	if !ok {
+		return nil, false
+	}
+	w, ok := r.byClass[p.Class].(OffsetsPlugin)
+	return w, ok
 }

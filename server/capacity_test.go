@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/server"
 )
 
@@ -79,7 +79,7 @@ func (k *kmirror) getJSON(path string, v any) (int, error) {
 // drains without a wait for the target long enough to advise on.
 func TestCapacityAdviceNamesTheTargetAsTheBound(t *testing.T) {
 	t.Parallel()
-	k := startKmirror(t, "", func(c *server.Config) { c.DataPath = connectors.DataPathGo })
+	k := startKmirror(t, "", func(c *server.Config) { c.DataPath = source.DataPathGo })
 	prefix := "cap" + uniqueAlias("")
 	topics := createSourceTopics(t, prefix, 1)
 	sent := makeRecords(topics, 12_000, 0)

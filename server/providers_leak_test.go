@@ -15,8 +15,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/server"
 )
 
@@ -45,7 +45,7 @@ func TestProviderValuesNeverShown(t *testing.T) {
 		require.NoError(t, err)
 		c.Loggers = loggers
 		// The Go data path quotes the replication consumer's errors in a notice.
-		c.DataPath = connectors.DataPathGo
+		c.DataPath = source.DataPathGo
 		c.Clients = server.ClientRules{ConfigProviders: []string{"env", "file", "directory"}, ConfigProviderAllowedPaths: []string{dir}}
 	})
 	topic := kafkatest.TopicName(t, "leak")

@@ -19,8 +19,11 @@ import (
 	"github.com/kmirror/kmirror/api"
 	"github.com/kmirror/kmirror/auth"
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/checkpoint"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/heartbeat"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -45,21 +48,21 @@ type Config struct {
 	// HistoryKeep is how many config versions the store keeps per connector (store.DefaultHistoryKeep when zero).
 	HistoryKeep int
 	// ExactlyOnceSource is the worker's exactly.once.source.support: with "enabled" source tasks replicate in
-	// transactions (connectors/source_transactions.go). Zero is disabled. Every worker of a cluster must agree.
+	// transactions (connectors/source/transactions.go). Zero is disabled. Every worker of a cluster must agree.
 	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
-	// DataPath is how source tasks move records: connectors.DataPathAuto (the default, also when empty),
-	// DataPathC (records move in C; see connectors/source_cpath.go) or DataPathGo.
-	DataPath connectors.DataPath
+	// DataPath is how source tasks move records: source.DataPathAuto (the default, also when empty),
+	// DataPathC (records move in C; see connectors/source/cpath.go) or DataPathGo.
+	DataPath source.DataPath
 	// TaskAssignment is how source connectors spread partitions over their tasks unless their config says:
-	// connectors.AssignTopics (the default, also when empty: even, grouped by topic, moved by measured load) or
-	// connectors.AssignPartitions (MM2's spread).
-	TaskAssignment connectors.TaskAssignment
+	// source.AssignTopics (the default, also when empty: even, grouped by topic, moved by measured load) or
+	// source.AssignPartitions (MM2's spread).
+	TaskAssignment source.TaskAssignment
 	// ConsumerStatsMaxPartitions: a source task's replication consumer knowing of more partitions runs without
-	// librdkafka statistics (connectors.DefaultConsumerStatsMaxPartitions, the default when zero, says why);
+	// librdkafka statistics (source.DefaultConsumerStatsMaxPartitions, the default when zero, says why);
 	// negative: no limit.
 	ConsumerStatsMaxPartitions int
 	// ProducerStatsMaxPartitions is ConsumerStatsMaxPartitions for the replication producer
-	// (connectors.DefaultProducerStatsMaxPartitions says why).
+	// (source.DefaultProducerStatsMaxPartitions says why).
 	ProducerStatsMaxPartitions int
 	// Clients are the rules for the files and config providers connector configs may use.
 	Clients ClientRules
@@ -141,9 +144,11 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg.SetVerdictSource(parallelismVerdicts(st))
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
-		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, connectors.DefaultConsumerStatsMaxPartitions)).
-		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, connectors.DefaultProducerStatsMaxPartitions))
+	mirrorSource := source.New(cfg.Loggers.Logger("kmirror.connectors"), metricsReg).WithExactlyOnceSource(cfg.ExactlyOnceSource).
+		WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
+		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, source.DefaultConsumerStatsMaxPartitions)).
+		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, source.DefaultProducerStatsMaxPartitions))
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, clients, mirrorSource, checkpoint.New(metricsReg), heartbeat.Plugin{})
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)

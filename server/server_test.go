@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store/storetest"
 	"github.com/kmirror/kmirror/tasks"
@@ -64,7 +64,7 @@ func startKmirrorWith(t *testing.T, dbURL string, opts ...func(*server.Config)) 
 	}
 	// KMIRROR_TEST_DATA_PATH (auto, c or go: --data-path) picks the data path of every test's source tasks.
 	if dp := os.Getenv("KMIRROR_TEST_DATA_PATH"); dp != "" {
-		d, err := connectors.ParseDataPath(dp)
+		d, err := source.ParseDataPath(dp)
 		require.NoError(t, err)
 		cfg.DataPath = d
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/server"
 )
 
@@ -68,7 +68,7 @@ func TestTopicAssignmentReplicatesWholeTopicsPerTask(t *testing.T) {
 // has partitions.
 func TestPartitionsAssignmentSpreadsTopics(t *testing.T) {
 	t.Parallel()
-	k := startKmirror(t, "", func(c *server.Config) { c.TaskAssignment = connectors.AssignPartitions })
+	k := startKmirror(t, "", func(c *server.Config) { c.TaskAssignment = source.AssignPartitions })
 	prefix := "tap" + uniqueAlias("")
 	createSourceTopics(t, prefix, 4, 4)
 	name := "mm2-" + prefix

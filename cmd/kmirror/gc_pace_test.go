@@ -5,8 +5,8 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/source"
 )
 
 // The slower GC pace is for workers whose records go through Go; a C-path worker keeps Go's default, and a
@@ -18,14 +18,14 @@ func TestGCPaceFollowsTheDataPath(t *testing.T) {
 	}
 	t.Cleanup(func() { debug.SetGCPercent(100) })
 	for _, tc := range []struct {
-		data connectors.DataPath
+		data source.DataPath
 		eos  mirrorconfig.ExactlyOnceSourceSupport
 		want int
 	}{
-		{connectors.DataPathAuto, mirrorconfig.ExactlyOnceSourceDisabled, 100},
-		{connectors.DataPathC, mirrorconfig.ExactlyOnceSourceDisabled, 100},
-		{connectors.DataPathGo, mirrorconfig.ExactlyOnceSourceDisabled, goPathGCPercent},
-		{connectors.DataPathAuto, mirrorconfig.ExactlyOnceSourceEnabled, goPathGCPercent},
+		{source.DataPathAuto, mirrorconfig.ExactlyOnceSourceDisabled, 100},
+		{source.DataPathC, mirrorconfig.ExactlyOnceSourceDisabled, 100},
+		{source.DataPathGo, mirrorconfig.ExactlyOnceSourceDisabled, goPathGCPercent},
+		{source.DataPathAuto, mirrorconfig.ExactlyOnceSourceEnabled, goPathGCPercent},
 	} {
 		debug.SetGCPercent(100)
 		paceGC(tc.data, tc.eos)
@@ -35,7 +35,7 @@ func TestGCPaceFollowsTheDataPath(t *testing.T) {
 	}
 	t.Setenv("GOGC", "50")
 	debug.SetGCPercent(50)
-	paceGC(connectors.DataPathGo, mirrorconfig.ExactlyOnceSourceDisabled)
+	paceGC(source.DataPathGo, mirrorconfig.ExactlyOnceSourceDisabled)
 	if got := debug.SetGCPercent(100); got != 50 {
 		t.Errorf("GOGC=50 set: GC percent %d after paceGC", got)
 	}

@@ -30,8 +30,8 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/source"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
@@ -87,8 +87,8 @@ var envOption = ff.WithEnvVarPrefix("KMIRROR")
 // still caps the heap.
 const goPathGCPercent = 400
 
-func paceGC(data connectors.DataPath, eos mirrorconfig.ExactlyOnceSourceSupport) {
-	if _, set := os.LookupEnv("GOGC"); !set && (data == connectors.DataPathGo || eos.Enabled()) {
+func paceGC(data source.DataPath, eos mirrorconfig.ExactlyOnceSourceSupport) {
+	if _, set := os.LookupEnv("GOGC"); !set && (data == source.DataPathGo || eos.Enabled()) {
 		debug.SetGCPercent(goPathGCPercent)
 	}
 }
@@ -162,10 +162,10 @@ func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Con
 	leaseTTL := fs.Duration("leader-lease-ttl", 0, "leader lease duration; default: --worker-ttl (KMIRROR_LEADER_LEASE_TTL)")
 	eos := fs.String("exactly-once-source-support", "disabled", "Connect's exactly.once.source.support: disabled, preparing (same as disabled: kmirror has no config topic to prepare) or enabled (source tasks replicate in transactions, exactly once); every worker must agree (KMIRROR_EXACTLY_ONCE_SOURCE_SUPPORT)")
 	pprofListen := fs.String("pprof-listen", "", "address of a net/http/pprof listener for profiling a running worker, e.g. 127.0.0.1:6060 (off when empty; never expose it) (KMIRROR_PPROF_LISTEN)")
-	assignment := fs.String("task-assignment", string(connectors.AssignTopics), "how a source connector spreads partitions over its tasks unless its kmirror.task.assignment says, each task getting an even share (±1): topics (each topic on as few tasks as that allows, which keeps every task's clients small, then partitions moved between tasks by measured load so a hot topic still spreads) or partitions (MM2's round-robin spread: each topic over as many tasks as it has partitions, never moved) (KMIRROR_TASK_ASSIGNMENT)")
+	assignment := fs.String("task-assignment", string(source.AssignTopics), "how a source connector spreads partitions over its tasks unless its kmirror.task.assignment says, each task getting an even share (±1): topics (each topic on as few tasks as that allows, which keeps every task's clients small, then partitions moved between tasks by measured load so a hot topic still spreads) or partitions (MM2's round-robin spread: each topic over as many tasks as it has partitions, never moved) (KMIRROR_TASK_ASSIGNMENT)")
 	dataPath := fs.String("data-path", "auto", "how source tasks move records: c (inside librdkafka's C API, Go keeping per-batch bookkeeping), go (every record through Go), or auto: c unless the task is exactly-once or its producer's linger.ms is 0 (KMIRROR_DATA_PATH)")
-	consumerStats := fs.Int("consumer-stats-max-partitions", connectors.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
-	producerStats := fs.Int("producer-stats-max-partitions", connectors.DefaultProducerStatsMaxPartitions, "a source task's replication producer that knows of more partitions than this (all partitions of each remote topic it writes) runs without librdkafka statistics, whose every document carries all of them; its client series are then absent; 0: no limit (KMIRROR_PRODUCER_STATS_MAX_PARTITIONS)")
+	consumerStats := fs.Int("consumer-stats-max-partitions", source.DefaultConsumerStatsMaxPartitions, "a source task's replication consumer that knows of more partitions than this (all partitions of each topic it reads) runs without librdkafka statistics, whose per-partition timers cost CPU in the square of that; its client series are then absent and Java's records-lag comes from kmirror's own sample; 0: no limit (KMIRROR_CONSUMER_STATS_MAX_PARTITIONS)")
+	producerStats := fs.Int("producer-stats-max-partitions", source.DefaultProducerStatsMaxPartitions, "a source task's replication producer that knows of more partitions than this (all partitions of each remote topic it writes) runs without librdkafka statistics, whose every document carries all of them; its client series are then absent; 0: no limit (KMIRROR_PRODUCER_STATS_MAX_PARTITIONS)")
 	security := registerSecurityFlags(fs)
 	httpLimits := registerHTTPFlags(fs)
 	history := fs.Int("config-history", store.DefaultHistoryKeep, "config versions (secrets included) kept per connector; all go when it is deleted (KMIRROR_CONFIG_HISTORY)")
@@ -184,11 +184,11 @@ func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Con
 		if err != nil {
 			return fmt.Errorf("--exactly-once-source-support: %w", err)
 		}
-		data, err := connectors.ParseDataPath(*dataPath)
+		data, err := source.ParseDataPath(*dataPath)
 		if err != nil {
 			return fmt.Errorf("--data-path: %w", err)
 		}
-		assign, err := connectors.ParseTaskAssignment(*assignment)
+		assign, err := source.ParseTaskAssignment(*assignment)
 		if err != nil {
 			return fmt.Errorf("--task-assignment: %w", err)
 		}
