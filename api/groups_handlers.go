@@ -136,7 +136,7 @@ func (s *server) checkpointConnector(r *http.Request) (store.Connector, error) {
 	if err != nil {
 		return store.Connector{}, err
 	}
-	class := c.Config["connector.class"]
+	class := c.Config[connectorClassKey]
 	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.CheckpointConnectorClass {
 		return store.Connector{}, errorf(http.StatusNotFound,
 			"Connector %s is not a MirrorCheckpointConnector (connector.class is %s); only a MirrorCheckpointConnector translates consumer groups",

@@ -34,7 +34,7 @@ func (s *server) mirrorSourceConnector(r *http.Request) (store.Connector, error)
 	if err != nil {
 		return store.Connector{}, err
 	}
-	class := c.Config["connector.class"]
+	class := c.Config[connectorClassKey]
 	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
 		return store.Connector{}, errorf(http.StatusNotFound,
 			"Connector %s is not a MirrorSourceConnector (connector.class is %s); only a MirrorSourceConnector replicates partitions",

@@ -17,7 +17,7 @@ var pluginTypeOrder = []string{"sink", "source", "transformation", "predicate", 
 // leaves such a version out.
 const undefinedVersion = "undefined"
 
-const connectorClassKey = "connector.class"
+const connectorClassKey = mirrorconfig.ConnectorClassConfig
 
 // listPlugins is GET /connector-plugins[?connectorsOnly=true|false].
 func (s *server) listPlugins(w http.ResponseWriter, r *http.Request) error {

@@ -25,26 +25,26 @@ func connectorRules(p Plugin, props map[string]*string, values []*configdef.Conf
 
 	switch p.Class {
 	case SourceConnectorClass:
-		if raw := props[exactlyOnceSupportConfig]; raw != nil && *raw == "required" && !consumerUsesReadCommitted(props) {
-			addError(exactlyOnceSupportConfig, "MirrorSourceConnector can only provide exactly-once guarantees when its source "+
+		if raw := props[ExactlyOnceSupportConfig]; raw != nil && *raw == "required" && !consumerUsesReadCommitted(props) {
+			addError(ExactlyOnceSupportConfig, "MirrorSourceConnector can only provide exactly-once guarantees when its source "+
 				"consumer is configured with isolation.level set to 'read_committed'; otherwise, records from aborted and "+
 				"uncommitted transactions will be replicated from the source cluster to the target cluster.")
 		}
-		if isFalse(emitOffsetSyncsEnabledConfig) && configuresOffsetSyncs(props) {
-			addError(emitOffsetSyncsEnabledConfig, "MirrorSourceConnector can't setup offset-syncs feature while "+
-				emitOffsetSyncsEnabledConfig+" set to false")
+		if isFalse(EmitOffsetSyncsEnabledConfig) && configuresOffsetSyncs(props) {
+			addError(EmitOffsetSyncsEnabledConfig, "MirrorSourceConnector can't setup offset-syncs feature while "+
+				EmitOffsetSyncsEnabledConfig+" set to false")
 		}
 	case CheckpointConnectorClass:
 		// A disabled checkpoint connector is not validated further (MirrorCheckpointConfig.validate).
-		if isFalse(enabledConfig) {
+		if isFalse(EnabledConfig) {
 			break
 		}
-		if isFalse(emitCheckpointsEnabledConfig) {
-			addError(emitCheckpointsEnabledConfig, "MirrorCheckpointConnector can't run with "+
-				emitCheckpointsEnabledConfig+" set to false")
+		if isFalse(EmitCheckpointsEnabledConfig) {
+			addError(EmitCheckpointsEnabledConfig, "MirrorCheckpointConnector can't run with "+
+				EmitCheckpointsEnabledConfig+" set to false")
 		}
-		if isFalse(emitOffsetSyncsEnabledConfig) {
-			addError(emitOffsetSyncsEnabledConfig, "MirrorCheckpointConnector can't run without offset syncs")
+		if isFalse(EmitOffsetSyncsEnabledConfig) {
+			addError(EmitOffsetSyncsEnabledConfig, "MirrorCheckpointConnector can't run without offset syncs")
 		}
 	}
 	return values

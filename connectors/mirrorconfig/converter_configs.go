@@ -17,9 +17,9 @@ type converterSlot struct {
 func converterSlots() []converterSlot {
 	// Connect validates the header converter first, then key and value.
 	return []converterSlot{
-		{classKey: headerConverterConfig, versionKey: headerConverterVersionConfig, iface: headerConverterInterface, typeName: "header"},
-		{classKey: keyConverterConfig, versionKey: keyConverterVersionConfig, iface: converterInterface, typeName: "key"},
-		{classKey: valueConverterConfig, versionKey: valueConverterVersionConfig, iface: converterInterface, typeName: "value"},
+		{classKey: HeaderConverterConfig, versionKey: HeaderConverterPluginVersionConfig, iface: headerConverterInterface, typeName: "header"},
+		{classKey: KeyConverterConfig, versionKey: KeyConverterPluginVersionConfig, iface: converterInterface, typeName: "key"},
+		{classKey: ValueConverterConfig, versionKey: ValueConverterPluginVersionConfig, iface: converterInterface, typeName: "value"},
 	}
 }
 

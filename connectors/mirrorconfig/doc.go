@@ -14,6 +14,12 @@
 // importance and documentation are Kafka's, checked against output of Kafka 4.1.1 itself
 // (testdata/connect-4.1.1).
 //
+// # Typed configs
+//
+// Connector code reads a config through SourceConfig, CheckpointConfig or HeartbeatConfig (and KmirrorConfig
+// for kmirror's own keys), never through key names: the structs and the constants naming every key are
+// generated (config_gen.go, by go generate) from the Kafka 4.1.1 dumps the definitions are checked against.
+//
 // # Validation
 //
 // Validate reproduces AbstractHerder.validateConnectorConfig: the framework definition is

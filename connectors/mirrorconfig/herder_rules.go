@@ -31,7 +31,7 @@ func checkExactlyOnce(p Plugin, props map[string]*string, values []*configdef.Co
 		}
 		level := strings.ToUpper(strings.TrimSpace(*cv.Value))
 		switch {
-		case cv.Name == exactlyOnceSupportConfig && level == "REQUIRED":
+		case cv.Name == ExactlyOnceSupportConfig && level == "REQUIRED":
 			if !w.ExactlyOnceSource.Enabled() {
 				cv.AddError(eosNotEnabledMessage)
 			}
@@ -42,7 +42,7 @@ func checkExactlyOnce(p Plugin, props map[string]*string, values []*configdef.Co
 			case !consumerUsesReadCommitted(props):
 				cv.AddError(eosUnsupportedMessage)
 			}
-		case cv.Name == transactionBoundaryConfig && level == "CONNECTOR":
+		case cv.Name == TransactionBoundaryConfig && level == "CONNECTOR":
 			// No MM2 connector defines its own transaction boundaries.
 			cv.AddError(connectorBoundariesMessage)
 		}

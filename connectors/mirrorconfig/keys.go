@@ -2,37 +2,10 @@ package mirrorconfig
 
 import "github.com/kmirror/kmirror/connectors/configdef"
 
-// Names of keys the validation logic refers to.
+// Prefixes the validation logic matches keys by; the key names themselves are generated (config_gen.go).
 const (
-	nameConfig                   = "name"
-	connectorClassConfig         = "connector.class"
-	connectorVersionConfig       = "connector.plugin.version"
-	tasksMaxConfig               = "tasks.max"
-	keyConverterConfig           = "key.converter"
-	keyConverterVersionConfig    = "key.converter.plugin.version"
-	valueConverterConfig         = "value.converter"
-	valueConverterVersionConfig  = "value.converter.plugin.version"
-	headerConverterConfig        = "header.converter"
-	headerConverterVersionConfig = "header.converter.plugin.version"
-	transformsConfig             = "transforms"
-	predicatesConfig             = "predicates"
-	exactlyOnceSupportConfig     = "exactly.once.support"
-	transactionBoundaryConfig    = "transaction.boundary"
-
-	enabledConfig                 = "enabled"
-	replicationPolicyClassConfig  = "replication.policy.class"
-	emitOffsetSyncsEnabledConfig  = "emit.offset-syncs.enabled"
-	emitCheckpointsEnabledConfig  = "emit.checkpoints.enabled"
-	offsetSyncsTopicConfigPrefix  = "offset-syncs.topic."
-	offsetSyncsClientRolePrefix   = "offset-syncs-"
-	topicsConfig                  = "topics"
-	topicsExcludeConfig           = "topics.exclude"
-	groupsConfig                  = "groups"
-	groupsExcludeConfig           = "groups.exclude"
-	configPropertiesExcludeConfig = "config.properties.exclude"
-
-	offsetSyncsLocationSource = "source"
-	offsetSyncsLocationTarget = "target"
+	offsetSyncsTopicConfigPrefix = "offset-syncs.topic."
+	offsetSyncsClientRolePrefix  = "offset-syncs-"
 )
 
 // Groups Connect's framework keys belong to, in the order Connect lists them.

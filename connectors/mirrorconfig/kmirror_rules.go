@@ -29,24 +29,24 @@ type classRestriction struct {
 
 func classRestrictions(p Plugin) []classRestriction {
 	out := []classRestriction{
-		{key: replicationPolicyClassConfig, allowed: []string{defaultReplicationPolicyClass, identityReplicationPolicyClass},
+		{key: ReplicationPolicyClassConfig, allowed: []string{defaultReplicationPolicyClass, identityReplicationPolicyClass},
 			message: "kmirror supports only " + defaultReplicationPolicyClass + " and " + identityReplicationPolicyClass +
 				" (full or simple class name)"},
-		{key: "forwarding.admin.class", allowed: []string{forwardingAdminClass},
+		{key: ForwardingAdminClassConfig, allowed: []string{forwardingAdminClass},
 			message: "kmirror manages topics itself and supports only " + forwardingAdminClass},
 	}
 	switch p.Class {
 	case SourceConnectorClass:
 		out = append(out,
-			classRestriction{key: "topic.filter.class", allowed: []string{defaultTopicFilterClass},
+			classRestriction{key: TopicFilterClassConfig, allowed: []string{defaultTopicFilterClass},
 				message: "kmirror supports only " + defaultTopicFilterClass},
-			classRestriction{key: "config.property.filter.class", allowed: []string{defaultConfigPropertyFilterClass},
+			classRestriction{key: ConfigPropertyFilterClassConfig, allowed: []string{defaultConfigPropertyFilterClass},
 				message: "kmirror supports only " + defaultConfigPropertyFilterClass})
 	case CheckpointConnectorClass:
 		out = append(out,
-			classRestriction{key: "topic.filter.class", allowed: []string{defaultTopicFilterClass},
+			classRestriction{key: TopicFilterClassConfig, allowed: []string{defaultTopicFilterClass},
 				message: "kmirror supports only " + defaultTopicFilterClass},
-			classRestriction{key: "group.filter.class", allowed: []string{defaultGroupFilterClass},
+			classRestriction{key: GroupFilterClassConfig, allowed: []string{defaultGroupFilterClass},
 				message: "kmirror supports only " + defaultGroupFilterClass})
 	}
 	return out
@@ -58,9 +58,9 @@ func classRestrictions(p Plugin) []classRestriction {
 func patternKeys(p Plugin) []string {
 	switch p.Class {
 	case SourceConnectorClass:
-		return []string{topicsConfig, topicsExcludeConfig, configPropertiesExcludeConfig}
+		return []string{TopicsConfig, TopicsExcludeConfig, ConfigPropertiesExcludeConfig}
 	case CheckpointConnectorClass:
-		return []string{groupsConfig, groupsExcludeConfig, topicsConfig, topicsExcludeConfig}
+		return []string{GroupsConfig, GroupsExcludeConfig, TopicsConfig, TopicsExcludeConfig}
 	}
 	return nil
 }
@@ -92,11 +92,11 @@ func kmirrorRules(p Plugin, props map[string]*string, v *validation, w Worker) {
 
 	// Connect accepts these names, but no client can address them: URL libraries resolve the dot segments of
 	// /connectors/.. (even percent-encoded) before sending, so a connector named ".." could never be deleted.
-	if raw := props[nameConfig]; raw != nil && (*raw == "." || *raw == "..") {
-		v.addError(nameConfig, raw, configdef.NewConfigError(nameConfig, *raw, unaddressableNameMessage).Error())
+	if raw := props[NameConfig]; raw != nil && (*raw == "." || *raw == "..") {
+		v.addError(NameConfig, raw, configdef.NewConfigError(NameConfig, *raw, unaddressableNameMessage).Error())
 	}
 
-	for _, r := range []struct{ name, msg string }{{transformsConfig, transformsMessage}, {predicatesConfig, predicatesMessage}} {
+	for _, r := range []struct{ name, msg string }{{TransformsConfig, transformsMessage}, {PredicatesConfig, predicatesMessage}} {
 		if raw := props[r.name]; raw != nil {
 			if aliases := configdef.SplitList(*raw); len(aliases) > 0 {
 				v.addError(r.name, raw, configdef.NewConfigError(r.name, aliases, r.msg).Error())
@@ -104,8 +104,8 @@ func kmirrorRules(p Plugin, props map[string]*string, v *validation, w Worker) {
 		}
 	}
 
-	if level, ok := trimmed(props, exactlyOnceSupportConfig); ok && strings.EqualFold(level, "required") && !w.ExactlyOnceSource.Enabled() {
-		v.ensureError(exactlyOnceSupportConfig, props[exactlyOnceSupportConfig], eosNotEnabledMessage)
+	if level, ok := trimmed(props, ExactlyOnceSupportConfig); ok && strings.EqualFold(level, "required") && !w.ExactlyOnceSource.Enabled() {
+		v.ensureError(ExactlyOnceSupportConfig, props[ExactlyOnceSupportConfig], eosNotEnabledMessage)
 	}
 	for _, k := range transactionalIDKeys() {
 		if id, ok := trimmed(props, k); ok && id != "" {

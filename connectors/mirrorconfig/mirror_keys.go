@@ -65,7 +65,7 @@ func mirrorSourceKeys() []configdef.Key {
 			"How out-of-sync a remote partition can be before it is resynced."),
 		validated(key("offset-syncs.topic.location", configdef.TypeString, "source", configdef.ImportanceLow,
 			"The location (source/target) of the offset-syncs topic."),
-			configdef.In(offsetSyncsLocationSource, offsetSyncsLocationTarget)),
+			configdef.In(OffsetSyncsLocationSource, OffsetSyncsLocationTarget)),
 		key("emit.offset-syncs.enabled", configdef.TypeBoolean, true, configdef.ImportanceLow,
 			"Whether to store the new offset of the replicated records in offset-syncs topic or not. MirrorCheckpointConnector will not be able to sync group offsets or emit checkpoints if emit.checkpoints.enabled and/or sync.group.offsets.enabled are enabled while emit.offset-syncs.enabled is disabled."),
 		key("heartbeats.replication.enabled", configdef.TypeBoolean, true, configdef.ImportanceLow,
@@ -106,7 +106,7 @@ func mirrorCheckpointKeys() []configdef.Key {
 			"Replication factor for checkpoints topic."),
 		validated(key("offset-syncs.topic.location", configdef.TypeString, "source", configdef.ImportanceLow,
 			"The location (source/target) of the offset-syncs topic."),
-			configdef.In(offsetSyncsLocationSource, offsetSyncsLocationTarget)),
+			configdef.In(OffsetSyncsLocationSource, OffsetSyncsLocationTarget)),
 		key("topic.filter.class", configdef.TypeClass, "org.apache.kafka.connect.mirror.DefaultTopicFilter", configdef.ImportanceLow,
 			"TopicFilter to use. Selects topics to replicate."),
 	}

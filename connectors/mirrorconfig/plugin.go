@@ -116,7 +116,7 @@ func frameworkDef() *configdef.Def {
 func connectorConfigDef(p Plugin) *configdef.Def {
 	d := configdef.New().WithClassResolver(classResolver())
 	for _, k := range connectorKeys() {
-		if k.Name == connectorVersionConfig {
+		if k.Name == ConnectorPluginVersionConfig {
 			k.Default = p.Version
 		}
 		d.Define(k)

@@ -32,7 +32,7 @@ func Validate(p Plugin, props map[string]*string, clientErrors func(map[string]s
 // answer still applies).
 func ValidateOn(w Worker, p Plugin, props map[string]*string, clientErrors func(map[string]string) map[string][]string) configdef.ConfigInfos {
 	connType := ""
-	if c := props[connectorClassConfig]; c != nil {
+	if c := props[ConnectorClassConfig]; c != nil {
 		connType = *c
 	}
 	if infos, mismatch := versionMismatch(p, props, connType); mismatch {
@@ -93,7 +93,7 @@ func nullValuesWithoutKey(d *configdef.Def, props map[string]*string) []*configd
 // provides. Connect then cannot load the connector and validates only ConnectorConfig
 // (AbstractHerder.invalidVersionedConnectorValidation).
 func versionMismatch(p Plugin, props map[string]*string, connType string) (configdef.ConfigInfos, bool) {
-	req, err := versionRequirement(props[connectorVersionConfig])
+	req, err := versionRequirement(props[ConnectorPluginVersionConfig])
 	if err != nil || req == nil || req.contains(p.Version) {
 		// An invalid requirement is reported on the key by its validator.
 		return configdef.ConfigInfos{}, false
@@ -104,9 +104,9 @@ func versionMismatch(p Plugin, props map[string]*string, connType string) (confi
 	values := pointers(def.Validate(props))
 	for _, cv := range values {
 		switch cv.Name {
-		case connectorClassConfig:
+		case ConnectorClassConfig:
 			cv.AddError(msg)
-		case connectorVersionConfig:
+		case ConnectorPluginVersionConfig:
 			cv.AddError(msg)
 			cv.RecommendedValues = []string{p.Version}
 		}

@@ -22,12 +22,12 @@ const (
 	keyReplicationPolicy = "replication.policy"
 	keyBootstrapServers  = "bootstrap.servers"
 	keySecurityProtocol  = "security.protocol"
-	keyEnabled           = "enabled"
-	keyEmitHeartbeats    = "emit.heartbeats.enabled"
-	keyName              = "name"
-	keyConnectorClass    = "connector.class"
-	keySourceAlias       = "source.cluster.alias"
-	keyTargetAlias       = "target.cluster.alias"
+	keyEnabled           = mirrorconfig.EnabledConfig
+	keyEmitHeartbeats    = mirrorconfig.EmitHeartbeatsEnabledConfig
+	keyName              = mirrorconfig.NameConfig
+	keyConnectorClass    = mirrorconfig.ConnectorClassConfig
+	keySourceAlias       = mirrorconfig.SourceClusterAliasConfig
+	keyTargetAlias       = mirrorconfig.TargetClusterAliasConfig
 )
 
 // KeyTakeover is kmirror's own key of the file (MM2 ignores it, as it reaches no connector): false switches off

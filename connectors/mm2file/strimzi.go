@@ -130,14 +130,14 @@ func FromStrimzi(data []byte, secretsDir string) (cs []Connector, warnings []str
 			for k, v := range spec.c.Config {
 				cfg[k] = scalar(v)
 			}
-			for key, v := range map[string]*string{"topics": m.TopicsPattern, "topics.exclude": cmp.Or(m.TopicsExcludePattern, m.TopicsBlacklist),
-				"groups": m.GroupsPattern, "groups.exclude": cmp.Or(m.GroupsExcludePattern, m.GroupsBlacklist)} {
+			for key, v := range map[string]*string{mirrorconfig.TopicsConfig: m.TopicsPattern, mirrorconfig.TopicsExcludeConfig: cmp.Or(m.TopicsExcludePattern, m.TopicsBlacklist),
+				mirrorconfig.GroupsConfig: m.GroupsPattern, mirrorconfig.GroupsExcludeConfig: cmp.Or(m.GroupsExcludePattern, m.GroupsBlacklist)} {
 				if v != nil {
 					cfg[key] = *v
 				}
 			}
 			if spec.c.TasksMax != nil {
-				cfg["tasks.max"] = strconv.Itoa(*spec.c.TasksMax)
+				cfg[mirrorconfig.TasksMaxConfig] = strconv.Itoa(*spec.c.TasksMax)
 			}
 			name := Name(fl, spec.class)
 			cfg[keyName], cfg[keyConnectorClass] = name, spec.class
