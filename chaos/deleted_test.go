@@ -198,16 +198,25 @@ func TestSourceTopicDeletedWhilePaused(t *testing.T) {
 	s.c.pause(s.name)
 	s.c.awaitStatus(s.name, "PAUSED", time.Minute, func(st connectorStatus) bool { return st.allIn("PAUSED", taskCount) })
 	waitFor(t.Context(), 4*time.Second) // the paused tasks look at the end offsets every 3 s
+	deletedAt, notices := s.deleteAndResume()
+	res := s.auditGone(10 * time.Second)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+}
+
+// deleteAndResume deletes the source topic of a paused or stopped connector, resumes it 5 s later and waits
+// until its plan has dropped the topic. It returns when the topic was deleted and the notices seen from just
+// before.
+func (s *scenario) deleteAndResume() (time.Time, *noticeWatcher) {
+	s.t.Helper()
 	notices := s.watchNotices()
 	deletedAt := time.Now()
 	s.deleteTopic()
-	waitFor(t.Context(), 5*time.Second)
+	waitFor(s.t.Context(), 5*time.Second)
 	s.c.resume(s.name)
 	s.c.awaitStatus(s.name, "without tasks", 2*time.Minute, func(st connectorStatus) bool {
 		return st.Connector.State == "RUNNING" && len(st.Tasks) == 0
 	})
-	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	return deletedAt, notices
 }
 
 // deleteWhileBehind writes a burst, starts a throttled connector, waits until each partition has a tenth of
