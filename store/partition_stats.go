@@ -91,7 +91,9 @@ func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []Partit
 // dropped or gave to another task, and its last report, the final one as it stops, must not bring their rows
 // back after RetainPartitionStats removed them. Only the runs of a connector being STOPPED (no task set left)
 // store theirs: the stop keeps the rows (StopTaskSet), and their last report is the most a deletion while the
-// connector is stopped can be judged on; the plan that resumes it retains what it needs.
+// connector is stopped can be judged on; the plan that resumes it retains what it needs. Such a report may come
+// after the STOPPED connector's run has looked at the source (RefreshPartitionEnds) and recorded the committed
+// position: it then moves neither the end nor the position back, since it was sampled before both.
 func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
@@ -116,6 +118,16 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
+		var stopping bool
+		if err := tx.QueryRow(ctx, `
+			SELECT c.target_state = $2 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name)
+			FROM connectors c WHERE c.name = $1`, c.Connector, TargetStopped).Scan(&stopping); err != nil {
+			return err
+		}
+		update := reportSQL
+		if stopping {
+			update = stoppingReportSQL
+		}
 		_, err := tx.Exec(ctx, `
 			INSERT INTO partition_stats (connector_name, topic, partition, remote_topic, task_id, worker_id, replicated_offset,
 				end_offset, lag_records, lag_seconds, records_per_second, bytes_per_second, last_replicated_at, status, updated_at)
@@ -127,10 +139,8 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 					OR (c.target_state = $16 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name))))
 			ON CONFLICT (connector_name, topic, partition) DO UPDATE
 			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
-			    replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset, lag_records = EXCLUDED.lag_records,
-			    lag_seconds = EXCLUDED.lag_seconds, records_per_second = EXCLUDED.records_per_second,
-			    bytes_per_second = EXCLUDED.bytes_per_second, last_replicated_at = EXCLUDED.last_replicated_at,
-			    status = EXCLUDED.status, updated_at = now()`,
+			    records_per_second = EXCLUDED.records_per_second, bytes_per_second = EXCLUDED.bytes_per_second,
+			    last_replicated_at = EXCLUDED.last_replicated_at, status = EXCLUDED.status, updated_at = now(), `+update,
 			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch, TargetStopped)
 		return err
 	})
@@ -139,6 +149,22 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 	}
 	return nil
 }
+
+// reportSQL is how a task's report updates its partition's row: it says where the partition stands now.
+const reportSQL = `replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset,
+	lag_records = EXCLUDED.lag_records, lag_seconds = EXCLUDED.lag_seconds`
+
+// stoppingReportSQL is how the last report of a task of a connector being STOPPED updates a kept row: the
+// position and the end only grow (GREATEST ignores NULL), and the lag follows them.
+const stoppingReportSQL = `replicated_offset = GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset),
+	end_offset = GREATEST(partition_stats.end_offset, EXCLUDED.end_offset),
+	lag_records = CASE WHEN GREATEST(partition_stats.end_offset, EXCLUDED.end_offset) IS NULL THEN NULL
+		ELSE GREATEST(GREATEST(partition_stats.end_offset, EXCLUDED.end_offset)
+			- GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset), 0) END,
+	lag_seconds = CASE
+		WHEN GREATEST(partition_stats.end_offset, EXCLUDED.end_offset)
+			<= GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset) THEN 0
+		ELSE GREATEST(partition_stats.lag_seconds, EXCLUDED.lag_seconds) END`
 
 // ConnectorPartitionStats returns what the connector's tasks last reported of their partitions, by topic and
 // partition; ErrNotFound if the connector does not exist.

@@ -163,6 +163,52 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrFenced)
 }
 
+// The last report of a task of a connector being STOPPED can come after the STOPPED connector's run has looked
+// at the source and recorded the committed position (the task drains within the stop budget, its report was
+// sampled before its last commit): it must not move the row's end or position back, or a topic deleted right
+// after is judged on an end older than the one seen, and a task that finds the topic re-created distrusts a
+// row behind its committed offset. The report still marks the row stop and drops its rates.
+func TestStoppingTaskReportAfterTheWatchLooked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}})
+	row := func() store.PartitionStat {
+		t.Helper()
+		all, err := s.ConnectorPartitionStats(ctx, "c")
+		require.NoError(t, err)
+		require.Len(t, all, 1)
+		return all[0]
+	}
+	at := func(pos, end int64, status string) store.PartitionStat {
+		lag, lagSecs := max(end-pos, 0), 2.0
+		return store.PartitionStat{Topic: "t", Partition: 0, RemoteTopic: "A.t", ReplicatedOffset: pos, EndOffset: &end,
+			LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: status}
+	}
+	// While the connector runs, a report says where the partition stands, smaller end and all (a topic
+	// re-created under the same name starts over).
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(0, 40, "rewind")}))
+	require.Equal(t, int64(40), *row().EndOffset)
+	require.Equal(t, int64(0), row().ReplicatedOffset)
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
+
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
+	require.NoError(t, s.StopTaskSet(ctx, conn))
+	// The watch's look: committed position 1028, end 9000 (records written since the task's last sample).
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 1028, End: 9000}}))
+	// The stopping task's last report, sampled before its last commit and before those records.
+	last := at(1020, 6000, store.PartitionStopped)
+	last.BytesPerSecond = 0
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{last}))
+	got := row()
+	require.Equal(t, int64(9000), *got.EndOffset, "the end the watch saw stands")
+	require.Equal(t, int64(1028), got.ReplicatedOffset, "the committed position the watch recorded stands")
+	require.Equal(t, int64(9000-1028), *got.LagRecords)
+	require.Equal(t, store.PartitionStopped, got.Status)
+	require.Zero(t, got.BytesPerSecond)
+}
+
 // PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums
 // them by task.
 func TestPartitionRates(t *testing.T) {
