@@ -94,9 +94,8 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 	}
 	w.looks++
 	if len(stats) == 0 {
-		// Stopped before any partition was reported (the stopping tasks' last reports may still come): nothing can
-		// be judged later either.
-		return w.looks <= stoppedQuickLooks, nil
+		// The stopping tasks' last reports may come as late as the stop budget allows: keep looking for them.
+		return true, nil
 	}
 	offsets, err := w.env.ReadOffsets(ctx)
 	if err != nil {
