@@ -55,7 +55,7 @@ func TestSourceTopicDeletedWhileBehind(t *testing.T) {
 	st := s.c.awaitStatus(s.name, "without tasks", 2*time.Minute, func(st connectorStatus) bool { return len(st.Tasks) == 0 })
 	t.Logf("plan dropped the deleted topic %.1f s after the deletion: %s", time.Since(deletedAt).Seconds(), st.states())
 	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions, false)
 }
 
 // TestSourceTopicDeletedWhileBehindDefaultRefresh is TestSourceTopicDeletedWhileBehind with MM2's default topic
@@ -85,12 +85,13 @@ func TestSourceTopicDeletedWhileBehindDefaultRefresh(t *testing.T) {
 	s.awaitPartitionsDeleted(2 * time.Minute)
 	t.Logf("every partition deleted in the partitions endpoint %.1f s after the deletion", time.Since(deletedAt).Seconds())
 	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions, false)
 }
 
 // partitionReport is a partition of GET /connectors/{c}/partitions, as the deletion cases read it.
 type partitionReport struct {
 	Topic     string `json:"topic"`
+	Partition int    `json:"partition"`
 	Status    string `json:"status"`
 	EndOffset *int64 `json:"end_offset"`
 }
@@ -142,7 +143,7 @@ func TestSourceTopicRecreatedSmallerWhileBehind(t *testing.T) {
 	s, deletedAt, notices := deleteWhileBehind(t, "dels", sourcePartitions/2)
 	s.c.awaitStatus(s.name, "with fewer tasks", 2*time.Minute, func(st connectorStatus) bool { return len(st.Tasks) == sourcePartitions/2 })
 	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions, false)
 }
 
 // TestSourceTopicRecreatedSmallerAfterCatchingUp deletes the source topic once the connector has replicated all
@@ -198,16 +199,25 @@ func TestSourceTopicDeletedWhilePaused(t *testing.T) {
 	s.c.pause(s.name)
 	s.c.awaitStatus(s.name, "PAUSED", time.Minute, func(st connectorStatus) bool { return st.allIn("PAUSED", taskCount) })
 	waitFor(t.Context(), 4*time.Second) // the paused tasks look at the end offsets every 3 s
+	deletedAt, notices := s.deleteAndResume()
+	res := s.auditGone(10 * time.Second)
+	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions, false)
+}
+
+// deleteAndResume deletes the source topic of a paused or stopped connector, resumes it 5 s later and waits
+// until its plan has dropped the topic. It returns when the topic was deleted and the notices seen from just
+// before.
+func (s *scenario) deleteAndResume() (time.Time, *noticeWatcher) {
+	s.t.Helper()
 	notices := s.watchNotices()
 	deletedAt := time.Now()
 	s.deleteTopic()
-	waitFor(t.Context(), 5*time.Second)
+	waitFor(s.t.Context(), 5*time.Second)
 	s.c.resume(s.name)
 	s.c.awaitStatus(s.name, "without tasks", 2*time.Minute, func(st connectorStatus) bool {
 		return st.Connector.State == "RUNNING" && len(st.Tasks) == 0
 	})
-	res := s.auditGone(10 * time.Second)
-	checkDeletionReport(t, res, notices.close(), deletedAt, sourcePartitions)
+	return deletedAt, notices
 }
 
 // deleteWhileBehind writes a burst, starts a throttled connector, waits until each partition has a tenth of
@@ -319,7 +329,12 @@ var inFlightPattern = regexp.MustCompile(`records (\d+) to (\d+) had been read a
 // offsets the notices name, and logs the figures: they must be equal (but for records a notice names as in
 // flight at a pipeline restart, which the target may have written unconfirmed), and no notice may name a
 // partition that lost nothing. B must hold what it holds in order (duplicates allowed).
-func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, deletedAt time.Time, partitions int) {
+//
+// unconfirmedOnB accepts named records on B that run from the first named offset to just below the first
+// missing one: a pipeline that stopped or restarted before the target confirmed them (its producer purged, or
+// timed out on, records the target had written all the same) had not committed them, and a report made while no
+// task ran (a stopped connector's) knows only the committed position, so it truthfully calls them not confirmed.
+func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, deletedAt time.Time, partitions int, unconfirmedOnB bool) {
 	t.Helper()
 	expectClean(t, res, "reordered") // duplicates are at-least-once: a pipeline restarted under load sends again
 	reported := map[int][]int64{}    // partition -> offsets named
@@ -380,6 +395,12 @@ func checkDeletionReport(t *testing.T, res *auditResult, seen []seenNotice, dele
 			if !slices.Contains(r.missingAt, off) && !slices.Contains(inFlight[r.Partition], off) {
 				wrong = append(wrong, off)
 			}
+		}
+		if unconfirmedOnB && len(wrong) > 0 && len(r.missingAt) > 0 && wrong[0] == named[0] &&
+			wrong[len(wrong)-1] == slices.Min(r.missingAt)-1 && int64(len(wrong)) == wrong[len(wrong)-1]-wrong[0]+1 {
+			t.Logf("partition %d: named and on B %s, written without the target's confirmation by a pipeline that stopped or restarted before its commit (%d duplicates on B)",
+				r.Partition, ranges(wrong, 6), r.Duplicated)
+			wrong = nil
 		}
 		if len(silent)+len(wrong) > 0 {
 			t.Errorf("partition %d: the records missing on B (offsets %s) are not the ones the notices name (%s): missing and not named %s, named and on B %s",

@@ -26,11 +26,74 @@ type PartitionStat struct {
 	UpdatedAt        time.Time  // read only
 }
 
+// PartitionStopped is the status of a partition nobody replicates: its task stopped, or its connector is
+// STOPPED.
+const PartitionStopped = "stop"
+
+// PartitionEnd is what a STOPPED connector's run has just learned of a source partition.
+type PartitionEnd struct {
+	Topic     string
+	Partition int32
+	Next      int64 // the next offset to replicate, from the committed offset; -1 unknown
+	End       int64 // the source's end offset; -1 not seen (the topic is gone, or is another incarnation now)
+}
+
+// RefreshPartitionEnds records what the run holding a STOPPED connector's unit (claim) has just learned of the
+// partitions whose stats the stop kept: the position follows the committed offset (the stopping tasks commit
+// after their last report, and offsets may be altered while stopped); the end only grows (a smaller one belongs
+// to a topic re-created under the same name, which is not the one the stats describe); the lag follows them (in
+// seconds: the oldest unreplicated record ages with the clock; one first seen now is 0 s old); a row whose end
+// was seen is fresh again. ErrFenced once the claim no longer holds the unit.
+func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []PartitionEnd) error {
+	if len(ends) == 0 {
+		return nil
+	}
+	topics, parts := make([]string, len(ends)), make([]int32, len(ends))
+	nexts, offs := make([]int64, len(ends)), make([]int64, len(ends))
+	for i, e := range ends {
+		topics[i], parts[i], nexts[i], offs[i] = e.Topic, e.Partition, e.Next, e.End
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
+			UPDATE partition_stats s
+			SET replicated_offset = v.n, end_offset = v.e,
+			    lag_records = CASE WHEN v.e IS NULL THEN NULL ELSE GREATEST(v.e - v.n, 0) END,
+			    lag_seconds = CASE
+			        WHEN NOT v.seen THEN s.lag_seconds
+			        WHEN v.e <= v.n THEN 0
+			        WHEN s.lag_records > 0 AND s.lag_seconds IS NOT NULL
+			            THEN s.lag_seconds + GREATEST(EXTRACT(EPOCH FROM now() - s.updated_at)::float8, 0)
+			        ELSE 0 END,
+			    status = $6, updated_at = CASE WHEN v.seen THEN now() ELSE s.updated_at END
+			FROM (SELECT k.topic, k.partition,
+			          CASE WHEN u.n >= 0 THEN u.n ELSE k.replicated_offset END AS n,
+			          CASE WHEN u.e >= 0 THEN GREATEST(COALESCE(k.end_offset, 0), u.e) ELSE k.end_offset END AS e,
+			          u.e >= 0 AS seen
+			      FROM partition_stats k
+			      JOIN unnest($2::text[], $3::int[], $4::bigint[], $5::bigint[]) AS u(t, p, n, e)
+			        ON k.connector_name = $1 AND k.topic = u.t AND k.partition = u.p) AS v
+			WHERE s.connector_name = $1 AND s.topic = v.topic AND s.partition = v.partition`,
+			c.Connector, topics, parts, nexts, offs, PartitionStopped)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("refresh the end offsets of %s: %w", c.Connector, err)
+	}
+	return nil
+}
+
 // PutPartitionStats stores a task's partition stats for the run holding claim; ErrFenced once it no longer
 // holds its unit. A run of a superseded task set (started with an older task generation than the connector's,
 // and about to be restarted with its new config) stores nothing: it may still hold partitions the new plan
 // dropped or gave to another task, and its last report, the final one as it stops, must not bring their rows
-// back after RetainPartitionStats removed them.
+// back after RetainPartitionStats removed them. Only the runs of a connector being STOPPED (no task set left)
+// store theirs: the stop keeps the rows (StopTaskSet), and their last report is the most a deletion while the
+// connector is stopped can be judged on; the plan that resumes it retains what it needs. Such a report may come
+// after the STOPPED connector's run has looked at the source (RefreshPartitionEnds) and recorded the committed
+// position: it then moves neither the end nor the position back, since it was sampled before both.
 func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
@@ -55,6 +118,16 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
 		}
+		var stopping bool
+		if err := tx.QueryRow(ctx, `
+			SELECT c.target_state = $2 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name)
+			FROM connectors c WHERE c.name = $1`, c.Connector, TargetStopped).Scan(&stopping); err != nil {
+			return err
+		}
+		update := reportSQL
+		if stopping {
+			update = stoppingReportSQL
+		}
 		_, err := tx.Exec(ctx, `
 			INSERT INTO partition_stats (connector_name, topic, partition, remote_topic, task_id, worker_id, replicated_offset,
 				end_offset, lag_records, lag_seconds, records_per_second, bytes_per_second, last_replicated_at, status, updated_at)
@@ -62,14 +135,13 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 			FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::bigint[], $9::bigint[], $10::float8[], $11::float8[],
 				$12::float8[], $13::timestamptz[], $14::text[]) AS u(t, p, r, o, e, l, ls, rps, bps, lr, st)
 			WHERE EXISTS (SELECT 1 FROM connectors c JOIN assignments a ON a.connector_name = c.name
-				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND a.run_generation >= c.task_generation)
+				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND (a.run_generation >= c.task_generation
+					OR (c.target_state = $16 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name))))
 			ON CONFLICT (connector_name, topic, partition) DO UPDATE
 			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
-			    replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset, lag_records = EXCLUDED.lag_records,
-			    lag_seconds = EXCLUDED.lag_seconds, records_per_second = EXCLUDED.records_per_second,
-			    bytes_per_second = EXCLUDED.bytes_per_second, last_replicated_at = EXCLUDED.last_replicated_at,
-			    status = EXCLUDED.status, updated_at = now()`,
-			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch)
+			    records_per_second = EXCLUDED.records_per_second, bytes_per_second = EXCLUDED.bytes_per_second,
+			    last_replicated_at = EXCLUDED.last_replicated_at, status = EXCLUDED.status, updated_at = now(), `+update,
+			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch, TargetStopped)
 		return err
 	})
 	if err != nil {
@@ -77,6 +149,22 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 	}
 	return nil
 }
+
+// reportSQL is how a task's report updates its partition's row: it says where the partition stands now.
+const reportSQL = `replicated_offset = EXCLUDED.replicated_offset, end_offset = EXCLUDED.end_offset,
+	lag_records = EXCLUDED.lag_records, lag_seconds = EXCLUDED.lag_seconds`
+
+// stoppingReportSQL is how the last report of a task of a connector being STOPPED updates a kept row: the
+// position and the end only grow (GREATEST ignores NULL), and the lag follows them.
+const stoppingReportSQL = `replicated_offset = GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset),
+	end_offset = GREATEST(partition_stats.end_offset, EXCLUDED.end_offset),
+	lag_records = CASE WHEN GREATEST(partition_stats.end_offset, EXCLUDED.end_offset) IS NULL THEN NULL
+		ELSE GREATEST(GREATEST(partition_stats.end_offset, EXCLUDED.end_offset)
+			- GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset), 0) END,
+	lag_seconds = CASE
+		WHEN GREATEST(partition_stats.end_offset, EXCLUDED.end_offset)
+			<= GREATEST(partition_stats.replicated_offset, EXCLUDED.replicated_offset) THEN 0
+		ELSE GREATEST(partition_stats.lag_seconds, EXCLUDED.lag_seconds) END`
 
 // ConnectorPartitionStats returns what the connector's tasks last reported of their partitions, by topic and
 // partition; ErrNotFound if the connector does not exist.

@@ -90,7 +90,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	put(next0, stat("t", 0), stat("t", 2))
 	require.Equal(t, []string{"t-0@0", "t-1@1", "t-2@0"}, rows())
 
-	// A stopped connector has no tasks: nothing is replicated, and no row is left.
+	// A connector without tasks (disabled) replicates nothing, and no row is left.
 	_, err = s.ReplaceTaskConfigs(ctx, conn, nil)
 	require.NoError(t, err)
 	require.Empty(t, rows())
@@ -98,6 +98,115 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	// Only the holder of the connector unit drops rows.
 	_, err = s.RetainPartitionStats(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, nil)
 	require.ErrorIs(t, err, store.ErrFenced)
+}
+
+// A STOPPED connector keeps its partitions' stats, marked stop, and its connector run refreshes their end
+// offsets: the end only grows, the lag follows it, and only the holder of the connector unit writes.
+func TestStopKeepsPartitionStats(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
+	end, lag, lagSecs := int64(50), int64(40), 5.0
+	for task := range runs {
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
+			RemoteTopic: "A.t", ReplicatedOffset: 10, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: "ok"}}))
+	}
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
+	require.NoError(t, s.StopTaskSet(ctx, conn))
+	// A stopping task's last report is stored although its task set is gone: nothing else will say where it
+	// stood (task 1's, with status stop as a run leaves it).
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{{Topic: "t", Partition: 1,
+		RemoteTopic: "A.t", ReplicatedOffset: 11, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, Status: store.PartitionStopped}}))
+	tcs, err := s.TaskConfigs(ctx, "c")
+	require.NoError(t, err)
+	require.Empty(t, tcs, "a stopped connector has no tasks")
+	byPartition := func() map[int32]store.PartitionStat {
+		t.Helper()
+		all, err := s.ConnectorPartitionStats(ctx, "c")
+		require.NoError(t, err)
+		out := map[int32]store.PartitionStat{}
+		for _, st := range all {
+			out[st.Partition] = st
+		}
+		return out
+	}
+	kept := byPartition()
+	require.Len(t, kept, 2)
+	require.Equal(t, int64(11), kept[1].ReplicatedOffset, "the stopping task's last report is stored")
+	for _, st := range kept {
+		require.Equal(t, store.PartitionStopped, st.Status)
+		require.Zero(t, st.BytesPerSecond)
+		require.Equal(t, int64(50), *st.EndOffset)
+	}
+
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 80},
+		{Topic: "t", Partition: 1, Next: 12, End: 5}, {Topic: "other", Partition: 0, Next: 3, End: 9}}))
+	now := byPartition()
+	require.Len(t, now, 2, "only kept rows are refreshed")
+	require.Equal(t, int64(80), *now[0].EndOffset)
+	require.Equal(t, int64(70), *now[0].LagRecords)
+	require.Equal(t, int64(12), now[1].ReplicatedOffset, "the position follows the committed offset")
+	require.Equal(t, int64(38), *now[1].LagRecords)
+	require.GreaterOrEqual(t, *now[0].LagSeconds, 5.0, "the oldest unreplicated record ages with the clock")
+	require.Equal(t, int64(50), *now[1].EndOffset, "a smaller end is another incarnation's")
+	require.True(t, now[0].UpdatedAt.After(kept[0].UpdatedAt) || now[0].UpdatedAt.Equal(kept[0].UpdatedAt))
+
+	// A partition whose topic is gone keeps the end and the time it was last seen at.
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 11, End: -1}}))
+	gone := byPartition()[0]
+	require.Equal(t, int64(80), *gone.EndOffset)
+	require.Equal(t, int64(11), gone.ReplicatedOffset)
+	require.Equal(t, now[0].UpdatedAt, gone.UpdatedAt)
+
+	err = s.RefreshPartitionEnds(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 90}})
+	require.ErrorIs(t, err, store.ErrFenced)
+}
+
+// The last report of a task of a connector being STOPPED can come after the STOPPED connector's run has looked
+// at the source and recorded the committed position (the task drains within the stop budget, its report was
+// sampled before its last commit): it must not move the row's end or position back, or a topic deleted right
+// after is judged on an end older than the one seen, and a task that finds the topic re-created distrusts a
+// row behind its committed offset. The report still marks the row stop and drops its rates.
+func TestStoppingTaskReportAfterTheWatchLooked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}})
+	row := func() store.PartitionStat {
+		t.Helper()
+		all, err := s.ConnectorPartitionStats(ctx, "c")
+		require.NoError(t, err)
+		require.Len(t, all, 1)
+		return all[0]
+	}
+	at := func(pos, end int64, status string) store.PartitionStat {
+		lag, lagSecs := max(end-pos, 0), 2.0
+		return store.PartitionStat{Topic: "t", Partition: 0, RemoteTopic: "A.t", ReplicatedOffset: pos, EndOffset: &end,
+			LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: status}
+	}
+	// While the connector runs, a report says where the partition stands, smaller end and all (a topic
+	// re-created under the same name starts over).
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(0, 40, "rewind")}))
+	require.Equal(t, int64(40), *row().EndOffset)
+	require.Equal(t, int64(0), row().ReplicatedOffset)
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
+
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
+	require.NoError(t, s.StopTaskSet(ctx, conn))
+	// The watch's look: committed position 1028, end 9000 (records written since the task's last sample).
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 1028, End: 9000}}))
+	// The stopping task's last report, sampled before its last commit and before those records.
+	last := at(1020, 6000, store.PartitionStopped)
+	last.BytesPerSecond = 0
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{last}))
+	got := row()
+	require.Equal(t, int64(9000), *got.EndOffset, "the end the watch saw stands")
+	require.Equal(t, int64(1028), got.ReplicatedOffset, "the committed position the watch recorded stands")
+	require.Equal(t, int64(9000-1028), *got.LagRecords)
+	require.Equal(t, store.PartitionStopped, got.Status)
+	require.Zero(t, got.BytesPerSecond)
 }
 
 // PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums

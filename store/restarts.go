@@ -17,7 +17,8 @@ type RestartRequest struct {
 	OnlyFailed   bool
 }
 
-// RequestRestart queues a restart request; ErrNotFound if the connector does not exist.
+// RequestRestart queues a restart request; ErrNotFound if the connector does not exist. A restart of the
+// connector instance, unless only failed units are asked for, clears its lasting loss notices (PutLoss).
 func (s *Store) RequestRestart(ctx context.Context, r RestartRequest) error {
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `
@@ -28,6 +29,13 @@ func (s *Store) RequestRestart(ctx context.Context, r RestartRequest) error {
 		}
 		if err != nil {
 			return err
+		}
+		// Restarting the connector instance (not only its failed units) is how an operator acknowledges what it
+		// found lost.
+		if r.Task == nil && !r.OnlyFailed {
+			if _, err := tx.Exec(ctx, "DELETE FROM connector_losses WHERE connector_name = $1", r.Connector); err != nil {
+				return err
+			}
 		}
 		return notify(ctx, tx, "restart")
 	})

@@ -47,6 +47,19 @@ func (s *Store) scanTaskConfig(r pgx.CollectableRow) (TaskConfig, error) {
 // too, except while a run still holds one (it drains, commits, and the release removes it). A claim that no
 // longer holds the connector unit gives ErrFenced.
 func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[string]string) (changed bool, err error) {
+	return s.replaceTaskConfigs(ctx, c, configs, false)
+}
+
+// StopTaskSet removes the task set of the connector being STOPPED, as ReplaceTaskConfigs(nil) does, but keeps
+// its partitions' stats, marked stop: the STOPPED connector's run keeps their end offsets up to date
+// (RefreshPartitionEnds), so that a source topic deleted meanwhile is judged, when the connector runs again, on
+// what was last seen of it.
+func (s *Store) StopTaskSet(ctx context.Context, c Claim) error {
+	_, err := s.replaceTaskConfigs(ctx, c, nil, true)
+	return err
+}
+
+func (s *Store) replaceTaskConfigs(ctx context.Context, c Claim, configs []map[string]string, keepStats bool) (changed bool, err error) {
 	connector := c.Connector
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := holdClaim(ctx, tx, c); err != nil {
@@ -88,7 +101,11 @@ func (s *Store) ReplaceTaskConfigs(ctx context.Context, c Claim, configs []map[s
 		}
 		// Partitions of tasks that no longer exist are replicated by nobody until a new owner reports them (a
 		// stopped or disabled connector has no tasks at all); their runs, superseded, cannot store them again.
-		if _, err := tx.Exec(ctx, "DELETE FROM partition_stats WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {
+		statsSQL := "DELETE FROM partition_stats WHERE connector_name = $1 AND task_id >= $2"
+		if keepStats {
+			statsSQL = "UPDATE partition_stats SET status = '" + PartitionStopped + "', records_per_second = 0, bytes_per_second = 0 WHERE connector_name = $1 AND task_id >= $2"
+		}
+		if _, err := tx.Exec(ctx, statsSQL, connector, len(configs)); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, "DELETE FROM task_stats WHERE connector_name = $1 AND task_id >= $2", connector, len(configs)); err != nil {

@@ -50,6 +50,12 @@ type ConnectorEnv interface {
 	PartitionStats(ctx context.Context) ([]PartitionStat, error)
 	// ReadOffsets returns every stored source offset of the connector.
 	ReadOffsets(ctx context.Context) ([]Offset, error)
+	// RecordLoss keeps a notice about records lost for good beyond this run (a worker restart, a move, a pause
+	// or a stop), with only the connector's newest keep such notices; an explicit restart of the connector
+	// clears them. ErrFenced as for SetTaskConfigs.
+	RecordLoss(ctx context.Context, loss Loss, keep int) error
+	// Losses returns the notices RecordLoss kept, oldest first.
+	Losses(ctx context.Context) ([]Loss, error)
 	// PartitionRates returns the byte rate each partition's task last reported, with the report's age, for
 	// moving partitions between the connector's tasks by load.
 	PartitionRates(ctx context.Context) ([]PartitionRate, error)
@@ -203,6 +209,9 @@ const (
 
 // Offset is a source offset in Connect's shape: a partition map and an offset map.
 type Offset = store.Offset
+
+// Loss is a lasting notice about records lost for good, with the key that identifies it (ConnectorEnv.RecordLoss).
+type Loss = store.Loss
 
 // TextStorable reports whether a name from Kafka can be kept as text (store.TextStorable).
 func TextStorable(s string) bool { return store.TextStorable(s) }

@@ -51,6 +51,14 @@ func (e *runEnv) Logger() *slog.Logger         { return e.log }
 // connectorEnv is the ConnectorEnv of one connector instance run.
 type connectorEnv struct{ *runEnv }
 
+func (e connectorEnv) RecordLoss(ctx context.Context, loss Loss, keep int) error {
+	return e.w.store.PutLoss(ctx, e.claim, loss, keep)
+}
+
+func (e connectorEnv) Losses(ctx context.Context) ([]Loss, error) {
+	return e.w.store.Losses(ctx, e.work.Connector)
+}
+
 func (e connectorEnv) SetTaskConfigs(ctx context.Context, configs []map[string]string) error {
 	changed, err := e.w.store.ReplaceTaskConfigs(ctx, e.claim, configs)
 	if err != nil {

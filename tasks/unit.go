@@ -230,19 +230,25 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 	if wk.TargetState == store.TargetStopped {
 		if isConnector {
 			err := w.retry(ctx, log, "stop connector", func() error {
-				if _, err := w.store.ReplaceTaskConfigs(ctx, c, nil); err != nil {
+				if err := w.store.StopTaskSet(ctx, c); err != nil {
 					return err
 				}
-				return w.putStatus(ctx, c, store.StateStopped, "")
+				return w.putIdleStatus(ctx, c, store.StateStopped)
 			})
 			if err != nil {
 				r.fenced.Store(true)
 				<-ctx.Done()
 				return
 			}
+			watched := make(chan struct{})
+			go func() {
+				defer close(watched)
+				w.watchStopped(ctx, env)
+			}()
 			// Offsets change only while the connector is STOPPED; those that must reach Kafka too are applied
 			// by this run, which holds the connector's unit.
 			w.serveOffsetRequests(ctx, env)
+			<-watched
 		}
 		<-ctx.Done()
 		return
@@ -253,7 +259,7 @@ func (w *worker) runUnit(ctx, hardCtx context.Context, r *unitRun) {
 		return
 	}
 	if wk.TargetState == store.TargetPaused {
-		if err := w.retry(ctx, log, "pause", func() error { return w.putStatus(ctx, c, store.StatePaused, "") }); err != nil {
+		if err := w.retry(ctx, log, "pause", func() error { return w.putIdleStatus(ctx, c, store.StatePaused) }); err != nil {
 			r.fenced.Store(true)
 			<-ctx.Done()
 			return

@@ -49,6 +49,7 @@ func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error
 		return connectors.DropWhenDone(ctx, err)
 	}
 	r.resume(ctx)
+	r.loadLosses(ctx)
 	return r.loop(ctx)
 }
 
@@ -91,6 +92,7 @@ type sourcePlanner struct {
 	draining  map[mirror.TopicPartition]*drainState
 	lost      map[string]tasks.Notice
 	lostOrder []string
+	unsaved   []string // keys of lost notices not stored yet (saveLosses)
 }
 
 func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error) {

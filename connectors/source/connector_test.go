@@ -39,6 +39,7 @@ type plannerEnv struct {
 	notices  []tasks.Notice               // the notices last reported
 	rates    func() []tasks.PartitionRate // what PartitionRates returns; nil: nothing reported
 	resumeAt []map[string]string          // the task set TaskConfigs returns before the run publishes one
+	losses   []tasks.Loss                 // what RecordLoss kept
 }
 
 func (e *plannerEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
@@ -82,6 +83,23 @@ func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]stri
 	}
 	e.sets = append(e.sets, set)
 	return nil
+}
+
+func (e *plannerEnv) RecordLoss(_ context.Context, loss tasks.Loss, keep int) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.losses = slices.DeleteFunc(e.losses, func(l tasks.Loss) bool { return l.Key == loss.Key })
+	e.losses = append(e.losses, loss)
+	if len(e.losses) > keep {
+		e.losses = e.losses[len(e.losses)-keep:]
+	}
+	return nil
+}
+
+func (e *plannerEnv) Losses(context.Context) ([]tasks.Loss, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.losses), nil
 }
 
 func (e *plannerEnv) RetainPartitionStats(_ context.Context, plan []tasks.PartitionOwner) error {

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -179,7 +180,7 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 	case statusPaused:
 		who = fmt.Sprintf("the connector was paused; its task %d last saw the end at offset %%d at %s", st.Task, at)
 	case statusStop:
-		who = fmt.Sprintf("no task was replicating it when the connector last looked (paused, stopped or restarting); task %d, the last to, saw its end at offset %%d at %s", st.Task, at)
+		who = fmt.Sprintf("no task was replicating it: the connector was stopped, or its task %d restarting; its end was last seen at offset %%d at %s", st.Task, at)
 	default:
 		who = fmt.Sprintf("task %d was replicating it and last saw its end at offset %%d at %s", st.Task, at)
 	}
@@ -205,8 +206,14 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 	return true
 }
 
-// lossNotice keeps a notice about a deleted partition in the connector's status for the rest of its run.
+// lossNotice keeps a notice about a deleted partition in the connector's status; saveLosses keeps it beyond
+// this run.
 func (r *sourcePlanner) lossNotice(key string, n tasks.Notice) {
+	r.keepLoss(key, n)
+	r.unsaved = append(r.unsaved, key)
+}
+
+func (r *sourcePlanner) keepLoss(key string, n tasks.Notice) {
 	if r.lost == nil {
 		r.lost = map[string]tasks.Notice{}
 	}
@@ -217,6 +224,42 @@ func (r *sourcePlanner) lossNotice(key string, n tasks.Notice) {
 	for len(r.lostOrder) > maxLossNotices {
 		delete(r.lost, r.lostOrder[0])
 		r.lostOrder = r.lostOrder[1:]
+	}
+}
+
+// saveLosses stores the loss notices this run found, so that they outlive it (a worker restart, a move, a pause
+// or a stop). A failure other than fencing is logged; the next plan round tries again.
+func (r *sourcePlanner) saveLosses(ctx context.Context) error {
+	for len(r.unsaved) > 0 {
+		key := r.unsaved[0]
+		if n, ok := r.lost[key]; ok {
+			err := r.env.RecordLoss(ctx, tasks.Loss{Key: key, Notice: n}, maxLossNotices)
+			if errors.Is(err, tasks.ErrFenced) {
+				return err
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					r.log.Warn("could not store a loss notice; will retry on the next plan round (the log keeps it)", "error", err)
+				}
+				return nil
+			}
+		}
+		r.unsaved = r.unsaved[1:]
+	}
+	return nil
+}
+
+// loadLosses shows the loss notices earlier runs of the connector stored.
+func (r *sourcePlanner) loadLosses(ctx context.Context) {
+	losses, err := r.env.Losses(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("could not read the connector's earlier loss notices; the log keeps them", "error", err)
+		}
+		return
+	}
+	for _, l := range losses {
+		r.keepLoss(l.Key, l.Notice)
 	}
 }
 

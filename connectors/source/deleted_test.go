@@ -115,6 +115,13 @@ func TestDroppedPartitionsReportWhatTheyTook(t *testing.T) {
 	r.judgeDropped(t.Context(), all, []mirror.TopicPartition{tp("kept", 0)}, stats)
 	require.Len(t, r.lossNotices(), 3)
 	require.Equal(t, 2, strings.Count(env.currentNotice(), "DATA NOT REPLICATED"))
+
+	// They outlive the run: the connector's next run shows them again.
+	require.NoError(t, r.saveLosses(t.Context()))
+	require.Len(t, env.losses, 3)
+	next := deletedPlanner(env)
+	next.loadLosses(t.Context())
+	require.Equal(t, r.lossNotices(), next.lossNotices())
 }
 
 // A task shows a gone partition as deleted, with what it took, once the partition's position has stood still

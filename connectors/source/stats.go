@@ -335,10 +335,17 @@ func (r *sourceRun) publishStats(ctx context.Context, status string) error {
 	var sent []*sourcePartition
 	for _, p := range r.parts {
 		ps := &p.stats
-		if !ps.ready {
-			continue
-		}
 		st := ps.last
+		if !ps.ready {
+			// Only the final report has something to say of a partition never sampled (unsampledStat).
+			if status == "" {
+				continue
+			}
+			var ok bool
+			if st, ok = r.unsampledStat(p, now); !ok {
+				continue
+			}
+		}
 		if status != "" {
 			st.Status = status
 			st.RecordsPerSecond, st.BytesPerSecond = 0, 0

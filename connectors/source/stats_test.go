@@ -160,6 +160,36 @@ func TestQuietPartitionsArePublishedLessOften(t *testing.T) {
 	}
 }
 
+// TestFinalPublicationNamesUnsampledPartitions: a run that ends before its committer's first sample (stopped
+// within a second of its pipeline's start) still leaves a row for every partition it has a position of, marked
+// stop, with the end offset last seen where there is one: the stop keeps only rows that exist, and a topic
+// deleted while the connector is stopped is judged on them. A partition with no position at all is left out.
+func TestFinalPublicationNamesUnsampledPartitions(t *testing.T) {
+	env := &statsEnv{}
+	committed := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 0}, "A.t", 1026, "")
+	committed.seenEnd = 6000
+	fresh := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 1}, "A.t", -1, "")
+	r := &sourceRun{env: env, parts: []*sourcePartition{committed, fresh}}
+	if err := r.publishStats(t.Context(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.published) > 0 && len(env.published[0]) > 0 {
+		t.Fatalf("a periodic publication before the first sample: %+v, want nothing", env.published[0])
+	}
+	if err := r.publishStats(t.Context(), statusStop); err != nil {
+		t.Fatal(err)
+	}
+	final := env.published[len(env.published)-1]
+	if len(final) != 1 {
+		t.Fatalf("the final publication: %+v, want the committed partition only", final)
+	}
+	st := final[0]
+	if st.Partition != 0 || st.Status != statusStop || st.ReplicatedOffset != 1027 || st.EndOffset == nil || *st.EndOffset != 6000 ||
+		st.LagRecords == nil || *st.LagRecords != 6000-1027 {
+		t.Fatalf("the final publication: %+v, want partition 0 stopped at 1027 with the end last seen, 6000", st)
+	}
+}
+
 // countingReader answers cached watermarks (0, end) and counts the reads per partition.
 type countingReader struct {
 	end   int64

@@ -162,6 +162,9 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.saveLosses(ctx); err != nil {
+		return err
+	}
 	return r.retainStats(ctx)
 }
 
