@@ -59,6 +59,8 @@ func (s *server) routes() chi.Router {
 	r.Get("/connectors/{connector}/groups", connect(s.listGroups))
 	r.Get("/connectors/{connector}/groups/{group}/offsets", connect(s.getGroupOffsets))
 	r.Get("/connectors/{connector}/partitions", connect(s.getPartitions))
+	r.Post("/connectors/{connector}/failover", connect(s.startFailover))
+	r.Get("/connectors/{connector}/failover", connect(s.getFailover))
 	r.Post("/connectors/{connector}/restart", connect(s.restartConnector))
 	r.Put("/connectors/{connector}/pause", connect(s.setTargetState(store.TargetPaused, http.StatusAccepted)))
 	r.Put("/connectors/{connector}/resume", connect(s.setTargetState(store.TargetStarted, http.StatusAccepted)))

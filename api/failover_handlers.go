@@ -1,0 +1,167 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/store"
+)
+
+// A failover is a kmirror extension (Connect has none): POST /connectors/{c}/failover on a MirrorSourceConnector
+// files the operation and answers 202 at once with its state; a worker runs it (package failover) and GET of the
+// same path shows its state and, once it ended, its report. It drains, stops and moves groups, which can take
+// minutes: no request is held open that long, a client that went away loses nothing, and the report is kept for
+// whoever asks afterwards.
+
+// defaultDrainTimeout is how long a failover waits, unless told otherwise, for the source connector to replicate
+// what the source held when it began; maxDrainTimeout bounds what a request may ask.
+const (
+	defaultDrainTimeout = 60 * time.Second
+	maxDrainTimeout     = time.Hour
+)
+
+// failoverRequest is the body of POST /connectors/{c}/failover; every field is optional.
+type failoverRequest struct {
+	// CheckpointConnector names the MirrorCheckpointConnector whose groups move; without it, every one of the
+	// source connector's aliases.
+	CheckpointConnector *string `json:"checkpoint_connector"`
+	// DrainTimeoutMs bounds the wait for the drain; 0 stops the source connector at once.
+	DrainTimeoutMs *int64 `json:"drain_timeout_ms"`
+}
+
+// failoverBody is a failover operation as the API shows it.
+type failoverBody struct {
+	ID                  int64           `json:"id"`
+	Connector           string          `json:"connector"`
+	CheckpointConnector *string         `json:"checkpoint_connector"`
+	DrainTimeoutMs      int64           `json:"drain_timeout_ms"`
+	State               string          `json:"state"`
+	Phase               *string         `json:"phase"`
+	Error               *string         `json:"error"`
+	RequestedAt         string          `json:"requested_at"`
+	FinishedAt          *string         `json:"finished_at"`
+	Report              json.RawMessage `json:"report"`
+}
+
+func failoverOf(f store.Failover) failoverBody {
+	b := failoverBody{ID: f.ID, Connector: f.Connector, DrainTimeoutMs: f.DrainTimeout.Milliseconds(), State: f.State,
+		RequestedAt: formatTime(f.RequestedAt), Report: f.Report}
+	if f.CheckpointConnector != "" {
+		b.CheckpointConnector = &f.CheckpointConnector
+	}
+	if f.Phase != "" {
+		b.Phase = &f.Phase
+	}
+	if f.Error != "" {
+		b.Error = &f.Error
+	}
+	if f.FinishedAt != nil {
+		t := formatTime(*f.FinishedAt)
+		b.FinishedAt = &t
+	}
+	if b.Report == nil {
+		b.Report = json.RawMessage("null")
+	}
+	return b
+}
+
+// startFailover is POST /connectors/{connector}/failover.
+func (s *server) startFailover(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req failoverRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return badBody("%s", failoverBodyError(err))
+		}
+	}
+	drain := defaultDrainTimeout
+	if req.DrainTimeoutMs != nil {
+		if *req.DrainTimeoutMs < 0 || time.Duration(*req.DrainTimeoutMs)*time.Millisecond > maxDrainTimeout {
+			return badBody("drain_timeout_ms must be between 0 and %d, not %d", maxDrainTimeout.Milliseconds(), *req.DrainTimeoutMs)
+		}
+		drain = time.Duration(*req.DrainTimeoutMs) * time.Millisecond
+	}
+	c, err := s.sourceConnector(r)
+	if err != nil {
+		return err
+	}
+	checkpoint := ""
+	if req.CheckpointConnector != nil {
+		checkpoint = *req.CheckpointConnector
+		cp, err := s.store.GetConnector(r.Context(), checkpoint)
+		if errors.Is(err, store.ErrNotFound) {
+			return badBody("checkpoint_connector: connector %s not found", checkpoint)
+		}
+		if err != nil {
+			return err
+		}
+		if p, ok := s.plugins.lookup(cp.Config["connector.class"]); !ok || p.Class != mirrorconfig.CheckpointConnectorClass {
+			return badBody("checkpoint_connector: connector %s is not a MirrorCheckpointConnector", checkpoint)
+		}
+	}
+	f, err := s.store.RequestFailover(r.Context(), c.Name, checkpoint, drain)
+	var field *store.FailoverFieldError
+	switch {
+	case errors.As(err, &field):
+		return badBody("%s: connector %s not found", field.Field, checkpoint)
+	case errors.Is(err, store.ErrNotFound):
+		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
+	case errors.Is(err, store.ErrFailoverOpen):
+		return errorf(http.StatusConflict, "A failover of connector %s is already under way: see GET /connectors/%s/failover", c.Name, c.Name)
+	case err != nil:
+		return err
+	}
+	w.Header().Set("Location", "/connectors/"+c.Name+"/failover")
+	writeJSON(w, http.StatusAccepted, failoverOf(f))
+	return nil
+}
+
+// failoverBodyError says what is wrong with a failover request body without echoing Go's type names.
+func failoverBodyError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return typeErr.Field + " has the wrong type"
+	}
+	return err.Error()
+}
+
+// getFailover is GET /connectors/{connector}/failover: the connector's latest failover, running or ended.
+func (s *server) getFailover(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.sourceConnector(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.store.LatestFailover(r.Context(), c.Name)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Connector %s has no failover", c.Name)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, failoverOf(f))
+	return nil
+}
+
+// sourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector.
+func (s *server) sourceConnector(r *http.Request) (store.Connector, error) {
+	c, err := s.existingConnector(r)
+	if err != nil {
+		return store.Connector{}, err
+	}
+	class := c.Config["connector.class"]
+	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
+		return store.Connector{}, errorf(http.StatusNotFound,
+			"Connector %s is not a MirrorSourceConnector (connector.class is %s); a failover is of the source connector of a flow",
+			c.Name, class)
+	}
+	return c, nil
+}
