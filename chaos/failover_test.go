@@ -32,7 +32,7 @@ func TestFailoverPlanned(t *testing.T) {
 		t.Errorf("planned failover: source_reachable %v, drained %v, source_stopped %v; want all true", rep.SourceReachable, rep.Drained, rep.SourceStopped)
 	}
 	fc.s.prod.Stop()
-	fc.check(rep, false)
+	fc.check(rep, nil)
 }
 
 // TestFailoverSourceKilled kills -9 broker A while records flow, once the consumer group's last position on A
@@ -49,7 +49,7 @@ func TestFailoverSourceKilled(t *testing.T) {
 	final := fc.consumeOnA(v.settle)
 	fc.s.awaitExactTranslation(fc.ck, fc.group, func(p int) int64 { return final[p] }, v.deadline)
 
-	killedAt := time.Now()
+	killedAt, mark := time.Now(), fc.s.prod.Mark()
 	suite.harness.killKafka(t, "A")
 	started := false
 	t.Cleanup(func() {
@@ -66,7 +66,7 @@ func TestFailoverSourceKilled(t *testing.T) {
 	started = true
 	lost := fc.s.excludeLostByA()
 	t.Logf("lost by broker A itself (acknowledged, then gone after its kill -9): %d", lost)
-	fc.check(rep, true)
+	fc.check(rep, mark)
 }
 
 // failoverCase is a scenario with a checkpoint connector following one consumer group of the topic.
@@ -204,9 +204,12 @@ func (fc *failoverCase) failover(drainMs int64, within time.Duration) *failover.
 }
 
 // check audits B against what A acknowledged and the report, and the group's resume on B. A record A
-// acknowledged and B lacks must be in its partition's not_replicated range; with the source killed it may
-// instead lie past the end the report knows (never seen by kmirror), which is counted apart.
-func (fc *failoverCase) check(rep *failover.Report, killed bool) {
+// acknowledged and B lacks must be in its partition's not_replicated range. With the source killed (killMark:
+// the producer's next sequence per partition at the kill) it may instead lie past the end the report knows:
+// produced before the kill, acknowledged by A and never seen by kmirror (no mirror can know of those), or
+// produced after it (acknowledged once A was back, after the failover); each is counted apart.
+func (fc *failoverCase) check(rep *failover.Report, killMark []int) {
+	killed := killMark != nil
 	t, s := fc.t, fc.s
 	exp := s.prod.expected()
 	recs, err := s.tail.snapshot(2 * time.Minute)
@@ -226,16 +229,20 @@ func (fc *failoverCase) check(rep *failover.Report, killed bool) {
 	var listedMissing, listedOnB, unseen, unaccounted, afterListing int
 	for _, row := range res.Rows {
 		p := byPart[row.Partition]
+		seqAt := map[int64]int{}
+		for seq, off := range exp.offsets[row.Partition] {
+			seqAt[off] = seq
+		}
 		missing := map[int64]bool{}
 		for _, off := range row.missingAt {
 			missing[off] = true
 			switch {
 			case p.NotReplicated != nil && off >= p.NotReplicated.From && off <= p.NotReplicated.To:
 				listedMissing++
-			case p.SourceEnd != nil && off >= *p.SourceEnd && !killed:
-				afterListing++ // acknowledged after the report listed A's ends: produced after the failover
-			case p.SourceEnd == nil || off >= *p.SourceEnd:
-				unseen++
+			case (p.SourceEnd == nil || off >= *p.SourceEnd) && killed && seqAt[off] < killMark[row.Partition]:
+				unseen++ // acknowledged by A, produced before its kill, past what kmirror saw of A
+			case p.SourceEnd != nil && off >= *p.SourceEnd:
+				afterListing++ // produced after the report listed A's ends (or after A's kill)
 			default:
 				unaccounted++
 				if unaccounted <= 10 {
@@ -252,9 +259,9 @@ func (fc *failoverCase) check(rep *failover.Report, killed bool) {
 			}
 		}
 	}
-	t.Logf("SUMMARY %s: acknowledged by A %d; missing on B %d: in the report's ranges %d, past the end kmirror last saw %d, "+
-		"acknowledged after the report's listing %d, unaccounted %d; listed but on B %d; report not_replicated_offsets %d; duplicated %d, reordered %d",
-		t.Name(), exp.ackedTotal(), res.Missing, listedMissing, unseen, afterListing, unaccounted, listedOnB, rep.NotReplicatedOffsets, res.Duplicated, res.Reordered)
+	t.Logf("SUMMARY %s: acknowledged by A %d (produced before the failover or A's kill: %d); missing on B %d: in the report's ranges %d, past the end kmirror last saw %d, "+
+		"produced after the report's listing (or A's kill) %d, unaccounted %d; listed but on B %d; report not_replicated_offsets %d; duplicated %d, reordered %d",
+		t.Name(), exp.ackedTotal(), before(exp, killMark, rep), res.Missing, listedMissing, unseen, afterListing, unaccounted, listedOnB, rep.NotReplicatedOffsets, res.Duplicated, res.Reordered)
 	if unaccounted > 0 || listedOnB > 0 {
 		t.Errorf("the report is not exact: %d records neither on B nor listed, %d listed records on B", unaccounted, listedOnB)
 	}
@@ -317,4 +324,24 @@ func (fc *failoverCase) checkResume(rep *failover.Report, exp *expected) {
 	if skipped+reread > 0 {
 		t.Errorf("group %s: %d records skipped, %d read again on B", fc.group, skipped, reread)
 	}
+}
+
+// before counts the records A acknowledged that were produced before killMark (A's kill) or, without one, below
+// the report's source_end (before its end listing).
+func before(exp *expected, killMark []int, rep *failover.Report) int {
+	n := 0
+	for p, offs := range exp.offsets {
+		var end int64 = -1
+		for _, pr := range rep.Partitions {
+			if int(pr.Partition) == p && pr.SourceEnd != nil {
+				end = *pr.SourceEnd
+			}
+		}
+		for seq, off := range offs {
+			if off >= 0 && (killMark != nil && seq < killMark[p] || killMark == nil && off < end) {
+				n++
+			}
+		}
+	}
+	return n
 }

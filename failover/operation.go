@@ -295,6 +295,9 @@ func (o *operation) partitionReports(rep *Report, pos, ends map[kafka.PartitionI
 		if end, ok := ends[id]; ok && ends != nil {
 			p.SourceEnd, p.EndBasis = &end, "listed"
 		} else if end, ok := o.lastSeen[id]; ok {
+			// What the tasks last published can be older than what they replicated since: the end was at least
+			// that far.
+			end = max(end, p.ReplicatedTo)
 			p.SourceEnd, p.EndBasis = &end, "last_seen"
 		}
 		if p.SourceEnd != nil && *p.SourceEnd > p.ReplicatedTo {

@@ -43,8 +43,8 @@ type PartitionReport struct {
 	// is not known.
 	SourceEnd *int64 `json:"source_end"`
 	// EndBasis says where SourceEnd comes from: "listed" (asked of the source after the stop), "last_seen"
-	// (the source could not be reached: the end the source connector last saw, so the source may hold more)
-	// or "unknown".
+	// (the source could not be reached: the highest end the source connector saw, so the source may hold
+	// more) or "unknown".
 	EndBasis string `json:"end_basis"`
 	// NotReplicated is the range of source offsets that are on the source but not on the target; null when
 	// there is none (or, end_basis unknown, none is known).

@@ -1,7 +1,8 @@
 -- Failover operations (POST /connectors/{c}/failover): filed by the REST API in one transaction, run by
 -- whichever worker takes them, and kept with their report afterwards. worker_id and heartbeat_at say who runs
 -- one: a running operation whose heartbeat is older than the runner's stale window is taken over by another
--- worker (its worker died). report is the operation's JSON report, as the failover package writes it.
+-- worker (its worker died). report is the operation's JSON report, kept as the failover package wrote it (json, not jsonb:
+-- its members keep their order).
 CREATE TABLE failovers (
     id                   bigserial PRIMARY KEY,
     connector_name       text NOT NULL REFERENCES connectors (name) ON DELETE CASCADE,
@@ -10,7 +11,7 @@ CREATE TABLE failovers (
     state                text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'running', 'succeeded', 'failed')),
     phase                text NOT NULL DEFAULT '',
     error                text NOT NULL DEFAULT '',
-    report               jsonb,
+    report               json,
     worker_id            text NOT NULL DEFAULT '',
     heartbeat_at         timestamptz,
     requested_at         timestamptz NOT NULL DEFAULT now(),

@@ -169,7 +169,7 @@ func (s *Store) FinishFailover(ctx context.Context, id int64, worker string, rep
 		b := string(report)
 		body = &b
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE failovers SET state = $3, error = $4, report = $5::jsonb, phase = '', finished_at = now()
+	tag, err := s.pool.Exec(ctx, `UPDATE failovers SET state = $3, error = $4, report = $5::json, phase = '', finished_at = now()
 		WHERE id = $1 AND worker_id = $2 AND state = 'running'`, id, worker, state, failure, body)
 	if err != nil {
 		return fmt.Errorf("finish failover %d: %w", id, err)
