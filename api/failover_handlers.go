@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
@@ -24,8 +25,11 @@ const (
 	maxDrainTimeout     = time.Hour
 )
 
-// failoverRequest is the body of POST /connectors/{c}/failover; every field is optional.
+// failoverRequest is the body of POST /connectors/{c}/failover and /failback; every field is optional but a
+// failback's failover_of.
 type failoverRequest struct {
+	// FailoverOf names, for a failback, the A→B source connector whose failover it undoes.
+	FailoverOf *string `json:"failover_of"`
 	// CheckpointConnector names the MirrorCheckpointConnector whose groups move; without it, every one of the
 	// source connector's aliases.
 	CheckpointConnector *string `json:"checkpoint_connector"`
@@ -33,10 +37,12 @@ type failoverRequest struct {
 	DrainTimeoutMs *int64 `json:"drain_timeout_ms"`
 }
 
-// failoverBody is a failover operation as the API shows it.
+// failoverBody is a failover or failback operation as the API shows it.
 type failoverBody struct {
 	ID                  int64           `json:"id"`
+	Kind                string          `json:"kind"`
 	Connector           string          `json:"connector"`
+	FailoverOf          *string         `json:"failover_of,omitempty"`
 	CheckpointConnector *string         `json:"checkpoint_connector"`
 	DrainTimeoutMs      int64           `json:"drain_timeout_ms"`
 	State               string          `json:"state"`
@@ -48,10 +54,13 @@ type failoverBody struct {
 }
 
 func failoverOf(f store.Failover) failoverBody {
-	b := failoverBody{ID: f.ID, Connector: f.Connector, DrainTimeoutMs: f.DrainTimeout.Milliseconds(), State: f.State,
+	b := failoverBody{ID: f.ID, Kind: f.Kind, Connector: f.Connector, DrainTimeoutMs: f.DrainTimeout.Milliseconds(), State: f.State,
 		RequestedAt: formatTime(f.RequestedAt), Report: f.Report}
 	if f.CheckpointConnector != "" {
 		b.CheckpointConnector = &f.CheckpointConnector
+	}
+	if f.FailoverOf != "" {
+		b.FailoverOf = &f.FailoverOf
 	}
 	if f.Phase != "" {
 		b.Phase = &f.Phase
@@ -71,6 +80,15 @@ func failoverOf(f store.Failover) failoverBody {
 
 // startFailover is POST /connectors/{connector}/failover.
 func (s *server) startFailover(w http.ResponseWriter, r *http.Request) error {
+	return s.startOperation(w, r, store.KindFailover)
+}
+
+// startFailback is POST /connectors/{connector}/failback, on the B→A source connector.
+func (s *server) startFailback(w http.ResponseWriter, r *http.Request) error {
+	return s.startOperation(w, r, store.KindFailback)
+}
+
+func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind string) error {
 	body, err := readBody(w, r)
 	if err != nil {
 		return err
@@ -94,34 +112,60 @@ func (s *server) startFailover(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	checkpoint := ""
+	fr := store.FailoverRequest{Kind: kind, Connector: c.Name, Drain: drain}
 	if req.CheckpointConnector != nil {
-		checkpoint = *req.CheckpointConnector
-		cp, err := s.store.GetConnector(r.Context(), checkpoint)
-		if errors.Is(err, store.ErrNotFound) {
-			return badBody("checkpoint_connector: connector %s not found", checkpoint)
+		fr.Checkpoint = *req.CheckpointConnector
+		if err := s.checkClass(r, "checkpoint_connector", fr.Checkpoint, mirrorconfig.CheckpointConnectorClass); err != nil {
+			return err
+		}
+	}
+	switch {
+	case kind == store.KindFailback && req.FailoverOf == nil:
+		return badBody("failover_of: required, the MirrorSourceConnector (A→B) whose failover this failback undoes")
+	case kind == store.KindFailback:
+		fr.FailoverOf = *req.FailoverOf
+		if err := s.checkClass(r, "failover_of", fr.FailoverOf, mirrorconfig.SourceConnectorClass); err != nil {
+			return err
+		}
+		f, err := s.store.LatestFailover(r.Context(), fr.FailoverOf, store.KindFailover)
+		if errors.Is(err, store.ErrNotFound) || err == nil && f.State != store.FailoverSucceeded {
+			return badBody("failover_of: connector %s has no succeeded failover to fail back from", fr.FailoverOf)
 		}
 		if err != nil {
 			return err
 		}
-		if p, ok := s.plugins.lookup(cp.Config["connector.class"]); !ok || p.Class != mirrorconfig.CheckpointConnectorClass {
-			return badBody("checkpoint_connector: connector %s is not a MirrorCheckpointConnector", checkpoint)
-		}
+	case req.FailoverOf != nil:
+		return badBody("failover_of: only a failback takes it")
 	}
-	f, err := s.store.RequestFailover(r.Context(), c.Name, checkpoint, drain)
+	f, err := s.store.RequestFailover(r.Context(), fr)
 	var field *store.FailoverFieldError
 	switch {
 	case errors.As(err, &field):
-		return badBody("%s: connector %s not found", field.Field, checkpoint)
+		return badBody("%s: connector not found", field.Field)
 	case errors.Is(err, store.ErrNotFound):
 		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
 	case errors.Is(err, store.ErrFailoverOpen):
-		return errorf(http.StatusConflict, "A failover of connector %s is already under way: see GET /connectors/%s/failover", c.Name, c.Name)
+		return errorf(http.StatusConflict, "A failover or failback of connector %s is already under way: see GET /connectors/%s/%s", c.Name, c.Name, kind)
 	case err != nil:
 		return err
 	}
-	w.Header().Set("Location", "/connectors/"+c.Name+"/failover")
+	w.Header().Set("Location", "/connectors/"+c.Name+"/"+kind)
 	writeJSON(w, http.StatusAccepted, failoverOf(f))
+	return nil
+}
+
+// checkClass checks that the connector a field names exists and is of class.
+func (s *server) checkClass(r *http.Request, field, name, class string) error {
+	c, err := s.store.GetConnector(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return badBody("%s: connector %s not found", field, name)
+	}
+	if err != nil {
+		return err
+	}
+	if p, ok := s.plugins.lookup(c.Config["connector.class"]); !ok || p.Class != class {
+		return badBody("%s: connector %s is not a %s", field, name, class[strings.LastIndex(class, ".")+1:])
+	}
 	return nil
 }
 
@@ -136,13 +180,22 @@ func failoverBodyError(err error) string {
 
 // getFailover is GET /connectors/{connector}/failover: the connector's latest failover, running or ended.
 func (s *server) getFailover(w http.ResponseWriter, r *http.Request) error {
+	return s.getOperation(w, r, store.KindFailover)
+}
+
+// getFailback is GET /connectors/{connector}/failback.
+func (s *server) getFailback(w http.ResponseWriter, r *http.Request) error {
+	return s.getOperation(w, r, store.KindFailback)
+}
+
+func (s *server) getOperation(w http.ResponseWriter, r *http.Request, kind string) error {
 	c, err := s.sourceConnector(r)
 	if err != nil {
 		return err
 	}
-	f, err := s.store.LatestFailover(r.Context(), c.Name)
+	f, err := s.store.LatestFailover(r.Context(), c.Name, kind)
 	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Connector %s has no failover", c.Name)
+		return errorf(http.StatusNotFound, "Connector %s has no %s", c.Name, kind)
 	}
 	if err != nil {
 		return err

@@ -40,11 +40,14 @@ func TestFailoverRequests(t *testing.T) {
 	require.Equal(t, "/connectors/src/failover", r.header.Get("Location"))
 	filed := decode[map[string]any](t, r)
 	require.Equal(t, "pending", filed["state"])
+	require.Equal(t, "failover", filed["kind"])
 	require.Equal(t, "ck", filed["checkpoint_connector"])
 	require.InDelta(t, 5000, filed["drain_timeout_ms"], 0)
 	require.Nil(t, filed["report"])
 	requireError(t, f.do("POST", "/connectors/src/failover", ""), 409,
-		"A failover of connector src is already under way: see GET /connectors/src/failover")
+		"A failover or failback of connector src is already under way: see GET /connectors/src/failover")
+	requireError(t, f.do("POST", "/connectors/src/failover", `{"failover_of":"src"}`), 400,
+		"Invalid request body: failover_of: only a failback takes it")
 
 	// A runner takes it and ends it with a report; GET shows both.
 	ctx := t.Context()
@@ -69,4 +72,35 @@ func TestFailoverRequests(t *testing.T) {
 	again := decode[map[string]any](t, r)
 	require.Nil(t, again["checkpoint_connector"])
 	require.InDelta(t, 60000, again["drain_timeout_ms"], 0)
+}
+
+// TestFailbackRequests checks POST /connectors/{c}/failback on the B→A source connector: it names the A→B
+// connector whose succeeded failover it undoes, and is shown apart from the failovers.
+func TestFailbackRequests(t *testing.T) {
+	f := newFixture(t)
+	f.create("src", sourceConfig())
+	ba := sourceConfig()
+	ba["source.cluster.alias"], ba["target.cluster.alias"] = "B", "A"
+	f.create("ba", ba)
+
+	requireError(t, f.do("POST", "/connectors/ba/failback", "{}"), 400,
+		"Invalid request body: failover_of: required, the MirrorSourceConnector (A→B) whose failover this failback undoes")
+	requireError(t, f.do("POST", "/connectors/ba/failback", `{"failover_of":"src"}`), 400,
+		"Invalid request body: failover_of: connector src has no succeeded failover to fail back from")
+	ctx := t.Context()
+	_, err := f.store.RequestFailover(ctx, store.FailoverRequest{Kind: store.KindFailover, Connector: "src", Drain: time.Second})
+	require.NoError(t, err)
+	taken, err := f.store.TakeFailover(ctx, "w1", time.Minute)
+	require.NoError(t, err)
+	require.NoError(t, f.store.FinishFailover(ctx, taken.ID, "w1", json.RawMessage(`{"kind":"failover"}`), ""))
+
+	r := f.do("POST", "/connectors/ba/failback", `{"failover_of":"src","drain_timeout_ms":0}`)
+	require.Equal(t, http.StatusAccepted, r.status, r.body)
+	require.Equal(t, "/connectors/ba/failback", r.header.Get("Location"))
+	filed := decode[map[string]any](t, r)
+	require.Equal(t, "failback", filed["kind"])
+	require.Equal(t, "src", filed["failover_of"])
+	require.Equal(t, "pending", decode[map[string]any](t, f.do("GET", "/connectors/ba/failback", ""))["state"])
+	requireError(t, f.do("GET", "/connectors/ba/failover", ""), 404, "Connector ba has no failover")
+	require.Equal(t, "succeeded", decode[map[string]any](t, f.do("GET", "/connectors/src/failover", ""))["state"])
 }

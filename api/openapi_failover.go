@@ -21,6 +21,22 @@ func withFailoverPaths(paths obj) obj {
 			"404": errorResponse("Unknown connector, a connector that is not a MirrorSourceConnector, or one that never failed over"),
 		}),
 	}
+	paths["/connectors/{connector}/failback"] = obj{
+		"post": operation("startFailback", "kmirror extension, on the B→A MirrorSourceConnector after a failover of the A→B one (failover_of): start it from "+
+			"the end offsets of B's own topics the failover recorded, so that only what was produced on B since is copied to A; then, as a failover, "+
+			"drain, stop it and commit the groups' positions on A (positions in topics that came from A translated back through the A→B offset map). "+
+			"Answers at once; GET shows the progress and the report.",
+			[]obj{connector}, jsonBody("failover_of is required; the other fields as for a failover.", ref("FailbackRequest")), obj{
+				"202": withFailoverLocation(response("Filed: a worker runs it", ref("Failover"))),
+				"400": errorResponse("A field is invalid (the message names it)"),
+				"404": notSource,
+				"409": errorResponse("A failover or failback of the connector is already under way"),
+			}),
+		"get": operation("getFailback", "kmirror extension: the connector's latest failback, its state and, once it ended, its report", []obj{connector}, nil, obj{
+			"200": response("The latest failback", ref("Failover")),
+			"404": errorResponse("Unknown connector, a connector that is not a MirrorSourceConnector, or one that never failed back"),
+		}),
+	}
 	return paths
 }
 
@@ -40,19 +56,27 @@ func withFailoverSchemas(schemas obj) obj {
 		"checkpoint_connector": obj{"type": "string", "nullable": true, "description": "The MirrorCheckpointConnector whose groups move; default: every one of the source connector's aliases"},
 		"drain_timeout_ms":     obj{"type": "integer", "format": "int64", "minimum": 0, "maximum": maxDrainTimeout.Milliseconds(), "nullable": true, "description": "How long to wait for the drain (default 60000); 0 stops the source connector at once"},
 	}))
+	schemas["FailbackRequest"] = closed(object(obj{
+		"failover_of":          obj{"type": "string", "description": "The A→B MirrorSourceConnector whose succeeded failover this undoes"},
+		"checkpoint_connector": obj{"type": "string", "nullable": true, "description": "The B→A MirrorCheckpointConnector whose groups move back; default: every one of the aliases"},
+		"drain_timeout_ms":     obj{"type": "integer", "format": "int64", "minimum": 0, "maximum": maxDrainTimeout.Milliseconds(), "nullable": true},
+	}, "failover_of"))
 	schemas["Failover"] = object(obj{
-		"id": i64, "connector": str,
+		"id": i64, "kind": obj{"type": "string", "enum": []string{"failover", "failback"}}, "connector": str,
+		"failover_of":          obj{"type": "string", "description": "A failback: the A→B connector whose failover it undoes"},
 		"checkpoint_connector": obj{"type": "string", "nullable": true},
 		"drain_timeout_ms":     i64,
 		"state":                obj{"type": "string", "enum": []string{"pending", "running", "succeeded", "failed"}},
-		"phase":                obj{"type": "string", "nullable": true, "description": "What a running failover is doing: draining, stopping or groups"},
+		"phase":                obj{"type": "string", "nullable": true, "description": "What a running operation is doing: starting (a failback), draining, stopping or groups"},
 		"error":                obj{"type": "string", "nullable": true, "description": "Why it failed"},
 		"requested_at":         instant,
 		"finished_at":          obj{"type": "string", "format": "date-time", "nullable": true},
 		"report":               obj{"allOf": []obj{ref("FailoverReport")}, "nullable": true, "description": "Once it ended (a failed one may have none)"},
-	}, "id", "connector", "checkpoint_connector", "drain_timeout_ms", "state", "phase", "error", "requested_at", "finished_at", "report")
+	}, "id", "kind", "connector", "checkpoint_connector", "drain_timeout_ms", "state", "phase", "error", "requested_at", "finished_at", "report")
 	schemas["FailoverReport"] = object(obj{
-		"connector": str, "source_alias": str, "target_alias": str,
+		"kind": obj{"type": "string", "enum": []string{"failover", "failback"}}, "connector": str, "source_alias": str, "target_alias": str,
+		"failover_of":            str,
+		"started_from":           array(object(obj{"topic": str, "partition": i32, "offset": i64}, "topic", "partition", "offset")),
 		"checkpoint_connectors":  array(str),
 		"source_reachable":       obj{"type": "boolean", "description": "The source cluster answered; false: nothing waited for it, and its ends are those last seen"},
 		"drained":                obj{"type": "boolean", "description": "Everything the source held when the failover began was replicated before the stop"},
@@ -63,7 +87,7 @@ func withFailoverSchemas(schemas obj) obj {
 		"not_replicated_offsets": obj{"type": "integer", "format": "int64", "description": "The offsets of every not_replicated range, summed"},
 		"groups":                 array(ref("FailoverGroup")),
 		"target_ends":            array(object(obj{"topic": str, "partition": i32, "offset": i64}, "topic", "partition", "offset")),
-	}, "connector", "source_alias", "target_alias", "checkpoint_connectors", "source_reachable", "drained", "source_stopped", "started_at", "stopped_at",
+	}, "kind", "connector", "source_alias", "target_alias", "checkpoint_connectors", "source_reachable", "drained", "source_stopped", "started_at", "stopped_at",
 		"partitions", "not_replicated_offsets", "groups", "target_ends")
 	schemas["FailoverPartition"] = object(obj{
 		"source_topic": str, "partition": i32, "target_topic": str,

@@ -61,6 +61,8 @@ func (s *server) routes() chi.Router {
 	r.Get("/connectors/{connector}/partitions", connect(s.getPartitions))
 	r.Post("/connectors/{connector}/failover", connect(s.startFailover))
 	r.Get("/connectors/{connector}/failover", connect(s.getFailover))
+	r.Post("/connectors/{connector}/failback", connect(s.startFailback))
+	r.Get("/connectors/{connector}/failback", connect(s.getFailback))
 	r.Post("/connectors/{connector}/restart", connect(s.restartConnector))
 	r.Put("/connectors/{connector}/pause", connect(s.setTargetState(store.TargetPaused, http.StatusAccepted)))
 	r.Put("/connectors/{connector}/resume", connect(s.setTargetState(store.TargetStarted, http.StatusAccepted)))

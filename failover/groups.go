@@ -157,6 +157,12 @@ func (o *operation) translate(ctx context.Context, flow *connectors.Flow, rows [
 	for i := range rows {
 		p := &rows[i].pos
 		p.Basis = store.BasisNone
+		if back, err := o.translateBack(ctx, flow, p); err != nil || back {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if a, ok := offsetmap.Translate(rangeOf(around[i].Prev), rangeOf(around[i].Next), p.SourceOffset); ok {
 			d := a.Offset
 			p.TargetOffset, p.Exact, p.Basis = &d, a.Exact, store.BasisOffsetMap

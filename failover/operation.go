@@ -21,6 +21,7 @@ const (
 	PhaseDraining = "draining" // waiting until the source connector has replicated what the source held
 	PhaseStopping = "stopping" // the source connector is told to stop; waiting for its tasks' last commits
 	PhaseGroups   = "groups"   // translating and committing the groups' positions on the target
+	PhaseStarting = "starting" // a failback: starting the B→A connector from the failover's positions
 )
 
 // drainPoll is how often the drain looks at the replicated positions; stopTimeout bounds the wait for the
@@ -61,8 +62,16 @@ func (o *operation) run(ctx context.Context) (*Report, error) {
 	if o.flow.Class != mirrorconfig.SourceConnectorClass {
 		return nil, fmt.Errorf("connector %s is not a MirrorSourceConnector", c.Name)
 	}
-	rep := &Report{Connector: c.Name, SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias, StartedAt: formatTime(time.Now()),
-		Partitions: []PartitionReport{}, Groups: []GroupReport{}, TargetEnds: []TopicPartitionOffset{}}
+	rep := &Report{Kind: o.f.Kind, Connector: c.Name, FailoverOf: o.f.FailoverOf, SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias,
+		StartedAt: formatTime(time.Now()), Partitions: []PartitionReport{}, Groups: []GroupReport{}, TargetEnds: []TopicPartitionOffset{}}
+	if o.f.Kind == store.KindFailback {
+		if err := o.progress(ctx, PhaseStarting); err != nil {
+			return nil, err
+		}
+		if err := o.startReverse(ctx, rep); err != nil {
+			return nil, err
+		}
+	}
 	if err := o.loadPartitions(ctx); err != nil {
 		return nil, err
 	}
@@ -132,6 +141,20 @@ func (o *operation) loadPartitions(ctx context.Context) error {
 	}
 	for id := range committed {
 		seen[id] = true
+	}
+	// Topics the connector has not replicated a record of yet (a topic producers created on the source lately).
+	if topics, err := o.flow.Source.Topics(ctx); err == nil {
+		for t, n := range topics {
+			if !o.flow.Topics.Accepts(t) || o.internal(t) {
+				continue
+			}
+			if src, remote := o.flow.Policy.TopicSource(t); remote && src == o.flow.TargetAlias {
+				continue // MM2's cycle detection: it came from the target, the connector does not copy it back
+			}
+			for p := range n {
+				seen[kafka.PartitionID{Topic: t, Partition: int32(p)}] = true
+			}
+		}
 	}
 	for id := range seen {
 		o.parts = append(o.parts, id)
@@ -320,8 +343,7 @@ func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 	}
 	var parts []kafka.PartitionID
 	for t, n := range topics {
-		if _, remote := o.flow.Policy.TopicSource(t); remote || strings.HasPrefix(t, "__") || strings.HasSuffix(t, ".internal") ||
-			t == o.flow.Policy.HeartbeatsTopic() {
+		if _, remote := o.flow.Policy.TopicSource(t); remote || o.internal(t) {
 			continue
 		}
 		for p := range n {
@@ -340,6 +362,15 @@ func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 		return cmp.Or(strings.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))
 	})
 	return out
+}
+
+// internal tells a topic no connector replicates: Kafka's own, MM2's (heartbeats, checkpoints, offset syncs).
+func (o *operation) internal(t string) bool {
+	return strings.HasPrefix(t, "__") || strings.HasSuffix(t, ".internal") || t == o.flow.Policy.HeartbeatsTopic()
+}
+
+func partitionID(topic string, partition int32) kafka.PartitionID {
+	return kafka.PartitionID{Topic: topic, Partition: partition}
 }
 
 // jsonInt reads a whole number from a decoded JSON value.

@@ -3,7 +3,11 @@ package failover
 // Report is what a failover did and what it means for the data and the consumer groups, kept with the operation
 // (GET /connectors/{c}/failover). Offsets are Kafka offsets; a range is inclusive at both ends.
 type Report struct {
+	// Kind is "failover", or "failback": Connector is then the B→A source connector, and FailoverOf the A→B one
+	// whose failover it undoes.
+	Kind        string `json:"kind"`
 	Connector   string `json:"connector"`
+	FailoverOf  string `json:"failover_of,omitempty"`
 	SourceAlias string `json:"source_alias"`
 	TargetAlias string `json:"target_alias"`
 	// CheckpointConnectors are the checkpoint connectors whose groups were moved: the one named in the request,
@@ -30,6 +34,9 @@ type Report struct {
 	// when the source connector stopped: what producers write on the target after the failover starts there,
 	// which is what a failback copies back.
 	TargetEnds []TopicPartitionOffset `json:"target_ends"`
+	// StartedFrom are, for a failback, the partitions the B→A connector was set to start from (the failover's
+	// target_ends): everything before them was on B before the failover and is not copied to A.
+	StartedFrom []TopicPartitionOffset `json:"started_from,omitempty"`
 }
 
 // PartitionReport is one source partition.

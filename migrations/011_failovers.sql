@@ -1,4 +1,5 @@
--- Failover operations (POST /connectors/{c}/failover): filed by the REST API in one transaction, run by
+-- Failover and failback operations (POST /connectors/{c}/failover, /failback): filed by the REST API in one
+-- transaction, run by
 -- whichever worker takes them, and kept with their report afterwards. worker_id and heartbeat_at say who runs
 -- one: a running operation whose heartbeat is older than the runner's stale window is taken over by another
 -- worker (its worker died). report is the operation's JSON report, kept as the failover package wrote it (json, not jsonb:
@@ -6,6 +7,9 @@
 CREATE TABLE failovers (
     id                   bigserial PRIMARY KEY,
     connector_name       text NOT NULL REFERENCES connectors (name) ON DELETE CASCADE,
+    -- failback: connector_name is the B->A source connector, failover_of the A->B one whose failover it undoes.
+    kind                 text NOT NULL DEFAULT 'failover' CHECK (kind IN ('failover', 'failback')),
+    failover_of          text,
     checkpoint_connector text,
     drain_timeout_ms     bigint NOT NULL CHECK (drain_timeout_ms >= 0),
     state                text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'running', 'succeeded', 'failed')),

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -27,10 +28,18 @@ const (
 // ErrFailoverOpen is returned when a failover is filed for a connector that has one pending or running.
 var ErrFailoverOpen = errors.New("a failover of the connector is already under way")
 
-// Failover is one failover operation.
+// Kinds of operation.
+const (
+	KindFailover = "failover"
+	KindFailback = "failback"
+)
+
+// Failover is one failover or failback operation.
 type Failover struct {
 	ID                  int64
+	Kind                string
 	Connector           string
+	FailoverOf          string // a failback: the A->B source connector whose failover it undoes
 	CheckpointConnector string // "" when none was named
 	DrainTimeout        time.Duration
 	State               string
@@ -42,14 +51,14 @@ type Failover struct {
 	FinishedAt          *time.Time
 }
 
-const failoverColumns = `id, connector_name, coalesce(checkpoint_connector, ''), drain_timeout_ms, state, phase, error,
+const failoverColumns = `id, kind, connector_name, coalesce(failover_of, ''), coalesce(checkpoint_connector, ''), drain_timeout_ms, state, phase, error,
 	report::text, worker_id, requested_at, finished_at`
 
 func scanFailover(row pgx.Row) (Failover, error) {
 	var f Failover
 	var ms int64
 	var report *string
-	if err := row.Scan(&f.ID, &f.Connector, &f.CheckpointConnector, &ms, &f.State, &f.Phase, &f.Error, &report, &f.WorkerID,
+	if err := row.Scan(&f.ID, &f.Kind, &f.Connector, &f.FailoverOf, &f.CheckpointConnector, &ms, &f.State, &f.Phase, &f.Error, &report, &f.WorkerID,
 		&f.RequestedAt, &f.FinishedAt); err != nil {
 		return Failover{}, err
 	}
@@ -60,11 +69,21 @@ func scanFailover(row pgx.Row) (Failover, error) {
 	return f, nil
 }
 
-// RequestFailover files a failover of connector, in one transaction with the checks that both connectors exist
-// (ErrNotFound, wrapped in a FailoverFieldError naming the field for the checkpoint connector), and returns it.
+// FailoverRequest is what RequestFailover files.
+type FailoverRequest struct {
+	Kind       string // KindFailover or KindFailback
+	Connector  string
+	FailoverOf string // a failback: the A->B source connector whose failover it undoes
+	Checkpoint string // "" for none named
+	Drain      time.Duration
+}
+
+// RequestFailover files an operation, in one transaction with the checks that the connectors it names exist
+// (ErrNotFound for the connector, a FailoverFieldError naming the field for the others), and returns it.
 // ErrFailoverOpen when the connector already has one under way.
-func (s *Store) RequestFailover(ctx context.Context, connector, checkpoint string, drain time.Duration) (Failover, error) {
+func (s *Store) RequestFailover(ctx context.Context, req FailoverRequest) (Failover, error) {
 	var f Failover
+	connector, checkpoint := req.Connector, req.Checkpoint
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var one int
 		if err := tx.QueryRow(ctx, "SELECT 1 FROM connectors WHERE name = $1 FOR SHARE", connector).Scan(&one); err != nil {
@@ -73,20 +92,20 @@ func (s *Store) RequestFailover(ctx context.Context, connector, checkpoint strin
 			}
 			return err
 		}
-		if checkpoint != "" {
-			if err := tx.QueryRow(ctx, "SELECT 1 FROM connectors WHERE name = $1 FOR SHARE", checkpoint).Scan(&one); err != nil {
+		for field, name := range map[string]string{"checkpoint_connector": checkpoint, "failover_of": req.FailoverOf} {
+			if name == "" {
+				continue
+			}
+			if err := tx.QueryRow(ctx, "SELECT 1 FROM connectors WHERE name = $1 FOR SHARE", name).Scan(&one); err != nil {
 				if errors.Is(err, pgx.ErrNoRows) {
-					return &FailoverFieldError{Field: "checkpoint_connector", Err: ErrNotFound}
+					return &FailoverFieldError{Field: field, Err: ErrNotFound}
 				}
 				return err
 			}
 		}
-		var cp *string
-		if checkpoint != "" {
-			cp = &checkpoint
-		}
-		row := tx.QueryRow(ctx, `INSERT INTO failovers (connector_name, checkpoint_connector, drain_timeout_ms) VALUES ($1, $2, $3)
-			RETURNING `+failoverColumns, connector, cp, drain.Milliseconds())
+		row := tx.QueryRow(ctx, `INSERT INTO failovers (kind, connector_name, failover_of, checkpoint_connector, drain_timeout_ms)
+			VALUES ($1, $2, nullif($3, ''), nullif($4, ''), $5) RETURNING `+failoverColumns,
+			cmp.Or(req.Kind, KindFailover), connector, req.FailoverOf, checkpoint, req.Drain.Milliseconds())
 		var err error
 		if f, err = scanFailover(row); err != nil {
 			var pgErr *pgconn.PgError
@@ -114,9 +133,10 @@ func (e *FailoverFieldError) Error() string { return e.Field + ": " + e.Err.Erro
 // Unwrap makes errors.Is see the cause.
 func (e *FailoverFieldError) Unwrap() error { return e.Err }
 
-// LatestFailover returns the connector's newest failover operation; ErrNotFound when it has none.
-func (s *Store) LatestFailover(ctx context.Context, connector string) (Failover, error) {
-	f, err := scanFailover(s.pool.QueryRow(ctx, "SELECT "+failoverColumns+" FROM failovers WHERE connector_name = $1 ORDER BY id DESC LIMIT 1", connector))
+// LatestFailover returns the connector's newest operation of kind; ErrNotFound when it has none.
+func (s *Store) LatestFailover(ctx context.Context, connector, kind string) (Failover, error) {
+	f, err := scanFailover(s.pool.QueryRow(ctx, "SELECT "+failoverColumns+" FROM failovers WHERE connector_name = $1 AND kind = $2 ORDER BY id DESC LIMIT 1",
+		connector, kind))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Failover{}, fmt.Errorf("failover of %q: %w", connector, ErrNotFound)
 	}
@@ -196,4 +216,22 @@ func (s *Store) ConnectorDrained(ctx context.Context, connector string) (bool, e
 		return false, fmt.Errorf("drain of %q: %w", connector, err)
 	}
 	return drained, nil
+}
+
+// OffsetRangeAtTarget returns the offset-map range of key whose target offsets start last at or before target
+// (nil when none does): the inverse lookup, from a position on the target back to the source.
+func (s *Store) OffsetRangeAtTarget(ctx context.Context, key RangeKey, target int64) (*OffsetRange, error) {
+	r := OffsetRange{RangeKey: key}
+	err := s.pool.QueryRow(ctx, `
+		SELECT source_id, source_start, source_end, target_start, source_next, gap_before, unmapped_before, uncommitted, updated_at
+		FROM offset_ranges WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4 AND target_start <= $5
+		ORDER BY target_start DESC, source_start DESC LIMIT 1`, key.SourceAlias, key.TargetAlias, key.Topic, key.Partition, target).
+		Scan(&r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.GapBefore, &r.UnmappedBefore, &r.Uncommitted, &r.UpdatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the offset map of %s-%d at target offset %d: %w", key.Topic, key.Partition, target, err)
+	}
+	return &r, nil
 }
