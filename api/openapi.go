@@ -35,8 +35,8 @@ func openAPIDocument() obj {
 		// Credentials are optional in the document ({}) because kmirror serves without them unless the operator
 		// gives it a users file; a client that has some sends either kind.
 		"security": []obj{{}, {"basicAuth": []string{}}, {"bearerAuth": []string{}}},
-		"paths":    withSharedResponses(openAPIPaths()),
-		"components": obj{"schemas": openAPISchemas(), "responses": openAPISharedResponses(),
+		"paths":    withSharedResponses(withFailoverPaths(openAPIPaths())),
+		"components": obj{"schemas": withFailoverSchemas(openAPISchemas()), "responses": openAPISharedResponses(),
 			"securitySchemes": obj{
 				"basicAuth":  obj{"type": "http", "scheme": "basic", "description": "A user of the users file (name:role:bcrypt or argon2id hash)"},
 				"bearerAuth": obj{"type": "http", "scheme": "bearer", "description": "A token made by kmirror passwd --token, whose SHA-256 is in the users file"},

@@ -40,6 +40,13 @@ type OffsetsPlugin interface {
 	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []tasks.Offset, reset bool) error
 }
 
+// A StoppedPlugin is a Plugin whose connectors keep looking at their source while STOPPED; the registry
+// answers tasks.StoppedWatcher through it.
+type StoppedPlugin interface {
+	Plugin
+	WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, cfg Config) error
+}
+
 // Registry creates MM2 connectors and tasks for the runtime, each through the plugin of its class.
 type Registry struct {
 	logger  func(name string) *slog.Logger
@@ -61,8 +68,9 @@ func NewRegistry(logger func(name string) *slog.Logger, clients clientconfig.Opt
 }
 
 var (
-	_ tasks.Registry      = (*Registry)(nil)
-	_ tasks.OffsetsWriter = (*Registry)(nil)
+	_ tasks.Registry       = (*Registry)(nil)
+	_ tasks.OffsetsWriter  = (*Registry)(nil)
+	_ tasks.StoppedWatcher = (*Registry)(nil)
 )
 
 // NewConnector returns the connector instance for config's connector.class.
@@ -126,4 +134,21 @@ func (r *Registry) offsetsPlugin(config map[string]string) (OffsetsPlugin, bool)
 	}
 	w, ok := r.byClass[p.Class].(OffsetsPlugin)
 	return w, ok
+}
+
+// WatchStopped implements tasks.StoppedWatcher through the plugin of config's class, if it watches at all.
+func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, config map[string]string) error {
+	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	if !ok {
+		return nil
+	}
+	w, ok := r.byClass[p.Class].(StoppedPlugin)
+	if !ok {
+		return nil
+	}
+	cfg, err := ParseConfig(p, config, r.clients)
+	if err != nil {
+		return nil // a config that does not parse runs nothing, so there is nothing to judge either
+	}
+	return w.WatchStopped(ctx, env, connector, cfg)
 }

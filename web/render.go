@@ -12,7 +12,7 @@ import (
 )
 
 // pageFiles are the pages, each parsed together with layout.html; a page's fragments are templates of its file.
-var pageFiles = []string{"error", "connectors", "connector", "edit", "create", "workers", "groups", "offsets"}
+var pageFiles = []string{"error", "connectors", "connector", "edit", "create", "workers", "groups", "offsets", "failover"}
 
 var funcs = template.FuncMap{
 	// connURL is the dashboard URL of a connector's page or view, the name path-escaped.

@@ -145,6 +145,10 @@ func (h *Handler) connectorRoute(w http.ResponseWriter, r *http.Request, rest st
 		return h.onlyGet(r, func() error { return h.groupsPage(w, r, name, false) })
 	case "groups-live":
 		return h.onlyGet(r, func() error { return h.groupsPage(w, r, name, true) })
+	case "failover":
+		return h.failoverPage(w, r, name, false)
+	case "failover-live":
+		return h.onlyGet(r, func() error { return h.failoverPage(w, r, name, true) })
 	}
 	return &apiError{Status: http.StatusNotFound, Message: "No such page: " + r.URL.Path}
 }

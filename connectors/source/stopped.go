@@ -1,4 +1,4 @@
-package connectors
+package source
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -19,32 +19,26 @@ import (
 // the source for the end offsets of the partitions whose stats the stop kept, every pausedStatsInterval, in
 // one batched ListOffsets request (and one DescribeTopics to leave out topics that are gone or re-created).
 
-var _ tasks.StoppedWatcher = (*Registry)(nil)
+var _ connectors.StoppedPlugin = (*Plugin)(nil)
 
 // The tasks of a connector being stopped commit their last offsets after the stop took their task set away:
 // the first stoppedQuickLooks looks come a second apart, so that the positions kept reflect those commits
 // within seconds of the stop.
 const stoppedQuickLooks = 10
 
-// WatchStopped implements tasks.StoppedWatcher for MirrorSourceConnector; the other connectors have no source
-// partitions to watch.
-func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, config map[string]string) error {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
-	if !ok || p.Class != mirrorconfig.SourceConnectorClass {
-		return nil
-	}
+// WatchStopped implements connectors.StoppedPlugin.
+func (p *Plugin) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, cfg connectors.Config) error {
 	log := env.Logger()
-	cfg, err := parseConfig(p, config, r.clients)
-	if err != nil || !cfg.values.Bool("enabled") {
+	if !cfg.Values.Bool("enabled") {
 		return nil // nothing replicates: there is nothing to judge either
 	}
-	props, err := cfg.clientProps(clientconfig.SourceAdmin, connector, -1)
+	props, err := cfg.ClientProps(clientconfig.SourceAdmin, connector, -1)
 	if err != nil {
 		log.Warn("stopped: cannot watch the source topics' end offsets", "error", err)
 		return nil
 	}
 	readCommitted := false
-	if cp, err := cfg.clientProps(clientconfig.ReplicationConsumer, connector, 0); err == nil {
+	if cp, err := cfg.ClientProps(clientconfig.ReplicationConsumer, connector, 0); err == nil {
 		readCommitted = cp["isolation.level"] == "read_committed"
 	}
 	admin, err := kafka.NewAdmin(props, log)
@@ -54,7 +48,7 @@ func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, conne
 	}
 	defer admin.Close()
 	admin.Timeout = 10 * time.Second
-	w := &stoppedWatch{env: env, admin: admin, alias: cfg.sourceAlias(), readCommitted: readCommitted, ids: map[string]string{}}
+	w := &stoppedWatch{env: env, admin: admin, alias: cfg.SourceAlias(), readCommitted: readCommitted, ids: map[string]string{}}
 	for {
 		more, err := w.look(ctx)
 		if err != nil || !more {

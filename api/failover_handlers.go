@@ -1,0 +1,220 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/store"
+)
+
+// A failover is a kmirror extension (Connect has none): POST /connectors/{c}/failover on a MirrorSourceConnector
+// files the operation and answers 202 at once with its state; a worker runs it (package failover) and GET of the
+// same path shows its state and, once it ended, its report. It drains, stops and moves groups, which can take
+// minutes: no request is held open that long, a client that went away loses nothing, and the report is kept for
+// whoever asks afterwards.
+
+// defaultDrainTimeout is how long a failover waits, unless told otherwise, for the source connector to replicate
+// what the source held when it began; maxDrainTimeout bounds what a request may ask.
+const (
+	defaultDrainTimeout = 60 * time.Second
+	maxDrainTimeout     = time.Hour
+)
+
+// failoverRequest is the body of POST /connectors/{c}/failover and /failback; every field is optional but a
+// failback's failover_of.
+type failoverRequest struct {
+	// FailoverOf names, for a failback, the A→B source connector whose failover it undoes.
+	FailoverOf *string `json:"failover_of"`
+	// CheckpointConnector names the MirrorCheckpointConnector whose groups move; without it, every one of the
+	// source connector's aliases.
+	CheckpointConnector *string `json:"checkpoint_connector"`
+	// DrainTimeoutMs bounds the wait for the drain; 0 stops the source connector at once.
+	DrainTimeoutMs *int64 `json:"drain_timeout_ms"`
+}
+
+// failoverBody is a failover or failback operation as the API shows it.
+type failoverBody struct {
+	ID                  int64           `json:"id"`
+	Kind                string          `json:"kind"`
+	Connector           string          `json:"connector"`
+	FailoverOf          *string         `json:"failover_of,omitempty"`
+	CheckpointConnector *string         `json:"checkpoint_connector"`
+	DrainTimeoutMs      int64           `json:"drain_timeout_ms"`
+	State               string          `json:"state"`
+	Phase               *string         `json:"phase"`
+	Error               *string         `json:"error"`
+	RequestedAt         string          `json:"requested_at"`
+	FinishedAt          *string         `json:"finished_at"`
+	Report              json.RawMessage `json:"report"`
+}
+
+func failoverOf(f store.Failover) failoverBody {
+	b := failoverBody{ID: f.ID, Kind: f.Kind, Connector: f.Connector, DrainTimeoutMs: f.DrainTimeout.Milliseconds(), State: f.State,
+		RequestedAt: formatTime(f.RequestedAt), Report: f.Report}
+	if f.CheckpointConnector != "" {
+		b.CheckpointConnector = &f.CheckpointConnector
+	}
+	if f.FailoverOf != "" {
+		b.FailoverOf = &f.FailoverOf
+	}
+	if f.Phase != "" {
+		b.Phase = &f.Phase
+	}
+	if f.Error != "" {
+		b.Error = &f.Error
+	}
+	if f.FinishedAt != nil {
+		t := formatTime(*f.FinishedAt)
+		b.FinishedAt = &t
+	}
+	if b.Report == nil {
+		b.Report = json.RawMessage("null")
+	}
+	return b
+}
+
+// startFailover is POST /connectors/{connector}/failover.
+func (s *server) startFailover(w http.ResponseWriter, r *http.Request) error {
+	return s.startOperation(w, r, store.KindFailover)
+}
+
+// startFailback is POST /connectors/{connector}/failback, on the B→A source connector.
+func (s *server) startFailback(w http.ResponseWriter, r *http.Request) error {
+	return s.startOperation(w, r, store.KindFailback)
+}
+
+func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind string) error {
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req failoverRequest
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return badBody("%s", failoverBodyError(err))
+		}
+	}
+	drain := defaultDrainTimeout
+	if req.DrainTimeoutMs != nil {
+		if *req.DrainTimeoutMs < 0 || time.Duration(*req.DrainTimeoutMs)*time.Millisecond > maxDrainTimeout {
+			return badBody("drain_timeout_ms must be between 0 and %d, not %d", maxDrainTimeout.Milliseconds(), *req.DrainTimeoutMs)
+		}
+		drain = time.Duration(*req.DrainTimeoutMs) * time.Millisecond
+	}
+	c, err := s.sourceConnector(r)
+	if err != nil {
+		return err
+	}
+	fr := store.FailoverRequest{Kind: kind, Connector: c.Name, Drain: drain}
+	if req.CheckpointConnector != nil {
+		fr.Checkpoint = *req.CheckpointConnector
+		if err := s.checkClass(r, "checkpoint_connector", fr.Checkpoint, mirrorconfig.CheckpointConnectorClass); err != nil {
+			return err
+		}
+	}
+	switch {
+	case kind == store.KindFailback && req.FailoverOf == nil:
+		return badBody("failover_of: required, the MirrorSourceConnector (A→B) whose failover this failback undoes")
+	case kind == store.KindFailback:
+		fr.FailoverOf = *req.FailoverOf
+		if err := s.checkClass(r, "failover_of", fr.FailoverOf, mirrorconfig.SourceConnectorClass); err != nil {
+			return err
+		}
+		f, err := s.store.LatestFailover(r.Context(), fr.FailoverOf, store.KindFailover)
+		if errors.Is(err, store.ErrNotFound) || err == nil && f.State != store.FailoverSucceeded {
+			return badBody("failover_of: connector %s has no succeeded failover to fail back from", fr.FailoverOf)
+		}
+		if err != nil {
+			return err
+		}
+	case req.FailoverOf != nil:
+		return badBody("failover_of: only a failback takes it")
+	}
+	f, err := s.store.RequestFailover(r.Context(), fr)
+	var field *store.FailoverFieldError
+	switch {
+	case errors.As(err, &field):
+		return badBody("%s: connector not found", field.Field)
+	case errors.Is(err, store.ErrNotFound):
+		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
+	case errors.Is(err, store.ErrFailoverOpen):
+		return errorf(http.StatusConflict, "A failover or failback of connector %s is already under way: see GET /connectors/%s/%s", c.Name, c.Name, kind)
+	case err != nil:
+		return err
+	}
+	w.Header().Set("Location", "/connectors/"+c.Name+"/"+kind)
+	writeJSON(w, http.StatusAccepted, failoverOf(f))
+	return nil
+}
+
+// checkClass checks that the connector a field names exists and is of class.
+func (s *server) checkClass(r *http.Request, field, name, class string) error {
+	c, err := s.store.GetConnector(r.Context(), name)
+	if errors.Is(err, store.ErrNotFound) {
+		return badBody("%s: connector %s not found", field, name)
+	}
+	if err != nil {
+		return err
+	}
+	if p, ok := s.plugins.lookup(c.Config["connector.class"]); !ok || p.Class != class {
+		return badBody("%s: connector %s is not a %s", field, name, class[strings.LastIndex(class, ".")+1:])
+	}
+	return nil
+}
+
+// failoverBodyError says what is wrong with a failover request body without echoing Go's type names.
+func failoverBodyError(err error) string {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return typeErr.Field + " has the wrong type"
+	}
+	return err.Error()
+}
+
+// getFailover is GET /connectors/{connector}/failover: the connector's latest failover, running or ended.
+func (s *server) getFailover(w http.ResponseWriter, r *http.Request) error {
+	return s.getOperation(w, r, store.KindFailover)
+}
+
+// getFailback is GET /connectors/{connector}/failback.
+func (s *server) getFailback(w http.ResponseWriter, r *http.Request) error {
+	return s.getOperation(w, r, store.KindFailback)
+}
+
+func (s *server) getOperation(w http.ResponseWriter, r *http.Request, kind string) error {
+	c, err := s.sourceConnector(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.store.LatestFailover(r.Context(), c.Name, kind)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "Connector %s has no %s", c.Name, kind)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, failoverOf(f))
+	return nil
+}
+
+// sourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector.
+func (s *server) sourceConnector(r *http.Request) (store.Connector, error) {
+	c, err := s.existingConnector(r)
+	if err != nil {
+		return store.Connector{}, err
+	}
+	class := c.Config["connector.class"]
+	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
+		return store.Connector{}, errorf(http.StatusNotFound,
+			"Connector %s is not a MirrorSourceConnector (connector.class is %s); a failover is of the source connector of a flow",
+			c.Name, class)
+	}
+	return c, nil
+}

@@ -1,0 +1,117 @@
+package failover
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/store"
+)
+
+// A failback runs on the B→A source connector, after a failover of the A→B one (FailoverOf). Before the steps
+// of a failover (drain, stop, groups) it starts the B→A connector from the end offsets of B's own topics that
+// the failover recorded (its report's target_ends), so that only what was produced on B after the failover is
+// copied to A, never what B held before; and when it moves the groups, a position on B in a topic that came
+// from A (A.orders) is translated back to the topic on A (orders) through the A→B offset map, read backwards.
+
+// startReverse sets the B→A connector's offsets to the failover's recorded ends (keeping any it has already
+// replicated past them) and starts it.
+func (o *operation) startReverse(ctx context.Context, rep *Report) error {
+	prev, err := o.store.LatestFailover(ctx, o.f.FailoverOf, store.KindFailover)
+	if err != nil {
+		return fmt.Errorf("read the failover of %s: %w", o.f.FailoverOf, err)
+	}
+	if prev.State != store.FailoverSucceeded || prev.Report == nil {
+		return fmt.Errorf("failover_of: connector %s has no succeeded failover to fail back from", o.f.FailoverOf)
+	}
+	var before Report
+	if err := json.Unmarshal(prev.Report, &before); err != nil {
+		return fmt.Errorf("read the report of failover %d: %w", prev.ID, err)
+	}
+	if before.TargetAlias != o.flow.SourceAlias || before.SourceAlias != o.flow.TargetAlias {
+		return fmt.Errorf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
+			o.f.Connector, o.flow.SourceAlias, o.flow.TargetAlias, before.TargetAlias, before.SourceAlias, o.f.FailoverOf)
+	}
+	if _, err := o.stop(ctx); err != nil {
+		return err
+	}
+	committed, err := o.committed(ctx)
+	if err != nil {
+		return err
+	}
+	var offsets []store.Offset
+	for _, e := range before.TargetEnds {
+		if !o.flow.Topics.Accepts(e.Topic) || e.Offset == 0 {
+			continue // nothing of it predates the failover: all of it is copied
+		}
+		last := e.Offset - 1 // the last record B held at the failover: replicated already, as far as this connector goes
+		if c, ok := committed[partitionID(e.Topic, e.Partition)]; ok && c >= last {
+			continue
+		}
+		offsets = append(offsets, store.Offset{
+			Partition: map[string]any{"cluster": o.flow.SourceAlias, "topic": e.Topic, "partition": e.Partition},
+			Offset:    map[string]any{"offset": last},
+		})
+		rep.StartedFrom = append(rep.StartedFrom, TopicPartitionOffset{Topic: e.Topic, Partition: e.Partition, Offset: e.Offset})
+	}
+	if len(offsets) > 0 {
+		if err := o.store.AlterOffsets(ctx, o.f.Connector, offsets, false); err != nil {
+			return fmt.Errorf("set the offsets of connector %s to the failover's positions: %w", o.f.Connector, err)
+		}
+	}
+	if err := o.store.SetTargetState(ctx, o.f.Connector, store.TargetStarted); err != nil {
+		return fmt.Errorf("start connector %s: %w", o.f.Connector, err)
+	}
+	o.log.Info("the reverse connector starts from the failover's positions", "failover", prev.ID, "partitions_set", len(offsets))
+	// Its tasks publish where they stand within a few seconds; the drain waits on what they committed.
+	return o.awaitRunning(ctx)
+}
+
+// awaitRunning waits, briefly, until the connector has tasks again after its start.
+func (o *operation) awaitRunning(ctx context.Context) error {
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		drained, err := o.store.ConnectorDrained(ctx, o.f.Connector)
+		if err != nil {
+			return err
+		}
+		if !drained {
+			return nil
+		}
+		if err := o.progress(ctx, PhaseStarting); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(drainPoll):
+		}
+	}
+	return fmt.Errorf("connector %s did not start within a minute", o.f.Connector)
+}
+
+// translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,
+// from A) to the topic on A it came from, through the offset map of the flow that copied it (A→B), read from
+// the target side: ok is false when p's topic did not come from the target or the map knows nothing of it.
+func (o *operation) translateBack(ctx context.Context, flow *connectors.Flow, p *GroupPosition) (bool, error) {
+	src, remote := flow.Policy.TopicSource(p.SourceTopic)
+	if !remote || src != flow.TargetAlias {
+		return false, nil
+	}
+	key := store.RangeKey{SourceAlias: flow.TargetAlias, TargetAlias: flow.SourceAlias, Topic: flow.Policy.OriginalTopic(p.SourceTopic), Partition: p.Partition}
+	r, err := o.store.OffsetRangeAtTarget(ctx, key, p.SourceOffset)
+	if err != nil || r == nil {
+		return false, err
+	}
+	at := p.SourceOffset - r.TargetStart
+	d, exact := r.SourceStart+at, !r.Uncommitted
+	if end := r.SourceEnd - r.SourceStart; at > end {
+		// Past the range: at its end the next record is at SourceNext; further on, B holds records the map does
+		// not know, which resuming at SourceNext reads again rather than skip.
+		d, exact = r.SourceNext, exact && at == end+1
+	}
+	p.TargetTopic, p.TargetOffset, p.Exact, p.Basis = key.Topic, &d, exact, store.BasisOffsetMap
+	return true, nil
+}

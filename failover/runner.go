@@ -1,0 +1,98 @@
+// Package failover runs the failover operations the REST API files (POST /connectors/{c}/failover): it stops
+// an A→B source connector once it has replicated what A still serves, moves the followed consumer groups to B
+// with their exact translated positions, and reports, per partition and group, where everything stands. The
+// API only files the operation in PostgreSQL; whichever worker's Runner takes it runs it, so a failover
+// outlives the request that asked for it and the worker that began it.
+package failover
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/store"
+)
+
+// Flows opens the clients and naming rules of a connector's flow (connectors.Registry).
+type Flows interface {
+	OpenFlow(name string, config map[string]string) (*connectors.Flow, error)
+}
+
+// Runner takes filed failovers and runs them, one at a time.
+type Runner struct {
+	store    *store.Store
+	flows    Flows
+	workerID string
+	log      *slog.Logger
+	// Poll is how often the runner looks for work without a wake-up; Stale is how long a running operation
+	// may go without a sign of life before another worker takes it over.
+	Poll, Stale time.Duration
+}
+
+// NewRunner returns a runner for workerID.
+func NewRunner(st *store.Store, flows Flows, workerID string, log *slog.Logger) *Runner {
+	return &Runner{store: st, flows: flows, workerID: workerID, log: log, Poll: time.Second, Stale: 30 * time.Second}
+}
+
+// Run takes and runs failovers until ctx is done.
+func (r *Runner) Run(ctx context.Context) error {
+	wake := make(chan struct{}, 1)
+	go r.store.ListenLoop(ctx, wake)
+	ticker := time.NewTicker(r.Poll)
+	defer ticker.Stop()
+	for {
+		f, err := r.store.TakeFailover(ctx, r.workerID, r.Stale)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			r.log.Warn("looking for failovers failed, retrying", "error", err)
+		case f != nil:
+			r.run(ctx, *f)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case <-ticker.C:
+		}
+	}
+}
+
+// run runs one operation to its end and stores the outcome. A worker that stops meanwhile leaves it running:
+// another worker takes it over once it is stale, and runs it again from the start (every step may be repeated).
+func (r *Runner) run(ctx context.Context, f store.Failover) {
+	log := r.log.With("connector", f.Connector, "failover", f.ID)
+	log.Info("failover started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
+	op := &operation{store: r.store, flows: r.flows, f: f, log: log, progress: func(ctx context.Context, phase string) error {
+		return r.store.FailoverProgress(ctx, f.ID, r.workerID, phase)
+	}}
+	rep, err := op.run(ctx)
+	if ctx.Err() != nil || errors.Is(err, store.ErrFenced) {
+		log.Info("failover left to another worker", "error", err)
+		return
+	}
+	var body json.RawMessage
+	if rep != nil {
+		b, merr := json.Marshal(rep)
+		if merr != nil {
+			err = errors.Join(err, fmt.Errorf("encode the report: %w", merr))
+		}
+		body = b
+	}
+	failure := ""
+	if err != nil {
+		failure = err.Error()
+		log.Warn("failover failed", "error", err)
+	} else {
+		log.Info("failover succeeded", "not_replicated_offsets", rep.NotReplicatedOffsets, "groups", len(rep.Groups))
+	}
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := r.store.FinishFailover(fctx, f.ID, r.workerID, body, failure); err != nil {
+		log.Warn("could not store the failover's outcome", "error", err)
+	}
+}

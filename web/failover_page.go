@@ -1,0 +1,145 @@
+package web
+
+import (
+	"cmp"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// failoverOp is GET /connectors/{c}/failover as the page shows it.
+type failoverOp struct {
+	ID                  int64           `json:"id"`
+	CheckpointConnector *string         `json:"checkpoint_connector"`
+	DrainTimeoutMs      int64           `json:"drain_timeout_ms"`
+	State               string          `json:"state"`
+	Phase               *string         `json:"phase"`
+	Error               *string         `json:"error"`
+	RequestedAt         string          `json:"requested_at"`
+	FinishedAt          *string         `json:"finished_at"`
+	Report              *failoverReport `json:"report"`
+}
+
+type failoverReport struct {
+	CheckpointConnectors []string `json:"checkpoint_connectors"`
+	SourceReachable      bool     `json:"source_reachable"`
+	Drained              bool     `json:"drained"`
+	SourceStopped        bool     `json:"source_stopped"`
+	StoppedAt            string   `json:"stopped_at"`
+	Partitions           []struct {
+		SourceTopic   string `json:"source_topic"`
+		Partition     int    `json:"partition"`
+		TargetTopic   string `json:"target_topic"`
+		ReplicatedTo  int64  `json:"replicated_to"`
+		SourceEnd     *int64 `json:"source_end"`
+		EndBasis      string `json:"end_basis"`
+		NotReplicated *struct {
+			From int64 `json:"from"`
+			To   int64 `json:"to"`
+		} `json:"not_replicated"`
+	} `json:"partitions"`
+	NotReplicatedOffsets int64 `json:"not_replicated_offsets"`
+	Groups               []struct {
+		Group      string `json:"group"`
+		Action     string `json:"action"`
+		Error      string `json:"error"`
+		Partitions []struct {
+			SourceTopic  string `json:"source_topic"`
+			Partition    int    `json:"partition"`
+			SourceOffset int64  `json:"source_offset"`
+			PositionFrom string `json:"position_from"`
+			TargetTopic  string `json:"target_topic"`
+			TargetOffset *int64 `json:"target_offset"`
+			Exact        bool   `json:"exact"`
+			Committed    bool   `json:"committed"`
+		} `json:"partitions"`
+	} `json:"groups"`
+}
+
+type failoverData struct {
+	Title string
+	Name  string
+	// Partitions is where replication stands now: what a failover would wait for, or list as not replicated.
+	Partitions *partitions
+	PartErr    string
+	Lag        int64 // records A holds that B has not, over the partitions, as last published
+	Op         *failoverOp
+	Msg        pageMsg
+}
+
+// failoverPage shows what a failover of the source connector would do (GET), files one (POST, after the
+// user typed the connector's name) and shows the latest one with its report.
+func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
+	ctx := r.Context()
+	d := failoverData{Title: "Failover of " + name, Name: name}
+	if r.Method == http.MethodPost && !fragment {
+		if err := r.ParseForm(); err != nil {
+			return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+		}
+		err := h.startFailover(r, name)
+		if err == nil {
+			redirect(w, r, connURL(name, "failover"), "Failover filed: it runs on a worker; this page shows its progress and report.")
+			return nil
+		}
+		var ae *apiError
+		if !errors.As(err, &ae) {
+			return err
+		}
+		d.Msg.Error, d.Msg.Status = err.Error(), ae.Status
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return errMethod
+	} else {
+		d.Msg.Notice = r.URL.Query().Get("notice")
+	}
+	var op failoverOp
+	err := h.api.get(ctx, connectorPath(name, "failover"), &op)
+	var ae *apiError
+	switch {
+	case err == nil:
+		d.Op = &op
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound && strings.HasSuffix(ae.Message, "has no failover"):
+	default:
+		return err
+	}
+	var p partitions
+	if err := h.api.get(ctx, connectorPath(name, "partitions"), &p); err != nil {
+		d.PartErr = err.Error()
+	} else {
+		d.Partitions = &p
+		for _, row := range p.ByPartition {
+			if row.LagRecords != nil {
+				d.Lag += *row.LagRecords
+			}
+		}
+	}
+	if fragment {
+		h.renderFragment(w, r, "failover", "state", d)
+		return nil
+	}
+	status := http.StatusOK
+	if d.Msg.Error != "" {
+		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
+	}
+	h.render(w, r, status, "failover", d)
+	return nil
+}
+
+// startFailover files the failover the form asks for; the typed name must be the connector's.
+func (h *Handler) startFailover(r *http.Request, name string) error {
+	if r.PostForm.Get("confirm") != name {
+		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the failover"}
+	}
+	body := map[string]any{}
+	if ck := strings.TrimSpace(r.PostForm.Get("checkpoint_connector")); ck != "" {
+		body["checkpoint_connector"] = ck
+	}
+	if s := strings.TrimSpace(r.PostForm.Get("drain_timeout_s")); s != "" {
+		secs, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return &apiError{Status: http.StatusBadRequest, Message: "Drain timeout: a whole number of seconds, not " + strconv.Quote(s)}
+		}
+		body["drain_timeout_ms"] = secs * 1000
+	}
+	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failover"), body, nil)
+}
