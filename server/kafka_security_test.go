@@ -78,7 +78,7 @@ func TestMain(m *testing.M) {
 	// The whole package (CI): start S at once, alongside the tests that run before the ones that need it.
 	// With -run, only when a test asks: the chosen tests may not need it at all.
 	if flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.list").Value.String() == "" &&
-		os.Getenv("KMIRROR_HARNESS_DIR") != "" {
+		os.Getenv("KMIRROR_HARNESS_DIR") != "" && !testing.Short() {
 		go secure.once.Do(upSecure)
 	}
 	code := m.Run()
