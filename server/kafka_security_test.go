@@ -38,6 +38,9 @@ var secure struct {
 // the tests' own tools use).
 func secureBroker(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the secured broker S: skipped under -short, the suite without brokers or PostgreSQL")
+	}
 	secure.once.Do(upSecure)
 	require.NoError(t, secure.err)
 }
