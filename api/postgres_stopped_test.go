@@ -131,6 +131,9 @@ func (p *privatePostgres) stop(mode string) {
 // (TestDatabaseOutage cuts the network to the database instead; chaos/TestPostgresRestart checks replication
 // across a restart.)
 func TestPostgresStopped(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL of its own: skipped under -short, the suite without brokers or PostgreSQL")
+	}
 	t.Parallel()
 	pg := startPrivatePostgres(t)
 	ctx := context.Background()

@@ -14,6 +14,9 @@ import (
 // TestRunProducesAtTheRateAndCommitsTheGroup: the generator creates its topic, produces no faster than its
 // rate, spreads records over the partitions, and commits the group at what it produced.
 func TestRunProducesAtTheRateAndCommitsTheGroup(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Kafka: skipped under -short, the suite without brokers or PostgreSQL")
+	}
 	topic := kafkatest.TopicName(t, "loadgen")
 	const rate, want = 400, 600
 	ctx, cancel := context.WithCancel(context.Background())

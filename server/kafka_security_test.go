@@ -38,6 +38,9 @@ var secure struct {
 // the tests' own tools use).
 func secureBroker(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the secured broker S: skipped under -short, the suite without brokers or PostgreSQL")
+	}
 	secure.once.Do(upSecure)
 	require.NoError(t, secure.err)
 }
@@ -78,7 +81,7 @@ func TestMain(m *testing.M) {
 	// The whole package (CI): start S at once, alongside the tests that run before the ones that need it.
 	// With -run, only when a test asks: the chosen tests may not need it at all.
 	if flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.list").Value.String() == "" &&
-		os.Getenv("KMIRROR_HARNESS_DIR") != "" {
+		os.Getenv("KMIRROR_HARNESS_DIR") != "" && !testing.Short() {
 		go secure.once.Do(upSecure)
 	}
 	code := m.Run()

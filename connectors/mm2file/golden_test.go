@@ -112,7 +112,7 @@ func TestDeclaredConnectorsFollowJava(t *testing.T) {
 // files to be its output, byte for byte.
 func TestGoldenFilesAreJavas(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs Java")
+		t.Skip("runs Java: skipped under -short, the suite without brokers or PostgreSQL")
 	}
 	libs := os.Getenv("KAFKA_LIBS")
 	if libs == "" {

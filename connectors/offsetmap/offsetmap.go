@@ -196,7 +196,9 @@ func (t *Tracker) ReadThrough(next int64) {
 }
 
 func (t *Tracker) applyReadTo() {
-	if t.pending == 0 && t.has && t.readTo > t.cur.SourceNext {
+	// Records replicated at unknown target offsets (Unmapped) lie past the current range: it must not claim to
+	// have read through them, or a group positioned after them would translate as exact to before their copies.
+	if t.pending == 0 && t.has && !t.unmapped && t.readTo > t.cur.SourceNext {
 		if t.readTo > t.cur.SourceEnd+1 {
 			t.skipped(t.cur.SourceEnd + 1)
 		}

@@ -24,9 +24,13 @@ import (
 // EnvURL names the variable holding a superuser URL of the test PostgreSQL.
 const EnvURL = "KMIRROR_TEST_DATABASE_URL"
 
-// AdminURL returns the test PostgreSQL's superuser URL or fails the test with instructions.
+// AdminURL returns the test PostgreSQL's superuser URL or fails the test with instructions; under -short it
+// skips the test instead, as every test that needs the harness does.
 func AdminURL(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs PostgreSQL (" + EnvURL + "): skipped under -short, the suite without brokers or PostgreSQL")
+	}
 	u := os.Getenv(EnvURL)
 	if u == "" {
 		t.Fatalf("%s is not set: run the tests with ./scripts/test, which starts PostgreSQL and Kafka", EnvURL)
