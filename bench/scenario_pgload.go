@@ -68,6 +68,16 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	}
 	defer func() { _ = b.h.psql("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)") }()
 	var apis []string
+	var workers []*child
+	defer func() {
+		// All at once: one by one, each stopping worker's tasks would move to the others first.
+		var wg sync.WaitGroup
+		for _, c := range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = c.stop(90 * time.Second) }()
+		}
+		wg.Wait()
+	}()
 	for i := range p.workers {
 		port, err := freePort()
 		if err != nil {
@@ -79,7 +89,7 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 		if err != nil {
 			return fail(err)
 		}
-		defer func() { _ = c.stop(90 * time.Second) }()
+		workers = append(workers, c)
 		apis = append(apis, "http://"+listen)
 	}
 	for _, api := range apis {
@@ -107,9 +117,8 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 		return fail(err)
 	}
 	loadCtx, stopLoad := context.WithCancel(ctx)
-	defer stopLoad()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() { stopLoad(); wg.Wait() }()
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
