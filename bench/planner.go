@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -32,6 +33,12 @@ type plannerFigures struct {
 	// MoveLog is every move the run saw in /partitions, as "at from→to out/in: reason".
 	MoveLog []string     `json:"move_log,omitempty"`
 	Audit   *auditResult `json:"audit,omitempty"`
+	// DuplicatedMoved counts the audit's duplicates in partitions the planner moved; the others' come from
+	// elsewhere (PipelineRestarts).
+	DuplicatedMoved int64 `json:"duplicated_in_moved_partitions"`
+	// PipelineRestarts counts the pipelines kmirror's log says failed and restarted from their acknowledged
+	// offsets (a target that acknowledged too slowly, among others): each may write again what it had in flight.
+	PipelineRestarts int `json:"pipeline_restarts"`
 }
 
 // auditResult is a per-record audit of the target: every partition's sequence numbers read back in full.
@@ -41,13 +48,15 @@ type auditResult struct {
 	Missing    int64 `json:"missing"`
 	Duplicated int64 `json:"duplicated"`
 	Reordered  int64 `json:"reordered"`
+	// DuplicatedIn counts the duplicates of each partition that has any ("topic-partition").
+	DuplicatedIn map[string]int64 `json:"duplicated_in,omitempty"`
 }
 
 // auditSequences compares what was written (records 0..n-1 of each source partition) with the sequences
 // read from the target (keyed by the source partition). A sequence read again is a duplicate; one read
 // after a higher one, for the first time, is reordered; one never read is missing.
 func auditSequences(written map[kafkabench.TP]int64, read map[kafkabench.TP][]int64) auditResult {
-	var a auditResult
+	a := auditResult{DuplicatedIn: map[string]int64{}}
 	for tp, n := range written {
 		a.Written += n
 		seen := make(map[int64]bool, n)
@@ -57,6 +66,7 @@ func auditSequences(written map[kafkabench.TP]int64, read map[kafkabench.TP][]in
 			switch {
 			case seen[s]:
 				a.Duplicated++
+				a.DuplicatedIn[tp.String()]++
 				continue
 			case s < high:
 				a.Reordered++
@@ -196,6 +206,31 @@ func movesTotal(inst *instance) float64 {
 		}
 	}
 	return total
+}
+
+// movedPartitions are the partitions ("topic-partition") any logged move took out or brought in.
+func (m *moveLogger) movedPartitions() map[string]bool {
+	out := map[string]bool{}
+	for _, line := range m.log {
+		for _, list := range []string{"out [", "in ["} {
+			if _, rest, ok := strings.Cut(line, list); ok {
+				names, _, _ := strings.Cut(rest, "]")
+				for _, n := range strings.Fields(names) {
+					out[n] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pipelineRestarts counts the log lines of a kmirror run that say a replication pipeline failed and restarts.
+func pipelineRestarts(logPath string) int {
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "replication pipeline failed; restarting it")
 }
 
 // moveLogger collects the moves a run's /partitions shows, each once.

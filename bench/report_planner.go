@@ -47,7 +47,8 @@ func (b *bench) plannerMarkdown(w func(string, ...any)) {
 		w("- switch → first move of the new hot topic's partitions: %s; → its partitions on distinct tasks: %s; partitions moved in all: %.0f\n",
 			seconds(p.FirstMoveS), seconds(p.FollowedS), p.Moves)
 		if a := p.Audit; a != nil {
-			w("- audit: %d records written, %d read on the target: missing %d, duplicated %d, reordered %d\n", a.Written, a.Read, a.Missing, a.Duplicated, a.Reordered)
+			w("- audit: %d records written, %d read on the target: missing %d, duplicated %d (%d of them in partitions the planner moved), reordered %d; pipeline restarts in kmirror's log (each may write again what it had in flight): %d\n",
+				a.Written, a.Read, a.Missing, a.Duplicated, p.DuplicatedMoved, a.Reordered, p.PipelineRestarts)
 		}
 		if r.Error != "" {
 			w("- ⚠ %s\n", r.Error)
@@ -97,8 +98,8 @@ func (b *bench) plannerGoals() []string {
 	for _, r := range b.results {
 		if r.Scenario == "skew" && r.Planner != nil && r.Planner.Audit != nil {
 			p := r.Planner
-			out = append(out, fmt.Sprintf("skew: the planner follows within two minutes: %s — %s; 0 duplicates: %d — %s", seconds(p.FirstMoveS),
-				metOrNot(p.FirstMoveS >= 0 && p.FirstMoveS <= 120), p.Audit.Duplicated, metOrNot(p.Audit.Duplicated == 0 && p.Audit.Missing == 0)))
+			out = append(out, fmt.Sprintf("skew: the planner follows within two minutes: %s — %s; 0 duplicates: %d (%d in moved partitions, %d pipeline restarts) — %s", seconds(p.FirstMoveS),
+				metOrNot(p.FirstMoveS >= 0 && p.FirstMoveS <= 120), p.Audit.Duplicated, p.DuplicatedMoved, p.PipelineRestarts, metOrNot(p.Audit.Duplicated == 0 && p.Audit.Missing == 0)))
 		}
 	}
 	return out

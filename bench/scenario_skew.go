@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -187,8 +188,16 @@ func (b *bench) scenarioSkew(ctx context.Context) error {
 	}
 	a := auditSequences(written, bySource)
 	r.Planner.Audit = &a
+	moved := moves.movedPartitions()
+	for tp, n := range a.DuplicatedIn {
+		if moved[tp] {
+			r.Planner.DuplicatedMoved += n
+		}
+	}
+	r.Planner.PipelineRestarts = pipelineRestarts(filepath.Join(b.out, "logs", alias+".log"))
 	r.Records, r.Done = a.Written, true
-	logf("skew: audit of %d records written: %d read, missing %d, duplicated %d, reordered %d", a.Written, a.Read, a.Missing, a.Duplicated, a.Reordered)
+	logf("skew: audit of %d records written: %d read, missing %d, duplicated %d (%d in moved partitions; %d pipeline restarts in the log), reordered %d",
+		a.Written, a.Read, a.Missing, a.Duplicated, r.Planner.DuplicatedMoved, r.Planner.PipelineRestarts, a.Reordered)
 	return nil
 }
 
