@@ -118,6 +118,10 @@ type result struct {
 	Samples   []sample           `json:"samples,omitempty"`
 	// Checkpoints are the checkpoints scenario's figures (scenario_checkpoints.go).
 	Checkpoints *checkpointFigures `json:"checkpoints,omitempty"`
+	// Planner is what the hot and skew scenarios measure of kmirror's planner (planner.go).
+	Planner *plannerFigures `json:"planner,omitempty"`
+	// PG is the pgload scenario's counts (scenario_pgload.go).
+	PG *pgFigures `json:"postgresql,omitempty"`
 }
 
 func (b *bench) systems() []system {
@@ -244,6 +248,12 @@ func (b *bench) run(ctx context.Context) error {
 			err = b.scenarioWan(ctx)
 		case "compression":
 			err = b.scenarioCompression(ctx)
+		case "hot":
+			err = b.scenarioHot(ctx)
+		case "skew":
+			err = b.scenarioSkew(ctx)
+		case "pgload":
+			err = b.scenarioPGLoad(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("scenario %s: %w", sc, err)

@@ -100,6 +100,9 @@ type config struct {
 	wan              wanFlags
 	codecs           []string
 	codecTasks       int
+	hot              hotFlags
+	skew             skewFlags
+	pg               pgFlags
 }
 
 // consumerJava is the -consumer list as Java consumer properties.
@@ -157,7 +160,7 @@ func parseConfig(args []string) (*config, error) {
 	fs.StringVar(&c.pipeProducer, "pipe-producer", "", "extra librdkafka/confluent-kafka-go properties of the pipe's producers, for experiments, k=v,k=v (e.g. go.events.channel.size=10000)")
 	fs.StringVar(&c.kmirrorEnv, "kmirror-env", "", "extra environment of the kmirror process, for experiments, K=V,K=V (e.g. GOGC=50)")
 
-	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, scale (10,000 partitions over 1,000 topics; not in the default list), checkpoints (kmirror only), wan (a broker behind a delayed link in a network namespace; root), compression (lz4 and zstd)")
+	scen := fs.String("scenarios", "tasks,small,partitions,newtopic", "scenarios to run: tasks, small, partitions, newtopic, scale (10,000 partitions over 1,000 topics; not in the default list), checkpoints (kmirror only), wan (a broker behind a delayed link in a network namespace; root), compression (lz4 and zstd), hot and skew (kmirror's assignments under a hot topic, and the planner following a load that moves; kmirror only), pgload (PostgreSQL's statements per second under many workers)")
 	sys := fs.String("systems", "cpipe,pipe,kmirror,mm2", "systems to run: cpipe (the C pipe, the floor), pipe, kmirror, mm2 (and candidate, with -candidate-bin)")
 	tl := fs.String("tasks", "1,4,8", "tasks.max values of the tasks scenario")
 	fs.IntVar(&c.repeat, "repeat", 3, "runs of each system in the throughput scenarios (interleaved); the table shows medians")
@@ -182,6 +185,9 @@ func parseConfig(args []string) (*config, error) {
 	fs.DurationVar(&c.profileFor, "profile-seconds", 10*time.Second, "length of kmirror's CPU profile (with -pprof)")
 	fs.BoolVar(&c.stats, "stats", false, "write the pipe's librdkafka statistics (1 s interval) and summarise them")
 	registerCheckpointFlags(fs, &c.ck)
+	registerHotFlags(fs, &c.hot)
+	registerSkewFlags(fs, &c.skew)
+	registerPGFlags(fs, &c.pg)
 	codecs := fs.String("compression-codecs", "lz4,zstd", "codecs of the compression scenario (source data and every replication producer)")
 	fs.IntVar(&c.codecTasks, "compression-tasks", 4, "tasks.max of the compression scenario")
 	var wanRTT, wanLayouts, wanParts string
@@ -204,7 +210,7 @@ func parseConfig(args []string) (*config, error) {
 	c.scenarios = splitList(*scen)
 	c.systems = splitList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "scale", "newtopic", "checkpoints", "wan", "compression"}, s) {
+		if !slices.Contains([]string{"tasks", "small", "partitions", "scale", "newtopic", "checkpoints", "wan", "compression", "hot", "skew", "pgload"}, s) {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}
