@@ -201,7 +201,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		if err := pl.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
 		}
-		pl.Flush(context.Background()) // purged records report at once
+		pl.Flush(r.env.StopContext()) // purged records report at once
 		_ = r.applyReports(pl, pl.Take(), syncs)
 		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
 	}

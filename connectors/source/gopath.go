@@ -131,7 +131,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		if err := producer.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
 		}
-		producer.Flush(context.Background()) // purged records report at once
+		producer.Flush(r.env.StopContext()) // purged records report at once
 		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
 	}
 	cancelFlush()
