@@ -81,7 +81,7 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 // start positions, committer, identity watcher, soft stop — with a C pipeline for consumer and producer.
 func (r *sourceRun) replicateC(ctx context.Context) error {
 	r.failure.Store(nil)
-	r.recreated.Store(nil)
+	r.ids.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
 	defer removeConsumerStats()
 	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
@@ -164,7 +164,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, reader)
+		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, reader)
 	}()
 	overdueWatched := make(chan struct{})
 	go func() {

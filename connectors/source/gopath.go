@@ -18,7 +18,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		return r.replicateC(ctx)
 	}
 	r.failure.Store(nil)
-	r.recreated.Store(nil)
+	r.ids.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
 	defer removeConsumerStats() // after the consumer closed: no statistics come later
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
@@ -94,7 +94,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, consumer)
+		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, consumer)
 	}()
 	overdueWatched := make(chan struct{})
 	go func() {

@@ -128,11 +128,10 @@ type sourceRun struct {
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
 	// it sets failure and purges: no record is produced after a purge (overdue.go).
 	produceMu   sync.Mutex
-	recreated   atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
 	producer    atomic.Pointer[kafka.Producer]
-	stalls      *stallWatch       // stall and overdue watch (stall.go, overdue.go)
-	remoteIDs   map[string]string // remote topic -> the topic id it had when first seen
-	sourceAdmin *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
+	ids         *identityWatch // source and remote topic identities (identity.go)
+	stalls      *stallWatch    // stall and overdue watch (stall.go, overdue.go)
+	sourceAdmin *kafka.Admin   // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
 	txns        *sourceTxns // exactly-once mode (transactions.go); nil without it
@@ -183,7 +182,6 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
 		offsetLagMax: t.cfg.Values.Long("offset.lag.max"),
 		pollTimeout:  min(time.Duration(t.cfg.Values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
-		remoteIDs:    map[string]string{},
 		limit:        lograte.New(30 * time.Second),
 	}
 	r.stalls = &stallWatch{notices: &r.noticeBoard, log: r.log, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias}
@@ -257,12 +255,14 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
 	}
 	r.stalls.parts = r.parts
+	r.ids = &identityWatch{parts: r.parts, bySource: r.bySource, byRemote: r.byRemote, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias,
+		notices: &r.noticeBoard, log: r.log, limit: r.limit, remoteIDs: map[string]string{}}
 	r.commits = &committer{env: env, parts: r.parts, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias, notices: &r.noticeBoard,
 		log: r.log, limit: r.limit}
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
-	r.loadSeenEnds(ctx)
+	r.ids.loadSeenEnds(ctx, env)
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
