@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -14,13 +15,15 @@ import (
 // settle ends a pipeline whose producer has closed and whose committer has stopped: it sends the last offset
 // syncs, commits what was acknowledged, and returns what ended the pipeline (see replicate).
 func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syncs *offsetSyncer) error {
-	finalCtx, cancelFinal := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancelFinal()
 	if syncs != nil {
+		flushCtx, cancelFlush := r.syncsFlushContext(ctx)
+		defer cancelFlush()
 		r.commits.promoteSyncs(syncs)
-		syncs.flush(finalCtx)
+		syncs.flush(flushCtx)
 	}
-	if err := r.commits.commit(finalCtx); err != nil && committerErr == nil && !errors.Is(err, context.Canceled) {
+	commitCtx, cancelCommit := connectors.FinalCommitContext(r.env)
+	defer cancelCommit()
+	if err := r.commits.commit(commitCtx); err != nil && committerErr == nil && !errors.Is(err, context.Canceled) {
 		committerErr = err
 	}
 	if loopErr != nil {
@@ -29,8 +32,8 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 		}
 		return loopErr
 	}
-	if check := r.recreated.Load(); check != nil {
-		r.restartRecreated(check.recreated, false)
+	if check := r.ids.recreated.Load(); check != nil {
+		r.ids.restartRecreated(check.recreated, false)
 		return errRecreated
 	}
 	if f := r.failure.Load(); f != nil {
@@ -55,7 +58,7 @@ type loopClient interface {
 // a delivery failure or re-created topics (the replicate function reports them once everything is flushed), a
 // fatal producer, a failed authentication, or a committer that stopped (whose result it has then taken).
 func (r *sourceRun) loopEnds(producer loopClient, committer <-chan error) (stop bool, loopErr, committerErr error, committerDone bool) {
-	if r.failure.Load() != nil || r.recreated.Load() != nil {
+	if r.failure.Load() != nil || r.ids.recreated.Load() != nil {
 		return true, nil, nil, false
 	}
 	if err := producer.Fatal(); err != nil {
@@ -99,10 +102,10 @@ func (r *sourceRun) startSyncs() (*offsetSyncer, error) {
 // the target — librdkafka would go on reading the new topic at the old topic's offsets as if nothing had
 // happened. A source that cannot answer yet is no reason not to start: the identity watch checks again.
 func (r *sourceRun) startOffsets(ctx context.Context, sourceAdmin *kafka.Admin) ([]kafka.Start, error) {
-	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
+	if check, err := r.ids.checkSources(ctx, sourceAdmin, nil, true); err != nil {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
 	} else {
-		r.restartRecreated(check.recreated, true)
+		r.ids.restartRecreated(check.recreated, true)
 	}
 	starts := make([]kafka.Start, 0, len(r.parts))
 	for _, p := range r.parts {
@@ -268,4 +271,18 @@ func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryE
 			r.sourceAlias, p.tp.Topic, p.tp.Partition, upstream, r.targetAlias, *p.remote, errUnconfirmedDelivery)}
 	}
 	r.halt(err, producer)
+}
+
+// pipelineSettleWait bounds how long a pipeline that ends while its run goes on (a restart, not a stop) waits
+// for its offset syncs: an offset-syncs topic that cannot be written must not hold up the restart.
+const pipelineSettleWait = 10 * time.Second
+
+// syncsFlushContext bounds settle's wait for the offset syncs: a stopping run (ctx done) waits within its
+// stop budget (tasks.Task); a restarting pipeline at most pipelineSettleWait, and no longer than the budget
+// should the run be stopped meanwhile.
+func (r *sourceRun) syncsFlushContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() != nil {
+		return context.WithCancel(r.env.StopContext())
+	}
+	return context.WithTimeout(r.env.StopContext(), pipelineSettleWait)
 }
