@@ -199,9 +199,12 @@ type PartitionOwner struct {
 
 // RetainPartitionStats deletes the connector's partition stats that plan does not account for: partitions no
 // task replicates any more (topic deleted, no longer selected) and partitions the plan gives to another task
-// than the one whose report the row is (the new owner has not reported yet). The connector instance holding
-// claim calls it after publishing its task set; ErrFenced once it no longer holds its unit. It returns how
-// many rows went.
+// than the one whose report the row is (the new owner has not reported yet). A row nobody was replicating
+// (status stop: kept by a stop, or left by a run as it ended) whose partition the plan gives to another task goes
+// to that task instead: it is what the new owner judges a topic deleted or re-created meanwhile on, and a
+// connector resumed after a stop deals its partitions afresh, often to other tasks. The connector instance
+// holding claim calls it after publishing its task set; ErrFenced once it no longer holds its unit. It returns
+// how many rows went.
 func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []PartitionOwner) (int64, error) {
 	topics, parts, owners := make([]string, len(plan)), make([]int32, len(plan)), make([]int32, len(plan))
 	for i, o := range plan {
@@ -210,6 +213,13 @@ func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []Partit
 	var deleted int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := holdClaim(ctx, tx, c); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE partition_stats ps SET task_id = u.k
+			FROM unnest($2::text[], $3::int[], $4::int[]) AS u(t, p, k)
+			WHERE ps.connector_name = $1 AND ps.status = $5 AND u.t = ps.topic AND u.p = ps.partition AND u.k <> ps.task_id`,
+			c.Connector, topics, parts, owners, PartitionStopped); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `

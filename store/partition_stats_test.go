@@ -209,6 +209,63 @@ func TestStoppingTaskReportAfterTheWatchLooked(t *testing.T) {
 	require.Zero(t, got.BytesPerSecond)
 }
 
+// A connector resumed after a stop deals its partitions afresh (the stop removed its task set), often to other
+// tasks than the ones whose reports the stop kept. Its plan round drops the rows of partitions given to another
+// task, and it comes before the new tasks read the rows to judge a topic re-created meanwhile: a kept row goes to
+// its partition's new task instead of going away, or the re-creation is judged on nothing.
+func TestResumedPlanKeepsTheStoppedRows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := storetest.New(t)
+	w1, conn := startedConnector(t, s)
+	_, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0"}, {"p": "t-1"}, {"p": "t-2"}})
+	require.NoError(t, err)
+	assignAll(t, s, "w1")
+	runs := make([]store.Claim, 3)
+	for i := range runs {
+		runs[i], err = s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: i}), w1)
+		require.NoError(t, err)
+	}
+	end := int64(9000)
+	for task := range runs {
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
+			RemoteTopic: "A.t", ReplicatedOffset: 1000, EndOffset: &end, Status: "ok"}}))
+	}
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
+	require.NoError(t, s.StopTaskSet(ctx, conn))
+	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStarted))
+	// The resumed plan: t-0 to task 1, t-1 to task 0, t-2 where it was; a partition of another topic is new.
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-1"}, {"p": "t-0,u-0"}, {"p": "t-2"}})
+	require.NoError(t, err)
+	n, err := s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
+		{Topic: "t", Partition: 0, Task: 1}, {Topic: "u", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 2}})
+	require.NoError(t, err)
+	require.Zero(t, n, "no kept row goes")
+	all, err := s.ConnectorPartitionStats(ctx, "c")
+	require.NoError(t, err)
+	var got []string
+	for _, st := range all {
+		got = append(got, fmt.Sprintf("%s-%d@%d end %d", st.Topic, st.Partition, st.Task, *st.EndOffset))
+	}
+	require.Equal(t, []string{"t-0@1 end 9000", "t-1@0 end 9000", "t-2@2 end 9000"}, got)
+
+	// A running task's row of a partition the plan moves still goes until the new owner reports.
+	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-1,t-0"}, {"p": "u-0"}, {"p": "t-2"}})
+	require.NoError(t, err)
+	for _, run := range runs {
+		require.NoError(t, s.ReleaseUnit(ctx, run, nil))
+	}
+	assignAll(t, s, "w1")
+	next, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: 2}), w1)
+	require.NoError(t, err)
+	require.NoError(t, s.PutPartitionStats(ctx, next, "w1", []store.PartitionStat{{Topic: "t", Partition: 2,
+		RemoteTopic: "A.t", ReplicatedOffset: 1001, EndOffset: &end, Status: "ok"}}))
+	n, err = s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
+		{Topic: "t", Partition: 0, Task: 0}, {Topic: "u", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 1}})
+	require.NoError(t, err)
+	require.Equal(t, int64(1), n, "the running task's row of the moved partition goes")
+}
+
 // PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums
 // them by task.
 func TestPartitionRates(t *testing.T) {

@@ -57,13 +57,16 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 	defer prune.Stop()
 	stats := time.NewTicker(sourceStatsInterval)
 	defer stats.Stop()
-	samples := 0
+	// The first report comes at once, with the end offsets the pipeline's start read (resolveBeginnings).
+	if err := r.statsTick(ctx, consumer, time.Now(), true); err != nil {
+		return err
+	}
+	samples := 1
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case now := <-stats.C:
-			// The first sample is published at once: a pipeline that just started shows its lag within a second.
 			publish := samples%int(sourcePublishInterval/sourceStatsInterval) == 0
 			samples++
 			if err := r.statsTick(ctx, consumer, now, publish); err != nil {

@@ -195,27 +195,33 @@ func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin *kafka.Admin
 // one batched request, so that each partition starts at an offset the task knows: the first record the consumer
 // returns can then be checked against it (firstRecord), and no logical-offset lookup is
 // left to the consumer, whose failure it would report as an auto.offset.reset error with the partition
-// stopped. A partition the source cannot answer for keeps the logical start.
+// stopped. A partition the source cannot answer for keeps the logical start. The same request gives every
+// partition's end offset, noted as seen (knownEnd): the committer's first report, as it starts, carries it, so a
+// topic deleted in the pipeline's first second is judged on it rather than being of unknown extent.
 func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, starts []kafka.Start) {
-	var fromBeginning []kafka.PartitionID
+	all := make([]kafka.PartitionID, 0, len(starts))
+	fromBeginning := false
 	for _, s := range starts {
-		if s.Offset == kafka.OffsetBeginning {
-			fromBeginning = append(fromBeginning, kafka.PartitionID{Topic: s.Topic, Partition: s.Partition})
-		}
+		all = append(all, kafka.PartitionID{Topic: s.Topic, Partition: s.Partition})
+		fromBeginning = fromBeginning || s.Offset == kafka.OffsetBeginning
 	}
-	if len(fromBeginning) == 0 {
+	if len(all) == 0 {
 		return
 	}
-	logs, _, err := admin.LogOffsets(ctx, fromBeginning, r.consumerProps["isolation.level"] == "read_committed", true)
+	logs, _, err := admin.LogOffsets(ctx, all, r.consumerProps["isolation.level"] == "read_committed", fromBeginning)
 	if err != nil {
-		r.limit.Log(ctx, r.log, slog.LevelWarn, "log-starts", "reading the log start offsets of new partitions failed; the consumer looks them up itself", "error", err)
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "log-starts", "reading the log start and end offsets failed; the consumer looks them up itself", "error", err)
 		return
 	}
 	for i, s := range starts {
-		if s.Offset != kafka.OffsetBeginning {
+		lo, ok := logs[kafka.PartitionID{Topic: s.Topic, Partition: s.Partition}]
+		if !ok {
 			continue
 		}
-		if lo, ok := logs[kafka.PartitionID{Topic: s.Topic, Partition: s.Partition}]; ok && lo.Start >= 0 {
+		if p := lookup(r.bySource, s.Topic, s.Partition); p != nil && lo.End > 0 {
+			p.knownEnd(lo.End)
+		}
+		if s.Offset == kafka.OffsetBeginning && lo.Start >= 0 {
 			starts[i].Offset = lo.Start
 		}
 	}
