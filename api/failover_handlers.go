@@ -206,15 +206,5 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request, kind strin
 
 // sourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector.
 func (s *server) sourceConnector(r *http.Request) (store.Connector, error) {
-	c, err := s.existingConnector(r)
-	if err != nil {
-		return store.Connector{}, err
-	}
-	class := c.Config["connector.class"]
-	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
-		return store.Connector{}, errorf(http.StatusNotFound,
-			"Connector %s is not a MirrorSourceConnector (connector.class is %s); a failover is of the source connector of a flow",
-			c.Name, class)
-	}
-	return c, nil
+	return s.connectorOf(r, mirrorconfig.SourceConnectorClass, "a failover is of the source connector of a flow")
 }

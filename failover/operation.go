@@ -260,18 +260,7 @@ func (o *operation) committed(ctx context.Context) (map[kafka.PartitionID]int64,
 	if err != nil {
 		return nil, fmt.Errorf("read the offsets of connector %s: %w", o.f.Connector, err)
 	}
-	out := map[kafka.PartitionID]int64{}
-	for _, off := range all {
-		cluster, _ := off.Partition["cluster"].(string)
-		topic, _ := off.Partition["topic"].(string)
-		part, okP := jsonInt(off.Partition["partition"])
-		n, okO := jsonInt(off.Offset["offset"])
-		if cluster != o.flow.SourceAlias || topic == "" || !okP || !okO {
-			continue
-		}
-		out[kafka.PartitionID{Topic: topic, Partition: int32(part)}] = n
-	}
-	return out, nil
+	return o.flow.LastReplicated(all), nil
 }
 
 // positions returns, per partition, the first source offset whose record may not be on the target: after the
@@ -332,7 +321,7 @@ func (o *operation) partitionReports(rep *Report, pos, ends map[kafka.PartitionI
 	}
 }
 
-// targetEnds records the end offsets of the target's own topics: those not named as replicated from any
+// targetEnds records the end offsets of the target's own topics: those not named as replicated from another
 // cluster by the policy, and not internal.
 func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 	out := []TopicPartitionOffset{}
@@ -343,7 +332,9 @@ func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 	}
 	var parts []kafka.PartitionID
 	for t, n := range topics {
-		if _, remote := o.flow.Policy.TopicSource(t); remote || o.internal(t) {
+		// A remote topic named apart (A.orders) is the copy of the source's; one whose name is its original
+		// (IdentityReplicationPolicy) is shared with producers on the target, and its end is where they begin.
+		if _, remote := o.flow.Policy.TopicSource(t); remote && o.flow.Policy.OriginalTopic(t) != t || o.internal(t) {
 			continue
 		}
 		for p := range n {
@@ -373,18 +364,3 @@ func partitionID(topic string, partition int32) kafka.PartitionID {
 	return kafka.PartitionID{Topic: topic, Partition: partition}
 }
 
-// jsonInt reads a whole number from a decoded JSON value.
-func jsonInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case interface{ Int64() (int64, error) }:
-		i, err := n.Int64()
-		return i, err == nil
-	case float64:
-		return int64(n), n == float64(int64(n))
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	}
-	return 0, false
-}
