@@ -363,4 +363,3 @@ func (o *operation) internal(t string) bool {
 func partitionID(topic string, partition int32) kafka.PartitionID {
 	return kafka.PartitionID{Topic: topic, Partition: partition}
 }
-
