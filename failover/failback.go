@@ -105,13 +105,21 @@ func (o *operation) translateBack(ctx context.Context, flow *connectors.Flow, p 
 	if err != nil || r == nil {
 		return false, err
 	}
-	at := p.SourceOffset - r.TargetStart
-	d, exact := r.SourceStart+at, !r.Uncommitted
-	if end := r.SourceEnd - r.SourceStart; at > end {
-		// Past the range: at its end the next record is at SourceNext; further on, B holds records the map does
-		// not know, which resuming at SourceNext reads again rather than skip.
-		d, exact = r.SourceNext, exact && at == end+1
-	}
+	d, exact := sourceOffsetOf(r, p.SourceOffset)
 	p.TargetTopic, p.TargetOffset, p.Exact, p.Basis = key.Topic, &d, exact, store.BasisOffsetMap
 	return true, nil
+}
+
+// sourceOffsetOf translates target, a position on the target of the range r that starts last at or before it,
+// to the source: where a consumer resumes on the source to read what it would have read on the target from
+// target on.
+func sourceOffsetOf(r *store.OffsetRange, target int64) (offset int64, exact bool) {
+	at := target - r.TargetStart
+	offset, exact = r.SourceStart+at, !r.Uncommitted
+	if end := r.SourceEnd - r.SourceStart; at > end {
+		// Past the range: right after it the next record is at SourceNext; further on, the target holds
+		// records the map does not know, which resuming at SourceNext reads again rather than skip.
+		offset, exact = r.SourceNext, exact && at == end+1
+	}
+	return offset, exact
 }
