@@ -24,14 +24,14 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		return fmt.Errorf("read the failover of %s: %w", o.f.FailoverOf, err)
 	}
 	if prev.State != store.FailoverSucceeded || prev.Report == nil {
-		return fmt.Errorf("failover_of: connector %s has no succeeded failover to fail back from", o.f.FailoverOf)
+		return publicf("failover_of: connector %s has no succeeded failover to fail back from", o.f.FailoverOf)
 	}
 	var before Report
 	if err := json.Unmarshal(prev.Report, &before); err != nil {
 		return fmt.Errorf("read the report of failover %d: %w", prev.ID, err)
 	}
 	if before.TargetAlias != o.flow.SourceAlias || before.SourceAlias != o.flow.TargetAlias {
-		return fmt.Errorf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
+		return publicf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
 			o.f.Connector, o.flow.SourceAlias, o.flow.TargetAlias, before.TargetAlias, before.SourceAlias, o.f.FailoverOf)
 	}
 	if _, err := o.stop(ctx); err != nil {
@@ -89,7 +89,7 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 		case <-time.After(drainPoll):
 		}
 	}
-	return fmt.Errorf("connector %s did not start within a minute", o.f.Connector)
+	return publicf("connector %s did not start within a minute", o.f.Connector)
 }
 
 // translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,

@@ -32,7 +32,7 @@ func (o *operation) groups(ctx context.Context, rep *Report) error {
 		if flow.SourceAlias != o.flow.SourceAlias || flow.TargetAlias != o.flow.TargetAlias {
 			flow.Close()
 			if o.f.CheckpointConnector != "" {
-				return fmt.Errorf("checkpoint_connector: %s translates from %s to %s, not from %s to %s", cp.Name,
+				return publicf("checkpoint_connector: %s translates from %s to %s, not from %s to %s", cp.Name,
 					flow.SourceAlias, flow.TargetAlias, o.flow.SourceAlias, o.flow.TargetAlias)
 			}
 			continue
@@ -64,7 +64,7 @@ func (o *operation) checkpointConnectors(ctx context.Context) ([]store.Connector
 			return nil, fmt.Errorf("read checkpoint connector %s: %w", o.f.CheckpointConnector, err)
 		}
 		if !isCheckpoint(c) {
-			return nil, fmt.Errorf("checkpoint_connector: %s is not a MirrorCheckpointConnector", c.Name)
+			return nil, publicf("checkpoint_connector: %s is not a MirrorCheckpointConnector", c.Name)
 		}
 		return []store.Connector{c}, nil
 	}

@@ -60,7 +60,7 @@ func (o *operation) run(ctx context.Context) (*Report, error) {
 	}
 	defer o.flow.Close()
 	if o.flow.Class != mirrorconfig.SourceConnectorClass {
-		return nil, fmt.Errorf("connector %s is not a MirrorSourceConnector", c.Name)
+		return nil, publicf("connector %s is not a MirrorSourceConnector", c.Name)
 	}
 	rep := &Report{Kind: o.f.Kind, Connector: c.Name, FailoverOf: o.f.FailoverOf, SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias,
 		StartedAt: formatTime(time.Now()), Partitions: []PartitionReport{}, Groups: []GroupReport{}, TargetEnds: []TopicPartitionOffset{}}

@@ -66,13 +66,13 @@ func (r *Runner) Run(ctx context.Context) error {
 // another worker takes it over once it is stale, and runs it again from the start (every step may be repeated).
 func (r *Runner) run(ctx context.Context, f store.Failover) {
 	log := r.log.With("connector", f.Connector, "failover", f.ID)
-	log.Info("failover started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
+	log.Info(f.Kind+" started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
 	op := &operation{store: r.store, flows: r.flows, f: f, log: log, progress: func(ctx context.Context, phase string) error {
 		return r.store.FailoverProgress(ctx, f.ID, r.workerID, phase)
 	}}
 	rep, err := op.run(ctx)
 	if ctx.Err() != nil || errors.Is(err, store.ErrFenced) {
-		log.Info("failover left to another worker", "error", err)
+		log.Info(f.Kind+" left to another worker", "error", err)
 		return
 	}
 	var body json.RawMessage
@@ -85,14 +85,34 @@ func (r *Runner) run(ctx context.Context, f store.Failover) {
 	}
 	failure := ""
 	if err != nil {
-		failure = err.Error()
-		log.Warn("failover failed", "error", err)
+		failure = shown(err, f)
+		log.Warn(f.Kind+" failed", "error", err)
 	} else {
-		log.Info("failover succeeded", "not_replicated_offsets", rep.NotReplicatedOffsets, "groups", len(rep.Groups))
+		log.Info(f.Kind+" succeeded", "not_replicated_offsets", rep.NotReplicatedOffsets, "groups", len(rep.Groups))
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := r.store.FinishFailover(fctx, f.ID, r.workerID, body, failure); err != nil {
 		log.Warn("could not store the failover's outcome", "error", err)
 	}
+}
+
+// publicError is a failure whose text may be shown by the REST API: it names connectors and fields, nothing of
+// the clusters or the database.
+type publicError struct{ msg string }
+
+func (e *publicError) Error() string { return e.msg }
+
+func publicf(format string, args ...any) error {
+	return &publicError{msg: fmt.Sprintf(format, args...)}
+}
+
+// shown is what the REST API shows of a failure: a publicError's text, else where it failed and where to look,
+// since the cause may name addresses or carry the database's words.
+func shown(err error, f store.Failover) string {
+	var pe *publicError
+	if errors.As(err, &pe) {
+		return pe.msg
+	}
+	return fmt.Sprintf("the %s failed; the cause is in the log of worker %s (logger kmirror.failover, failover=%d)", f.Kind, f.WorkerID, f.ID)
 }
