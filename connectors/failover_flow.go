@@ -8,7 +8,6 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // Flow is what an operation on a replication flow (failover) needs of one of its connectors' config: the
@@ -86,21 +85,4 @@ func (r *Registry) OpenFlow(name string, config map[string]string) (*Flow, error
 		return nil, err
 	}
 	return f, nil
-}
-
-// LastReplicated reads a source connector's stored offsets (Connect's shape) for the flow's source cluster: the
-// last replicated source offset of each partition.
-func (f *Flow) LastReplicated(offsets []tasks.Offset) map[kafka.PartitionID]int64 {
-	out := map[kafka.PartitionID]int64{}
-	for _, o := range offsets {
-		cluster, _ := o.Partition["cluster"].(string)
-		topic, _ := o.Partition["topic"].(string)
-		part, okP := jsonInt(o.Partition["partition"])
-		off, okO := jsonInt(o.Offset["offset"])
-		if cluster != f.SourceAlias || topic == "" || !okP || !okO {
-			continue
-		}
-		out[kafka.PartitionID{Topic: topic, Partition: int32(part)}] = off
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package failover
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -260,7 +261,30 @@ func (o *operation) committed(ctx context.Context) (map[kafka.PartitionID]int64,
 	if err != nil {
 		return nil, fmt.Errorf("read the offsets of connector %s: %w", o.f.Connector, err)
 	}
-	return o.flow.LastReplicated(all), nil
+	out := map[kafka.PartitionID]int64{}
+	for _, off := range all {
+		// Connect's shape, {cluster, topic, partition} -> {offset}, read through JSON: the maps hold whatever
+		// number type their decoder chose.
+		var key struct {
+			Cluster   string `json:"cluster"`
+			Topic     string `json:"topic"`
+			Partition *int32 `json:"partition"`
+		}
+		var val struct {
+			Offset *int64 `json:"offset"`
+		}
+		if !reencode(off.Partition, &key) || !reencode(off.Offset, &val) || key.Cluster != o.flow.SourceAlias || key.Topic == "" ||
+			key.Partition == nil || val.Offset == nil {
+			continue
+		}
+		out[kafka.PartitionID{Topic: key.Topic, Partition: *key.Partition}] = *val.Offset
+	}
+	return out, nil
+}
+
+func reencode(from map[string]any, to any) bool {
+	b, err := json.Marshal(from)
+	return err == nil && json.Unmarshal(b, to) == nil
 }
 
 // positions returns, per partition, the first source offset whose record may not be on the target: after the
