@@ -40,8 +40,8 @@ func NewRunner(st *store.Store, flows Flows, workerID string, log *slog.Logger) 
 
 // Run takes and runs failovers until ctx is done.
 func (r *Runner) Run(ctx context.Context) error {
-	wake := make(chan struct{}, 1)
-	go r.store.ListenLoop(ctx, wake)
+	// A poll, not LISTEN: a failover is rare and waits a second at most to be taken, where a LISTEN would hold
+	// one of the pool's connections on every worker for good and wake at every change of the cluster.
 	ticker := time.NewTicker(r.Poll)
 	defer ticker.Stop()
 	for {
@@ -56,7 +56,6 @@ func (r *Runner) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-wake:
 		case <-ticker.C:
 		}
 	}
