@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -95,7 +94,7 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 // translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,
 // from A) to the topic on A it came from, through the offset map of the flow that copied it (A→B), read from
 // the target side: ok is false when p's topic did not come from the target or the map knows nothing of it.
-func (o *operation) translateBack(ctx context.Context, flow *connectors.Flow, p *GroupPosition) (bool, error) {
+func (o *operation) translateBack(ctx context.Context, flow *flow, p *GroupPosition) (bool, error) {
 	src, remote := flow.Policy.TopicSource(p.SourceTopic)
 	if !remote || src != flow.TargetAlias {
 		return false, nil

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/store"
@@ -39,12 +38,12 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 // operation is one failover being run.
 type operation struct {
 	store    *store.Store
-	flows    Flows
+	flows    flows
 	f        store.Failover
 	log      *slog.Logger
 	progress func(ctx context.Context, phase string) error
 
-	flow  *connectors.Flow
+	flow  *flow
 	parts []kafka.PartitionID // the source connector's partitions, sorted
 	// lastSeen is each partition's source end offset as the source connector last saw it.
 	lastSeen map[kafka.PartitionID]int64
@@ -56,7 +55,7 @@ func (o *operation) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read connector %s: %w", o.f.Connector, err)
 	}
-	if o.flow, err = o.flows.OpenFlow(c.Name, c.Config); err != nil {
+	if o.flow, err = o.flows.open(c.Name, c.Config); err != nil {
 		return nil, fmt.Errorf("open the clusters of connector %s: %w", c.Name, err)
 	}
 	defer o.flow.Close()

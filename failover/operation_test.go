@@ -3,7 +3,6 @@ package failover
 import (
 	"testing"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
@@ -16,7 +15,7 @@ func TestPartitionReports(t *testing.T) {
 		t.Fatal(err)
 	}
 	p0, p1, p2 := kafka.PartitionID{Topic: "orders", Partition: 0}, kafka.PartitionID{Topic: "orders", Partition: 1}, kafka.PartitionID{Topic: "orders", Partition: 2}
-	o := &operation{flow: &connectors.Flow{SourceAlias: "A", TargetAlias: "B", Policy: policy}, parts: []kafka.PartitionID{p0, p1, p2},
+	o := &operation{flow: &flow{SourceAlias: "A", TargetAlias: "B", Policy: policy}, parts: []kafka.PartitionID{p0, p1, p2},
 		lastSeen: map[kafka.PartitionID]int64{p0: 90, p1: 40}, remote: map[kafka.PartitionID]string{}}
 	pos := map[kafka.PartitionID]int64{p0: 80, p1: 50, p2: 7}
 

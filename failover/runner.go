@@ -13,19 +13,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/store"
 )
 
 // Flows opens the clients and naming rules of a connector's flow (connectors.Registry).
 type Flows interface {
-	OpenFlow(name string, config map[string]string) (*connectors.Flow, error)
+	OpenFlow(name string, config map[string]string) (*flow, error)
 }
 
 // Runner takes filed failovers and runs them, one at a time.
 type Runner struct {
 	store    *store.Store
-	flows    Flows
+	flows    flows
 	workerID string
 	log      *slog.Logger
 	// Poll is how often the runner looks for work without a wake-up; Stale is how long a running operation
@@ -33,9 +33,10 @@ type Runner struct {
 	Poll, Stale time.Duration
 }
 
-// NewRunner returns a runner for workerID.
-func NewRunner(st *store.Store, flows Flows, workerID string, log *slog.Logger) *Runner {
-	return &Runner{store: st, flows: flows, workerID: workerID, log: log, Poll: time.Second, Stale: 30 * time.Second}
+// NewRunner returns a runner for workerID whose clients follow clients, the operator's rules for client
+// settings (as the connectors' own do).
+func NewRunner(st *store.Store, clients clientconfig.Options, workerID string, log *slog.Logger) *Runner {
+	return &Runner{store: st, flows: flows{clients: clients, log: log}, workerID: workerID, log: log, Poll: time.Second, Stale: 30 * time.Second}
 }
 
 // Run takes and runs failovers until ctx is done.

@@ -21,7 +21,6 @@ import (
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/failover"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -142,10 +141,9 @@ func Run(ctx context.Context, cfg Config) error {
 	metricsReg.SetVerdictSource(parallelismVerdicts(st))
 	rtCfg := cfg.Runtime
 	rtCfg.WorkerID, rtCfg.URL, rtCfg.Store = cfg.WorkerID, cfg.AdvertisedURL, st
-	registry := connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, metricsReg, clients).WithExactlyOnceSource(cfg.ExactlyOnceSource).WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
 		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, connectors.DefaultConsumerStatsMaxPartitions)).
 		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, connectors.DefaultProducerStatsMaxPartitions))
-	rtCfg.Registry = registry
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -195,9 +193,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return srv.Shutdown(shutdownCtx)
 	})
 	g.Go(func() error { return rt.Run(gctx) })
-	g.Go(func() error {
-		return failover.NewRunner(st, registry, cfg.WorkerID, cfg.Loggers.Logger("kmirror.failover")).Run(gctx)
-	})
+	g.Go(func() error { return runFailovers(gctx, st, clients, cfg) })
 	g.Go(func() error {
 		sec.run(gctx)
 		return nil
