@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/parallelism"
@@ -31,20 +30,15 @@ func (s *server) getPartitions(w http.ResponseWriter, r *http.Request) error {
 // mirrorSourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector
 // (by its stored connector.class, any of the names Connect accepts): only that connector replicates partitions.
 func (s *server) mirrorSourceConnector(r *http.Request) (store.Connector, error) {
-	return s.connectorOf(r, mirrorconfig.SourceConnectorClass, "only a MirrorSourceConnector replicates partitions")
-}
-
-// connectorOf reads the connector named by the path and checks that it is of class (by its stored
-// connector.class, any of the names Connect accepts); why ends the 404 otherwise.
-func (s *server) connectorOf(r *http.Request, class, why string) (store.Connector, error) {
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return store.Connector{}, err
 	}
-	have := c.Config["connector.class"]
-	if p, ok := s.plugins.lookup(have); !ok || p.Class != class {
-		return store.Connector{}, errorf(http.StatusNotFound, "Connector %s is not a %s (connector.class is %s); %s",
-			c.Name, class[strings.LastIndex(class, ".")+1:], have, why)
+	class := c.Config["connector.class"]
+	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
+		return store.Connector{}, errorf(http.StatusNotFound,
+			"Connector %s is not a MirrorSourceConnector (connector.class is %s); only a MirrorSourceConnector replicates partitions",
+			c.Name, class)
 	}
 	return c, nil
 }

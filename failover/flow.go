@@ -52,9 +52,9 @@ type flows struct {
 
 // open parses connector name's config and opens admin clients on both of its clusters.
 func (fs flows) open(name string, config map[string]string) (*flow, error) {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassKey])
 	if !ok {
-		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
+		return nil, fmt.Errorf("unknown connector class %q", config[mirrorconfig.ConnectorClassKey])
 	}
 	def := mirrorconfig.ConfigDef(p)
 	values, err := def.Parse(config)
