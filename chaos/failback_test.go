@@ -15,8 +15,8 @@ import (
 )
 
 // TestFailback fails over from A to B as TestFailoverPlanned does, lets B take writes on a topic of its own
-// (which already held records before the failover), moves the consumer group on B to a position inside A's
-// copy (A.orders), and fails back with POST /connectors/{ba}/failback on a B→A connector created STOPPED.
+// (which already held records before the failover), moves the consumer group on B on inside A's copy
+// (A.orders), and fails back with POST /connectors/{ba}/failback on a B→A connector created STOPPED.
 // Expected: A gets exactly the records produced on B after the failover (none of those B held before, none
 // twice, in order), and the group resumes on A at exactly its position on B: the record there is the record
 // it was at on B.
@@ -30,8 +30,16 @@ func TestFailback(t *testing.T) {
 	s.prod.Run(v.rate)
 	s.awaitFlowing(time.Minute)
 	fc.consumeOnA(v.settle)
-	fc.failover(60_000, v.deadline)
+	moved := fc.failover(60_000, v.deadline)
 	s.prod.Stop()
+	atFailover := map[int32]int64{} // where the failover put the group on B
+	for _, g := range moved.Groups {
+		for _, gp := range g.Partitions {
+			if gp.TargetOffset != nil {
+				atFailover[gp.Partition] = *gp.TargetOffset
+			}
+		}
+	}
 
 	// On B: producers write to its own topic; the group reads A's copy on B to some point and commits there.
 	produceOn(t, "B", local, "after", 30)
@@ -40,7 +48,9 @@ func TestFailback(t *testing.T) {
 	positions := make([]int64, sourcePartitions)
 	for p := range sourcePartitions {
 		recs := kafkatest.ReadAll(t, "B", s.remote, int32(p))
-		positions[p] = recs[len(recs)*2/3].Offset // inside the copy, past where the failover put the group
+		// Inside the copy, half way from where the failover put the group to its end: the group read on.
+		from := atFailover[int32(p)]
+		positions[p] = from + (recs[len(recs)-1].Offset+1-from)/2
 		commit = append(commit, kafka.GroupOffset{Topic: s.remote, Partition: int32(p), Offset: positions[p]})
 	}
 	if err := admin.AlterGroupOffsets(t.Context(), fc.group, commit); err != nil {
