@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -163,7 +164,7 @@ func (s *server) checkClass(r *http.Request, field, name, class string) error {
 	if err != nil {
 		return err
 	}
-	if p, ok := s.plugins.lookup(c.Config["connector.class"]); !ok || p.Class != class {
+	if s.isOf(c, class) != nil {
 		return badBody("%s: connector %s is not a %s", field, name, class[strings.LastIndex(class, ".")+1:])
 	}
 	return nil
@@ -204,17 +205,25 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request, kind strin
 	return nil
 }
 
-// sourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector.
+// sourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector (by its
+// stored connector.class, any of the names Connect accepts): a failover and a failback are of a flow's source
+// connector.
 func (s *server) sourceConnector(r *http.Request) (store.Connector, error) {
 	c, err := s.existingConnector(r)
 	if err != nil {
 		return store.Connector{}, err
 	}
-	class := c.Config["connector.class"]
-	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
-		return store.Connector{}, errorf(http.StatusNotFound,
-			"Connector %s is not a MirrorSourceConnector (connector.class is %s); a failover is of the source connector of a flow",
-			c.Name, class)
+	if err := s.isOf(c, mirrorconfig.SourceConnectorClass); err != nil {
+		return store.Connector{}, errorf(http.StatusNotFound, "Connector %s %s; a failover is of the source connector of a flow", c.Name, err)
 	}
 	return c, nil
+}
+
+// isOf says, as an error, that c is not of class; nil when it is.
+func (s *server) isOf(c store.Connector, class string) error {
+	have := c.Config[connectorClassKey]
+	if p, ok := s.plugins.lookup(have); !ok || p.Class != class {
+		return fmt.Errorf("is not a %s (connector.class is %s)", class[strings.LastIndex(class, ".")+1:], have)
+	}
+	return nil
 }

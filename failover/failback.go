@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -24,14 +23,14 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		return fmt.Errorf("read the failover of %s: %w", o.f.FailoverOf, err)
 	}
 	if prev.State != store.FailoverSucceeded || prev.Report == nil {
-		return fmt.Errorf("failover_of: connector %s has no succeeded failover to fail back from", o.f.FailoverOf)
+		return publicf("failover_of: connector %s has no succeeded failover to fail back from", o.f.FailoverOf)
 	}
 	var before Report
 	if err := json.Unmarshal(prev.Report, &before); err != nil {
 		return fmt.Errorf("read the report of failover %d: %w", prev.ID, err)
 	}
 	if before.TargetAlias != o.flow.SourceAlias || before.SourceAlias != o.flow.TargetAlias {
-		return fmt.Errorf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
+		return publicf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
 			o.f.Connector, o.flow.SourceAlias, o.flow.TargetAlias, before.TargetAlias, before.SourceAlias, o.f.FailoverOf)
 	}
 	if _, err := o.stop(ctx); err != nil {
@@ -89,13 +88,13 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 		case <-time.After(drainPoll):
 		}
 	}
-	return fmt.Errorf("connector %s did not start within a minute", o.f.Connector)
+	return publicf("connector %s did not start within a minute", o.f.Connector)
 }
 
 // translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,
 // from A) to the topic on A it came from, through the offset map of the flow that copied it (A→B), read from
 // the target side: ok is false when p's topic did not come from the target or the map knows nothing of it.
-func (o *operation) translateBack(ctx context.Context, flow *connectors.Flow, p *GroupPosition) (bool, error) {
+func (o *operation) translateBack(ctx context.Context, flow *flow, p *GroupPosition) (bool, error) {
 	src, remote := flow.Policy.TopicSource(p.SourceTopic)
 	if !remote || src != flow.TargetAlias {
 		return false, nil
@@ -105,13 +104,21 @@ func (o *operation) translateBack(ctx context.Context, flow *connectors.Flow, p 
 	if err != nil || r == nil {
 		return false, err
 	}
-	at := p.SourceOffset - r.TargetStart
-	d, exact := r.SourceStart+at, !r.Uncommitted
-	if end := r.SourceEnd - r.SourceStart; at > end {
-		// Past the range: at its end the next record is at SourceNext; further on, B holds records the map does
-		// not know, which resuming at SourceNext reads again rather than skip.
-		d, exact = r.SourceNext, exact && at == end+1
-	}
+	d, exact := sourceOffsetOf(r, p.SourceOffset)
 	p.TargetTopic, p.TargetOffset, p.Exact, p.Basis = key.Topic, &d, exact, store.BasisOffsetMap
 	return true, nil
+}
+
+// sourceOffsetOf translates target, a position on the target of the range r that starts last at or before it,
+// to the source: where a consumer resumes on the source to read what it would have read on the target from
+// target on.
+func sourceOffsetOf(r *store.OffsetRange, target int64) (offset int64, exact bool) {
+	at := target - r.TargetStart
+	offset, exact = r.SourceStart+at, !r.Uncommitted
+	if end := r.SourceEnd - r.SourceStart; at > end {
+		// Past the range: right after it the next record is at SourceNext; further on, the target holds
+		// records the map does not know, which resuming at SourceNext reads again rather than skip.
+		offset, exact = r.SourceNext, exact && at == end+1
+	}
+	return offset, exact
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
@@ -25,14 +24,14 @@ func (o *operation) groups(ctx context.Context, rep *Report) error {
 		return err
 	}
 	for _, cp := range cps {
-		flow, err := o.flows.OpenFlow(cp.Name, cp.Config)
+		flow, err := o.flows.open(cp.Name, cp.Config)
 		if err != nil {
 			return fmt.Errorf("open the clusters of checkpoint connector %s: %w", cp.Name, err)
 		}
 		if flow.SourceAlias != o.flow.SourceAlias || flow.TargetAlias != o.flow.TargetAlias {
 			flow.Close()
 			if o.f.CheckpointConnector != "" {
-				return fmt.Errorf("checkpoint_connector: %s translates from %s to %s, not from %s to %s", cp.Name,
+				return publicf("checkpoint_connector: %s translates from %s to %s, not from %s to %s", cp.Name,
 					flow.SourceAlias, flow.TargetAlias, o.flow.SourceAlias, o.flow.TargetAlias)
 			}
 			continue
@@ -55,7 +54,7 @@ func (o *operation) groups(ctx context.Context, rep *Report) error {
 // keeps those of the source connector's aliases).
 func (o *operation) checkpointConnectors(ctx context.Context) ([]store.Connector, error) {
 	isCheckpoint := func(c store.Connector) bool {
-		p, ok := mirrorconfig.LookupPlugin(c.Config["connector.class"])
+		p, ok := mirrorconfig.LookupPlugin(c.Config[mirrorconfig.ConnectorClassKey])
 		return ok && p.Class == mirrorconfig.CheckpointConnectorClass
 	}
 	if o.f.CheckpointConnector != "" {
@@ -64,7 +63,7 @@ func (o *operation) checkpointConnectors(ctx context.Context) ([]store.Connector
 			return nil, fmt.Errorf("read checkpoint connector %s: %w", o.f.CheckpointConnector, err)
 		}
 		if !isCheckpoint(c) {
-			return nil, fmt.Errorf("checkpoint_connector: %s is not a MirrorCheckpointConnector", c.Name)
+			return nil, publicf("checkpoint_connector: %s is not a MirrorCheckpointConnector", c.Name)
 		}
 		return []store.Connector{c}, nil
 	}
@@ -88,7 +87,7 @@ type row struct {
 	meta  string
 }
 
-func (o *operation) moveGroups(ctx context.Context, rep *Report, cp string, flow *connectors.Flow) error {
+func (o *operation) moveGroups(ctx context.Context, rep *Report, cp string, flow *flow) error {
 	summaries, err := o.store.ConnectorGroups(ctx, cp)
 	if err != nil {
 		return fmt.Errorf("read the groups of checkpoint connector %s: %w", cp, err)
@@ -144,7 +143,7 @@ func (o *operation) moveGroups(ctx context.Context, rep *Report, cp string, flow
 
 // translate fills in each row's target offset: exactly from the offset map where it covers the position, else
 // the checkpoint connector's own translation of the same position (MM2's offset syncs), else none.
-func (o *operation) translate(ctx context.Context, flow *connectors.Flow, rows []row, last map[string][]store.GroupOffset) error {
+func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last map[string][]store.GroupOffset) error {
 	queries := make([]store.RangeQuery, len(rows))
 	for i, r := range rows {
 		queries[i] = store.RangeQuery{Offset: r.pos.SourceOffset, RangeKey: store.RangeKey{SourceAlias: flow.SourceAlias, TargetAlias: flow.TargetAlias,
@@ -188,7 +187,7 @@ func rangeOf(r *store.OffsetRange) *offsetmap.Range {
 
 // commit writes the translated positions to the groups on the target that have no member there, never moving
 // a committed offset back, and records what it did.
-func (o *operation) commit(ctx context.Context, rep *Report, flow *connectors.Flow, groups []string, rows []row) error {
+func (o *operation) commit(ctx context.Context, rep *Report, flow *flow, groups []string, rows []row) error {
 	states, err := flow.Target.DescribeGroups(ctx, groups)
 	if err != nil {
 		return fmt.Errorf("describe the groups on the target cluster: %w", err)
@@ -220,7 +219,7 @@ func (o *operation) commit(ctx context.Context, rep *Report, flow *connectors.Fl
 
 // commitGroup commits one idle group's translated positions; it returns the group's action and, when it
 // failed, why.
-func (o *operation) commitGroup(ctx context.Context, flow *connectors.Flow, g string, exists bool, rows []*row) (string, string) {
+func (o *operation) commitGroup(ctx context.Context, flow *flow, g string, exists bool, rows []*row) (string, string) {
 	current := map[kafka.PartitionID]int64{}
 	if exists {
 		have, failed, err := flow.Target.GroupOffsets(ctx, []string{g})

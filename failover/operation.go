@@ -3,6 +3,7 @@ package failover
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/store"
@@ -38,12 +38,12 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 // operation is one failover being run.
 type operation struct {
 	store    *store.Store
-	flows    Flows
+	flows    flows
 	f        store.Failover
 	log      *slog.Logger
 	progress func(ctx context.Context, phase string) error
 
-	flow  *connectors.Flow
+	flow  *flow
 	parts []kafka.PartitionID // the source connector's partitions, sorted
 	// lastSeen is each partition's source end offset as the source connector last saw it.
 	lastSeen map[kafka.PartitionID]int64
@@ -55,12 +55,12 @@ func (o *operation) run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read connector %s: %w", o.f.Connector, err)
 	}
-	if o.flow, err = o.flows.OpenFlow(c.Name, c.Config); err != nil {
+	if o.flow, err = o.flows.open(c.Name, c.Config); err != nil {
 		return nil, fmt.Errorf("open the clusters of connector %s: %w", c.Name, err)
 	}
 	defer o.flow.Close()
 	if o.flow.Class != mirrorconfig.SourceConnectorClass {
-		return nil, fmt.Errorf("connector %s is not a MirrorSourceConnector", c.Name)
+		return nil, publicf("connector %s is not a MirrorSourceConnector", c.Name)
 	}
 	rep := &Report{Kind: o.f.Kind, Connector: c.Name, FailoverOf: o.f.FailoverOf, SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias,
 		StartedAt: formatTime(time.Now()), Partitions: []PartitionReport{}, Groups: []GroupReport{}, TargetEnds: []TopicPartitionOffset{}}
@@ -262,16 +262,28 @@ func (o *operation) committed(ctx context.Context) (map[kafka.PartitionID]int64,
 	}
 	out := map[kafka.PartitionID]int64{}
 	for _, off := range all {
-		cluster, _ := off.Partition["cluster"].(string)
-		topic, _ := off.Partition["topic"].(string)
-		part, okP := jsonInt(off.Partition["partition"])
-		n, okO := jsonInt(off.Offset["offset"])
-		if cluster != o.flow.SourceAlias || topic == "" || !okP || !okO {
+		// Connect's shape, {cluster, topic, partition} -> {offset}, read through JSON: the maps hold whatever
+		// number type their decoder chose.
+		var key struct {
+			Cluster   string `json:"cluster"`
+			Topic     string `json:"topic"`
+			Partition *int32 `json:"partition"`
+		}
+		var val struct {
+			Offset *int64 `json:"offset"`
+		}
+		if !reencode(off.Partition, &key) || !reencode(off.Offset, &val) || key.Cluster != o.flow.SourceAlias || key.Topic == "" ||
+			key.Partition == nil || val.Offset == nil {
 			continue
 		}
-		out[kafka.PartitionID{Topic: topic, Partition: int32(part)}] = n
+		out[kafka.PartitionID{Topic: key.Topic, Partition: *key.Partition}] = *val.Offset
 	}
 	return out, nil
+}
+
+func reencode(from map[string]any, to any) bool {
+	b, err := json.Marshal(from)
+	return err == nil && json.Unmarshal(b, to) == nil
 }
 
 // positions returns, per partition, the first source offset whose record may not be on the target: after the
@@ -332,7 +344,7 @@ func (o *operation) partitionReports(rep *Report, pos, ends map[kafka.PartitionI
 	}
 }
 
-// targetEnds records the end offsets of the target's own topics: those not named as replicated from any
+// targetEnds records the end offsets of the target's own topics: those not named as replicated from another
 // cluster by the policy, and not internal.
 func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 	out := []TopicPartitionOffset{}
@@ -343,7 +355,9 @@ func (o *operation) targetEnds(ctx context.Context) []TopicPartitionOffset {
 	}
 	var parts []kafka.PartitionID
 	for t, n := range topics {
-		if _, remote := o.flow.Policy.TopicSource(t); remote || o.internal(t) {
+		// A remote topic named apart (A.orders) is the copy of the source's; one whose name is its original
+		// (IdentityReplicationPolicy) is shared with producers on the target, and its end is where they begin.
+		if _, remote := o.flow.Policy.TopicSource(t); remote && o.flow.Policy.OriginalTopic(t) != t || o.internal(t) {
 			continue
 		}
 		for p := range n {
@@ -371,20 +385,4 @@ func (o *operation) internal(t string) bool {
 
 func partitionID(topic string, partition int32) kafka.PartitionID {
 	return kafka.PartitionID{Topic: topic, Partition: partition}
-}
-
-// jsonInt reads a whole number from a decoded JSON value.
-func jsonInt(v any) (int64, bool) {
-	switch n := v.(type) {
-	case interface{ Int64() (int64, error) }:
-		i, err := n.Int64()
-		return i, err == nil
-	case float64:
-		return int64(n), n == float64(int64(n))
-	case int64:
-		return n, true
-	case int:
-		return int64(n), true
-	}
-	return 0, false
 }

@@ -13,19 +13,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/store"
 )
 
 // Flows opens the clients and naming rules of a connector's flow (connectors.Registry).
 type Flows interface {
-	OpenFlow(name string, config map[string]string) (*connectors.Flow, error)
+	OpenFlow(name string, config map[string]string) (*flow, error)
 }
 
 // Runner takes filed failovers and runs them, one at a time.
 type Runner struct {
 	store    *store.Store
-	flows    Flows
+	flows    flows
 	workerID string
 	log      *slog.Logger
 	// Poll is how often the runner looks for work without a wake-up; Stale is how long a running operation
@@ -33,15 +33,16 @@ type Runner struct {
 	Poll, Stale time.Duration
 }
 
-// NewRunner returns a runner for workerID.
-func NewRunner(st *store.Store, flows Flows, workerID string, log *slog.Logger) *Runner {
-	return &Runner{store: st, flows: flows, workerID: workerID, log: log, Poll: time.Second, Stale: 30 * time.Second}
+// NewRunner returns a runner for workerID whose clients follow clients, the operator's rules for client
+// settings (as the connectors' own do).
+func NewRunner(st *store.Store, clients clientconfig.Options, workerID string, log *slog.Logger) *Runner {
+	return &Runner{store: st, flows: flows{clients: clients, log: log}, workerID: workerID, log: log, Poll: time.Second, Stale: 30 * time.Second}
 }
 
 // Run takes and runs failovers until ctx is done.
 func (r *Runner) Run(ctx context.Context) error {
-	wake := make(chan struct{}, 1)
-	go r.store.ListenLoop(ctx, wake)
+	// A poll, not LISTEN: a failover is rare and waits a second at most to be taken, where a LISTEN would hold
+	// one of the pool's connections on every worker for good and wake at every change of the cluster.
 	ticker := time.NewTicker(r.Poll)
 	defer ticker.Stop()
 	for {
@@ -56,7 +57,6 @@ func (r *Runner) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-wake:
 		case <-ticker.C:
 		}
 	}
@@ -66,13 +66,13 @@ func (r *Runner) Run(ctx context.Context) error {
 // another worker takes it over once it is stale, and runs it again from the start (every step may be repeated).
 func (r *Runner) run(ctx context.Context, f store.Failover) {
 	log := r.log.With("connector", f.Connector, "failover", f.ID)
-	log.Info("failover started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
+	log.Info(f.Kind+" started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
 	op := &operation{store: r.store, flows: r.flows, f: f, log: log, progress: func(ctx context.Context, phase string) error {
 		return r.store.FailoverProgress(ctx, f.ID, r.workerID, phase)
 	}}
 	rep, err := op.run(ctx)
 	if ctx.Err() != nil || errors.Is(err, store.ErrFenced) {
-		log.Info("failover left to another worker", "error", err)
+		log.Info(f.Kind+" left to another worker", "error", err)
 		return
 	}
 	var body json.RawMessage
@@ -85,14 +85,34 @@ func (r *Runner) run(ctx context.Context, f store.Failover) {
 	}
 	failure := ""
 	if err != nil {
-		failure = err.Error()
-		log.Warn("failover failed", "error", err)
+		failure = shown(err, f)
+		log.Warn(f.Kind+" failed", "error", err)
 	} else {
-		log.Info("failover succeeded", "not_replicated_offsets", rep.NotReplicatedOffsets, "groups", len(rep.Groups))
+		log.Info(f.Kind+" succeeded", "not_replicated_offsets", rep.NotReplicatedOffsets, "groups", len(rep.Groups))
 	}
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := r.store.FinishFailover(fctx, f.ID, r.workerID, body, failure); err != nil {
 		log.Warn("could not store the failover's outcome", "error", err)
 	}
+}
+
+// publicError is a failure whose text may be shown by the REST API: it names connectors and fields, nothing of
+// the clusters or the database.
+type publicError struct{ msg string }
+
+func (e *publicError) Error() string { return e.msg }
+
+func publicf(format string, args ...any) error {
+	return &publicError{msg: fmt.Sprintf(format, args...)}
+}
+
+// shown is what the REST API shows of a failure: a publicError's text, else where it failed and where to look,
+// since the cause may name addresses or carry the database's words.
+func shown(err error, f store.Failover) string {
+	var pe *publicError
+	if errors.As(err, &pe) {
+		return pe.msg
+	}
+	return fmt.Sprintf("the %s failed; the cause is in the log of worker %s (logger kmirror.failover, failover=%d)", f.Kind, f.WorkerID, f.ID)
 }

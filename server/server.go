@@ -24,7 +24,6 @@ import (
 	"github.com/kmirror/kmirror/connectors/heartbeat"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/source"
-	"github.com/kmirror/kmirror/failover"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/store"
@@ -149,8 +148,7 @@ func Run(ctx context.Context, cfg Config) error {
 		WithDataPath(cfg.DataPath).WithTaskAssignment(cfg.TaskAssignment).
 		WithConsumerStatsLimit(statsLimit(cfg.ConsumerStatsMaxPartitions, source.DefaultConsumerStatsMaxPartitions)).
 		WithProducerStatsLimit(statsLimit(cfg.ProducerStatsMaxPartitions, source.DefaultProducerStatsMaxPartitions))
-	registry := connectors.NewRegistry(cfg.Loggers.Logger, clients, mirrorSource, checkpoint.New(metricsReg), heartbeat.Plugin{})
-	rtCfg.Registry = registry
+	rtCfg.Registry = connectors.NewRegistry(cfg.Loggers.Logger, clients, mirrorSource, checkpoint.New(metricsReg), heartbeat.Plugin{})
 	rtCfg.Logger = cfg.Loggers.Logger("kmirror.tasks")
 	rtCfg.Observer = metricsReg
 	rt := tasks.New(rtCfg)
@@ -200,9 +198,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return srv.Shutdown(shutdownCtx)
 	})
 	g.Go(func() error { return rt.Run(gctx) })
-	g.Go(func() error {
-		return failover.NewRunner(st, registry, cfg.WorkerID, cfg.Loggers.Logger("kmirror.failover")).Run(gctx)
-	})
+	g.Go(func() error { return runFailovers(gctx, st, clients, cfg) })
 	g.Go(func() error {
 		sec.run(gctx)
 		return nil

@@ -77,16 +77,11 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 		if err := r.ParseForm(); err != nil {
 			return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
 		}
-		err := h.startFailover(r, name)
-		if err == nil {
-			redirect(w, r, connURL(name, "failover"), "Failover filed: it runs on a worker; this page shows its progress and report.")
-			return nil
-		}
-		var ae *apiError
-		if !errors.As(err, &ae) {
+		done, err := afterWrite(w, r, h.startFailover(r, name), connURL(name, "failover"),
+			"Failover filed: it runs on a worker; this page shows its progress and report.", &d.Msg)
+		if done || err != nil {
 			return err
 		}
-		d.Msg.Error, d.Msg.Status = err.Error(), ae.Status
 	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return errMethod
 	} else {
@@ -142,4 +137,19 @@ func (h *Handler) startFailover(r *http.Request, name string) error {
 		body["drain_timeout_ms"] = secs * 1000
 	}
 	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failover"), body, nil)
+}
+
+// afterWrite ends a form's post: once the write succeeded it redirects to the page to, with notice (done); an
+// API refusal becomes msg's error, for the page to show again with what was typed; any other error is returned.
+func afterWrite(w http.ResponseWriter, r *http.Request, err error, to, notice string, msg *pageMsg) (done bool, _ error) {
+	if err == nil {
+		redirect(w, r, to, notice)
+		return true, nil
+	}
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		return false, err
+	}
+	msg.Error, msg.Status = err.Error(), ae.Status
+	return false, nil
 }

@@ -3,7 +3,6 @@ package web
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -111,15 +110,11 @@ func (h *Handler) offsetsPage(w http.ResponseWriter, r *http.Request, name strin
 		default:
 			err = &apiError{Status: http.StatusBadRequest, Message: "Unknown action"}
 		}
-		if err == nil {
-			redirect(w, r, connURL(name, "offsets"), "Offsets "+map[string]string{"alter": "altered.", "reset": "reset."}[r.PostForm.Get("action")])
-			return nil
-		}
-		var ae *apiError
-		if !errors.As(err, &ae) {
+		done, err := afterWrite(w, r, err, connURL(name, "offsets"),
+			"Offsets "+map[string]string{"alter": "altered.", "reset": "reset."}[r.PostForm.Get("action")], &d.Msg)
+		if done || err != nil {
 			return err
 		}
-		d.Msg.Error, d.Msg.Status = err.Error(), ae.Status
 	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return errMethod
 	} else {
