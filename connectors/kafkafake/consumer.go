@@ -109,7 +109,7 @@ func (c *Consumer) Position(starts []Start) (map[Start]int64, error) {
 func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		rec, ok, err, wake := c.pollOnce()
+		rec, ok, wake, err := c.pollOnce()
 		if ok || err != nil {
 			return rec, ok, err
 		}
@@ -128,29 +128,29 @@ func (c *Consumer) Poll(timeout time.Duration) (Record, bool, error) {
 }
 
 // pollOnce returns the next record or error, if any, and otherwise a channel closed at the log's next change.
-func (c *Consumer) pollOnce() (Record, bool, error, <-chan struct{}) {
+func (c *Consumer) pollOnce() (Record, bool, <-chan struct{}, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	l := c.l
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if c.closed {
-		return Record{}, false, ErrClosed, nil
+		return Record{}, false, nil, ErrClosed
 	}
 	if len(l.pollErr) > 0 {
 		err := l.pollErr[0]
 		l.pollErr = l.pollErr[1:]
-		return Record{}, false, err, nil
+		return Record{}, false, nil, err
 	}
 	for i := range c.parts {
 		r := c.parts[(c.next+i)%len(c.parts)]
 		rec, ok, err := c.fetchLocked(r)
 		if ok || err != nil {
 			c.next = (c.next + i + 1) % len(c.parts)
-			return rec, ok, err, nil
+			return rec, ok, nil, err
 		}
 	}
-	return Record{}, false, nil, l.changed
+	return Record{}, false, l.changed, nil
 }
 
 // fetchLocked reads the next visible record of one partition, moving its position past what it skips.

@@ -117,7 +117,8 @@ func (p *Producer) Forward(r Record, topic *string) error {
 }
 
 // Deliver makes up to n deliveries (n < 0: all it can) and returns how many it made. A delayed record holds
-// back the later ones of its partition; an authentication failure holds back all but purged records.
+// back the later ones of its partition; an authentication failure holds back all but purged records (in
+// order per partition).
 func (p *Producer) Deliver(n int) int {
 	p.delivering.Lock()
 	defer p.delivering.Unlock()
@@ -212,20 +213,20 @@ func (p *Producer) nextLocked() int {
 	if p.auth != nil && !authHeld {
 		p.auth = nil
 	}
+	// Reports keep their order per partition: a record waiting (held, or behind a failed authentication) holds
+	// back every later one of its partition, purged or not.
 	blocked := map[PartitionID]bool{}
 	for i, it := range p.queue {
 		id := PartitionID{it.topic, it.partition}
-		if it.purged {
+		switch {
+		case blocked[id]:
+		case it.purged:
+			return i
+		case authHeld || it.held != nil && !closed(it.held):
+			blocked[id] = true
+		default:
 			return i
 		}
-		if authHeld || blocked[id] {
-			continue
-		}
-		if it.held != nil && !closed(it.held) {
-			blocked[id] = true
-			continue
-		}
-		return i
 	}
 	return -1
 }
@@ -279,7 +280,8 @@ func (p *Producer) Flush(ctx context.Context) int {
 }
 
 // Purge fails the records still queued with ErrPurged, and with inFlight also the delayed ones, whose outcome
-// is then unknown to the caller (the fake writes none of them).
+// is then unknown to the caller (the fake writes none of them). Without inFlight a delayed record still holds
+// back the purged ones after it: their reports keep the partition's order.
 func (p *Producer) Purge(inFlight bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
