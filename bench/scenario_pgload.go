@@ -149,7 +149,7 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	for {
 		running := 0
 		for _, f := range flows {
-			running += (&instance{api: apis[0]}).runningTasks(f)
+			running += runningTasks(apis[0] + "/connectors/" + connectorName(f) + "/status")
 		}
 		fig.Tasks = running
 		if running >= p.connectors*min(p.tasks, p.topics*b.cfg.hot.perTopic) {
@@ -230,28 +230,4 @@ func awaitHealthy(ctx context.Context, api string) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("%s did not become healthy", api)
-}
-
-// runningTasks counts the RUNNING tasks of a flow's connector.
-func (inst *instance) runningTasks(f flow) int {
-	resp, err := http.Get(inst.api + "/connectors/" + connectorName(f) + "/status")
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Tasks []struct {
-			State string `json:"state"`
-		} `json:"tasks"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&st) != nil {
-		return 0
-	}
-	n := 0
-	for _, t := range st.Tasks {
-		if t.State == "RUNNING" {
-			n++
-		}
-	}
-	return n
 }
