@@ -36,8 +36,9 @@ type plannerFigures struct {
 	// DuplicatedMoved counts the audit's duplicates in partitions the planner moved; the others' come from
 	// elsewhere (PipelineRestarts).
 	DuplicatedMoved int64 `json:"duplicated_in_moved_partitions"`
-	// PipelineRestarts counts the pipelines kmirror's log says failed and restarted from their acknowledged
-	// offsets (a target that acknowledged too slowly, among others): each may write again what it had in flight.
+	// PipelineRestarts counts the pipelines kmirror's log says were halted or failed and restarted from their
+	// acknowledged offsets (a target that acknowledged too slowly, among others): each may write again what it
+	// had in flight.
 	PipelineRestarts int `json:"pipeline_restarts"`
 }
 
@@ -224,13 +225,15 @@ func (m *moveLogger) movedPartitions() map[string]bool {
 	return out
 }
 
-// pipelineRestarts counts the log lines of a kmirror run that say a replication pipeline failed and restarts.
+// pipelineRestarts counts the log lines of a kmirror run that say a replication pipeline restarts: halted for
+// an overdue acknowledgement, or failed. A halt may be logged as a failure too, so this is an upper bound.
 func pipelineRestarts(logPath string) int {
 	b, err := os.ReadFile(logPath)
 	if err != nil {
 		return 0
 	}
-	return strings.Count(string(b), "replication pipeline failed; restarting it")
+	return strings.Count(string(b), "waited too long for the target's acknowledgement; restarting") +
+		strings.Count(string(b), "replication pipeline failed; restarting it")
 }
 
 // moveLogger collects the moves a run's /partitions shows, each once.

@@ -66,7 +66,8 @@ func (b *bench) pgMarkdown(w func(string, ...any)) {
 		p := r.PG
 		w("### PostgreSQL under %d workers (%d connectors, %d tasks, %d partitions, %d records/s offered; counted over %.0f s)\n\n",
 			p.Workers, p.Connectors, p.Tasks, p.Partitions, b.cfg.pg.rate, p.WindowS)
-		w("- statements/s (pg_stat_statements): %.0f; commits/s: %.0f; rows written/s: %.0f; PostgreSQL CPU: %.2f cores\n", p.StatementsPerS, p.CommitsPerS, p.RowsWrittenPS, p.PostgresCores)
+		w("- statements/s (pg_stat_statements): %.0f; commits/s: %.0f; rows written/s: %.0f; PostgreSQL CPU: %.2f cores; replicated meanwhile: %.0f records/s\n",
+			p.StatementsPerS, p.CommitsPerS, p.RowsWrittenPS, p.PostgresCores, p.ReplicatedPerS)
 		for _, t := range p.Top {
 			w("  - %s\n", t)
 		}

@@ -42,6 +42,8 @@ type pgFigures struct {
 	CommitsPerS    float64 `json:"commits_per_s"` // pg_stat_database xact_commit
 	RowsWrittenPS  float64 `json:"rows_written_per_s"`
 	PostgresCores  float64 `json:"postgres_cores"`
+	// ReplicatedPerS is what the connectors replicated over the window, records per second.
+	ReplicatedPerS float64 `json:"replicated_per_s"`
 	// Top is the most frequent statements: calls per second and the statement's first words.
 	Top []string `json:"top,omitempty"`
 }
@@ -122,8 +124,11 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, _ = kafkabench.ProduceAtRate(loadCtx, kafkabench.RateConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Rate: p.rate,
+		_, err := kafkabench.ProduceAtRate(loadCtx, kafkabench.RateConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Rate: p.rate,
 			Duration: time.Hour, Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload})
+		if err != nil && loadCtx.Err() == nil {
+			logf("pgload: the load failed: %v", err)
+		}
 	}()
 	for _, f := range flows {
 		body, _ := json.Marshal(b.connectorConfig(f))
@@ -144,7 +149,7 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	for {
 		running := 0
 		for _, f := range flows {
-			running += (&instance{api: apis[0]}).runningTasks(f)
+			running += runningTasks(apis[0] + "/connectors/" + connectorName(f) + "/status")
 		}
 		fig.Tasks = running
 		if running >= p.connectors*min(p.tasks, p.topics*b.cfg.hot.perTopic) {
@@ -168,6 +173,19 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 		}
 		return commits, rows
 	}
+	onTarget := func() int64 {
+		var n int64
+		for _, f := range flows {
+			ends, err := b.adminA.EndOffsets(ctx, f.topics)
+			if err != nil {
+				continue
+			}
+			got, _ := b.replicated(ctx, f, ends)
+			n += got
+		}
+		return n
+	}
+	rec0 := onTarget()
 	c0, w0 := stat()
 	cpu0, t0 := treeCPUSeconds(b.h.pid("postgres")), time.Now()
 	select {
@@ -176,10 +194,12 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	case <-time.After(p.window):
 	}
 	c1, w1 := stat()
+	rec1 := onTarget()
 	dt := time.Since(t0).Seconds()
 	fig.WindowS = dt
 	fig.PostgresCores = (treeCPUSeconds(b.h.pid("postgres")) - cpu0) / dt
 	fig.CommitsPerS, fig.RowsWrittenPS = (c1-c0)/dt, (w1-w0)/dt
+	fig.ReplicatedPerS = float64(rec1-rec0) / dt
 	if pgss {
 		out, _ := b.h.run(nil, "psql", "--dir", b.h.dir, "-At", "-F", "\t", "-c",
 			"SELECT s.calls, regexp_replace(left(s.query, 90), '\\s+', ' ', 'g') FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = '"+db+"' ORDER BY s.calls DESC")
@@ -187,12 +207,13 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 			calls, q, _ := strings.Cut(line, "\t")
 			n, _ := strconv.ParseFloat(calls, 64)
 			fig.StatementsPerS += n / dt
-			if i < 8 {
+			if i < 14 {
 				fig.Top = append(fig.Top, fmt.Sprintf("%.1f/s %s", n/dt, q))
 			}
 		}
 	}
-	logf("pgload: %.0f statements/s, %.0f commits/s, %.0f rows written/s, PostgreSQL %.2f cores", fig.StatementsPerS, fig.CommitsPerS, fig.RowsWrittenPS, fig.PostgresCores)
+	logf("pgload: %.0f statements/s, %.0f commits/s, %.0f rows written/s, PostgreSQL %.2f cores, %.0f records/s replicated",
+		fig.StatementsPerS, fig.CommitsPerS, fig.RowsWrittenPS, fig.PostgresCores, fig.ReplicatedPerS)
 	r.Done = true
 	return nil
 }
@@ -209,28 +230,4 @@ func awaitHealthy(ctx context.Context, api string) error {
 		time.Sleep(200 * time.Millisecond)
 	}
 	return fmt.Errorf("%s did not become healthy", api)
-}
-
-// runningTasks counts the RUNNING tasks of a flow's connector.
-func (inst *instance) runningTasks(f flow) int {
-	resp, err := http.Get(inst.api + "/connectors/" + connectorName(f) + "/status")
-	if err != nil {
-		return 0
-	}
-	defer resp.Body.Close()
-	var st struct {
-		Tasks []struct {
-			State string `json:"state"`
-		} `json:"tasks"`
-	}
-	if json.NewDecoder(resp.Body).Decode(&st) != nil {
-		return 0
-	}
-	n := 0
-	for _, t := range st.Tasks {
-		if t.State == "RUNNING" {
-			n++
-		}
-	}
-	return n
 }

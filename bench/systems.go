@@ -298,28 +298,32 @@ func (k kmirrorSystem) start(ctx context.Context, b *bench, f flow, run string) 
 		return nil, fmt.Errorf("create connector: %s: %s", resp.Status, rb)
 	}
 	status := base + "/connectors/bench-" + f.alias + "/status"
-	return &instance{pid: c.pid(), t0: t0, pprofAddr: pprofAddr, api: base, dbURL: b.h.databaseURL(db), stop: stop, tasks: func() int {
-		resp, err := http.Get(status)
-		if err != nil {
-			return 0
+	return &instance{pid: c.pid(), t0: t0, pprofAddr: pprofAddr, api: base, dbURL: b.h.databaseURL(db), stop: stop,
+		tasks: func() int { return runningTasks(status) }}, nil
+}
+
+// runningTasks counts the RUNNING tasks in a connector's status (GET /connectors/{c}/status at url).
+func runningTasks(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Tasks []struct {
+			State string `json:"state"`
+		} `json:"tasks"`
+	}
+	if json.NewDecoder(resp.Body).Decode(&st) != nil {
+		return 0
+	}
+	n := 0
+	for _, t := range st.Tasks {
+		if t.State == "RUNNING" {
+			n++
 		}
-		defer resp.Body.Close()
-		var st struct {
-			Tasks []struct {
-				State string `json:"state"`
-			} `json:"tasks"`
-		}
-		if json.NewDecoder(resp.Body).Decode(&st) != nil {
-			return 0
-		}
-		n := 0
-		for _, t := range st.Tasks {
-			if t.State == "RUNNING" {
-				n++
-			}
-		}
-		return n
-	}}, nil
+	}
+	return n
 }
 
 // ---------------------------------------------------------------------------------------------------------

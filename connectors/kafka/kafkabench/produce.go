@@ -168,9 +168,21 @@ type RateConfig struct {
 
 // ProduceAtRate offers cfg.Rate records per second for cfg.Duration. Every value starts with the send time
 // (Unix nanoseconds, big endian), which the latency reader compares with the time it receives the record.
-// It returns the number of records acknowledged. The producer lingers 5 ms: at linger 0 it would send one
-// request per record, and the source broker's CPU for that would disturb what is measured on 2 cores.
+// It returns the number of records acknowledged.
 func ProduceAtRate(ctx context.Context, cfg RateConfig) (int64, error) {
+	return producePaced(ctx, ctx, cfg, func(_ int64, _ TP, m *ckafka.Message) {
+		now := time.Now()
+		binary.BigEndian.PutUint64(m.Value, uint64(now.UnixNano()))
+		m.Timestamp = now
+	})
+}
+
+// producePaced offers cfg.Rate records per second for cfg.Duration, or until ctx ends, dealt round-robin over
+// cfg.Partitions; stamp writes the first 8 bytes of record i's value (the rest is payload). Producing and the
+// final flush run under flush, so that a caller who needs every queued record on the cluster can let them
+// outlive ctx. The producer is idempotent and lingers 5 ms: at linger 0 it would send one request per record,
+// and the source broker's CPU for that would disturb what is measured on 2 cores.
+func producePaced(ctx, flush context.Context, cfg RateConfig, stamp func(i int64, tp TP, m *ckafka.Message)) (int64, error) {
 	p, err := newProducer(map[string]string{
 		"bootstrap.servers": cfg.Bootstrap, "acks": "all", "enable.idempotence": "true", "linger.ms": "5",
 		"compression.type": cfg.Compression,
@@ -188,23 +200,19 @@ func ProduceAtRate(ctx context.Context, cfg RateConfig) (int64, error) {
 	var i int64
 	for i < total && ctx.Err() == nil {
 		due := min(int64(time.Since(start).Seconds()*float64(cfg.Rate))+1, total)
-		for ; i < due; i++ {
+		for ; i < due && ctx.Err() == nil; i++ {
 			k := i % int64(len(cfg.Partitions))
 			v := make([]byte, size)
 			copy(v[8:], cfg.Payload.Value(i, size-8))
-			now := time.Now()
-			binary.BigEndian.PutUint64(v, uint64(now.UnixNano()))
-			m := &ckafka.Message{
-				TopicPartition: ckafka.TopicPartition{Topic: topics[k], Partition: cfg.Partitions[k].Partition},
-				Value:          v, Timestamp: now,
-			}
-			if err := p.produce(ctx, m); err != nil {
-				_ = p.flushAndClose(ctx)
+			m := &ckafka.Message{TopicPartition: ckafka.TopicPartition{Topic: topics[k], Partition: cfg.Partitions[k].Partition}, Value: v}
+			stamp(i, cfg.Partitions[k], m)
+			if err := p.produce(flush, m); err != nil {
+				_ = p.flushAndClose(flush)
 				return p.delivered.Load(), err
 			}
 		}
 		time.Sleep(time.Millisecond)
 	}
-	err = p.flushAndClose(ctx)
+	err = p.flushAndClose(flush)
 	return p.delivered.Load(), err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"time"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
 )
@@ -30,42 +29,11 @@ func (s *Sequences) Written() map[TP]int64 {
 // record's sequence number in its partition (8 bytes, big endian), so that a read of the target tells
 // missing, duplicated and reordered records apart. The producer is idempotent: the sequences land in order.
 func ProduceSequenced(ctx context.Context, cfg RateConfig, seq *Sequences) (int64, error) {
-	p, err := newProducer(map[string]string{
-		"bootstrap.servers": cfg.Bootstrap, "acks": "all", "enable.idempotence": "true", "linger.ms": "5",
-		"compression.type": cfg.Compression,
+	// Every queued record is flushed even when ctx ends: the sequences counted as written must be on A.
+	return producePaced(ctx, context.WithoutCancel(ctx), cfg, func(_ int64, tp TP, m *ckafka.Message) {
+		binary.BigEndian.PutUint64(m.Value, uint64(seq.next[tp]))
+		seq.next[tp]++
 	})
-	if err != nil {
-		return 0, err
-	}
-	topics := make([]*string, len(cfg.Partitions))
-	for i := range cfg.Partitions {
-		topics[i] = &cfg.Partitions[i].Topic
-	}
-	size := max(cfg.Size, 8)
-	total := int64(float64(cfg.Rate) * cfg.Duration.Seconds())
-	start := time.Now()
-	var i int64
-	for i < total && ctx.Err() == nil {
-		due := min(int64(time.Since(start).Seconds()*float64(cfg.Rate))+1, total)
-		for ; i < due && ctx.Err() == nil; i++ {
-			tp := cfg.Partitions[i%int64(len(cfg.Partitions))]
-			v := make([]byte, size)
-			copy(v[8:], cfg.Payload.Value(i, size-8))
-			binary.BigEndian.PutUint64(v, uint64(seq.next[tp]))
-			m := &ckafka.Message{TopicPartition: ckafka.TopicPartition{Topic: topics[i%int64(len(cfg.Partitions))], Partition: tp.Partition}, Value: v}
-			if err := p.produce(context.WithoutCancel(ctx), m); err != nil {
-				_ = p.flushAndClose(context.WithoutCancel(ctx))
-				return p.delivered.Load(), err
-			}
-			seq.next[tp]++
-		}
-		time.Sleep(time.Millisecond)
-	}
-	// Every queued record is flushed even when ctx ended: the sequences counted as written must be on A.
-	if err := p.flushAndClose(context.WithoutCancel(ctx)); err != nil {
-		return p.delivered.Load(), err
-	}
-	return p.delivered.Load(), nil
 }
 
 // ReadSequences reads every partition of ends from its beginning up to its end offset and returns the
