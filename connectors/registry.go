@@ -18,9 +18,6 @@ const (
 	TaskClassKey        = "task.class"
 )
 
-// AssignedGroupsKey is the task config key carrying a checkpoint task's groups, comma-joined as MM2 does.
-const AssignedGroupsKey = "task.assigned.groups"
-
 // A Plugin is one of MM2's connectors: it makes the connector and its tasks from configs the registry parsed.
 type Plugin interface {
 	// Class is the connector class it implements (connector.class); TaskClass is its tasks' task.class.
@@ -67,9 +64,9 @@ var (
 
 // NewConnector returns the connector instance for config's connector.class.
 func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
-		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
+		return nil, fmt.Errorf("unknown connector class %q", config[mirrorconfig.ConnectorClassConfig])
 	}
 	cfg, err := ParseConfig(p, config, r.clients)
 	if err != nil {
@@ -120,7 +117,7 @@ func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, conne
 }
 
 func (r *Registry) offsetsPlugin(config map[string]string) (OffsetsPlugin, bool) {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
 		return nil, false
 	}

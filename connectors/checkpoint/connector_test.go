@@ -13,7 +13,7 @@ import (
 	"github.com/kmirror/kmirror/tasks"
 )
 
-func checkpointTestConfig(t *testing.T, extra map[string]string) connectors.Config {
+func checkpointTestConfig(t *testing.T, extra map[string]string) config {
 	t.Helper()
 	raw := map[string]string{
 		"name":                             "ck",
@@ -29,7 +29,7 @@ func checkpointTestConfig(t *testing.T, extra map[string]string) connectors.Conf
 	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.CheckpointConnectorClass)
 	cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
 	require.NoError(t, err)
-	return cfg
+	return newConfig(cfg)
 }
 
 func TestCheckpointTaskConfigsAreContiguousChunks(t *testing.T) {
@@ -40,7 +40,7 @@ func TestCheckpointTaskConfigsAreContiguousChunks(t *testing.T) {
 	for i, cfg := range configs {
 		require.Equal(t, connectors.CheckpointTaskClass, cfg[connectors.TaskClassKey])
 		require.Equal(t, []string{"0", "1", "2"}[i], cfg["task.index"])
-		got = append(got, cfg[connectors.AssignedGroupsKey])
+		got = append(got, cfg[mirror.TaskAssignedGroupsConfig])
 	}
 	// Connect's groupPartitions: the first (7 mod 3) tasks get one more, in list order.
 	require.Equal(t, []string{"g1,g2,g3", "g4,g5", "g6,g7"}, got)

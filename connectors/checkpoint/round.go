@@ -278,7 +278,7 @@ func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit
 		r.failures = 0
 		// The topic may have been deleted: create it again (as the connector does at start) and write every
 		// checkpoint again next round, since a new topic holds none of the earlier ones.
-		if err := connectors.CreateCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.Values.Short("checkpoints.topic.replication.factor"))); err != nil && ctx.Err() == nil {
+		if err := connectors.CreateCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.CheckpointsTopicReplicationFactor)); err != nil && ctx.Err() == nil {
 			r.log.Warn("could not create the checkpoints topic", "topic", r.topic, "error", err)
 		}
 		r.mu.Lock()

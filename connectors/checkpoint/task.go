@@ -26,7 +26,7 @@ import (
 // translated offsets to target groups nobody is consuming with.
 type checkpointTask struct {
 	id      tasks.TaskID
-	cfg     connectors.Config
+	cfg     config
 	log     *slog.Logger
 	metrics *metrics.Registry // nil without metrics
 }
@@ -89,7 +89,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		return err
 	}
 
-	emitEvery := time.Duration(t.cfg.Values.Long("emit.checkpoints.interval.seconds")) * time.Second
+	emitEvery := time.Duration(t.cfg.EmitCheckpointsIntervalSeconds) * time.Second
 	emitEvery = max(emitEvery, time.Second)
 	if m := t.metrics; m != nil {
 		// From the start, so that a task whose rounds never succeed shows its rounds late, not missing.
@@ -99,8 +99,8 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	emit := time.NewTimer(0) // the first round at once: an operator should not wait a minute for the first answer
 	defer emit.Stop()
 	var syncGroups <-chan time.Time
-	if t.cfg.Values.Bool("sync.group.offsets.enabled") {
-		every := max(time.Duration(t.cfg.Values.Long("sync.group.offsets.interval.seconds"))*time.Second, time.Second)
+	if t.cfg.SyncGroupOffsetsEnabled {
+		every := max(time.Duration(t.cfg.SyncGroupOffsetsIntervalSeconds)*time.Second, time.Second)
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		syncGroups = tick.C
@@ -162,12 +162,12 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 	}
 	r.topic = policy.CheckpointsTopic(r.sourceAlias)
 	r.active = connectors.NewTopicRecorder(env, r.topic, t.log)
-	for _, g := range strings.Split(t.cfg.Raw[connectors.AssignedGroupsKey], ",") {
+	for _, g := range strings.Split(t.cfg.Raw[mirror.TaskAssignedGroupsConfig], ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			r.groups = append(r.groups, g)
 		}
 	}
-	index, _ := strconv.Atoi(t.cfg.Raw["task.index"])
+	index, _ := strconv.Atoi(t.cfg.Raw[mirror.TaskIndexConfig])
 	if r.source, err = t.admin(clientconfig.SourceAdmin, index); err != nil {
 		return nil, err
 	}
@@ -210,7 +210,7 @@ func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin,
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}
 	a.Timeout = 30 * time.Second
-	if ms := t.cfg.Values.Long("admin.timeout.ms"); ms > 0 {
+	if ms := t.cfg.AdminTimeoutMs; ms > 0 {
 		a.Timeout = time.Duration(ms) * time.Millisecond
 	}
 	return a, nil

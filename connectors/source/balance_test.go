@@ -173,7 +173,7 @@ func TestSourceConnectorBalancerOnlyForGroupedAssignment(t *testing.T) {
 		p, _ := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
 		cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
 		require.NoError(t, err)
-		c := &sourceConnector{cfg: cfg}
+		c := &sourceConnector{cfg: newConfig(cfg)}
 		require.Equal(t, tc.on, c.newBalancer(tc.a) != nil, "%v %v", tc.a, tc.extra)
 	}
 }

@@ -133,7 +133,7 @@ type offsetsWrite struct {
 
 func newOffsetsWrite(cfg connectors.Config, connector string, log *slog.Logger) (*offsetsWrite, error) {
 	w := &offsetsWrite{connector: connector, topic: mm2offsets.Topic(cfg.SourceAlias()), targetAlias: cfg.TargetAlias(), log: log}
-	if t := strings.TrimSpace(cfg.Raw["offsets.storage.topic"]); t != "" {
+	if t := strings.TrimSpace(cfg.MirrorSource().OffsetsStorageTopic); t != "" {
 		w.topic = t // as the tasks do (newSourceTxns)
 	}
 	var err error

@@ -16,6 +16,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
@@ -34,7 +35,7 @@ const sourceSyncPromoteInterval = 10 * time.Second
 // remote topics, committing each partition's progress only over records the target acknowledged.
 type sourceTask struct {
 	id      tasks.TaskID
-	cfg     connectors.Config
+	cfg     config
 	log     *slog.Logger
 	syncs   *producerPool     // the worker's shared offset-sync producers
 	admins  *adminPool        // the worker's shared admin clients of C-path tasks
@@ -202,8 +203,8 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		t: t, env: env, log: t.log,
 		sourceAlias: t.cfg.SourceAlias(), targetAlias: t.cfg.TargetAlias(),
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
-		offsetLagMax: t.cfg.Values.Long("offset.lag.max"),
-		pollTimeout:  min(time.Duration(t.cfg.Values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
+		offsetLagMax: t.cfg.OffsetLagMax,
+		pollTimeout:  min(time.Duration(t.cfg.ConsumerPollTimeoutMs)*time.Millisecond, 100*time.Millisecond),
 		notices:      map[string]tasks.Notice{},
 		remoteIDs:    map[string]string{},
 		limit:        lograte.New(30 * time.Second),
@@ -235,7 +236,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if r.producerProps, err = t.cfg.ClientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
 		return nil, err
 	}
-	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.Values.Int("tasks.max"))
+	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.TasksMax)
 	connectors.CapDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
 		r.stallAfter = time.Duration(ms) * time.Millisecond / 4
@@ -251,14 +252,14 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 			return nil, err
 		}
 	}
-	if t.cfg.Values.Bool("emit.offset-syncs.enabled") {
+	if t.cfg.EmitOffsetSyncsEnabled {
 		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
 		// client.id, so the tasks' properties are identical.
 		if r.syncProps, err = t.cfg.ClientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, -1); err != nil {
 			return nil, err
 		}
 		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
-		if t.cfg.Values.String("offset-syncs.topic.location") == "target" {
+		if t.cfg.OffsetSyncsTopicLocation == mirrorconfig.OffsetSyncsLocationTarget {
 			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
 		}
 	}

@@ -141,7 +141,7 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 	gone := goneFromPlan(r.order, all)
 	stats, statsOK := r.planStats(ctx, gone)
 	planned := r.withDraining(gone, topics, stats, statsOK)
-	maxTasks := r.cfg.Values.Int("tasks.max")
+	maxTasks := r.cfg.TasksMax
 	order := partitionOrder(r.order, planned, maxTasks, r.assignment)
 	if min(maxTasks, len(order)) != min(maxTasks, len(r.order)) {
 		r.lastMove = nil // the tasks are dealt anew: their last moves no longer describe them
@@ -307,7 +307,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 // publish hands the runtime the task set computed from the current partition order, unless it is the set
 // published last.
 func (r *sourcePlanner) publish(ctx context.Context) error {
-	configs := sourceTaskConfigs(r.cfg.Raw, r.order, r.cfg.Values.Int("tasks.max"), r.assignment, r.lastMove)
+	configs := sourceTaskConfigs(r.cfg.Raw, r.order, r.cfg.TasksMax, r.assignment, r.lastMove)
 	if r.planned && slices.EqualFunc(configs, r.published, maps.Equal) {
 		r.log.Debug("task set unchanged", "tasks", len(configs), "partitions", len(r.order))
 		return nil
