@@ -19,7 +19,7 @@ func TestTargetBrokerRestart(t *testing.T) {
 // lets it go on. That is how a request in flight outlives the timeout while the broker is alive: librdkafka
 // then fails the records of the request, bumps its epoch and sends the records queued behind them as soon as
 // B answers, ahead of the failed ones, which the next pipeline sends again — unless the task ended the
-// pipeline and purged its producer before the timeout (source_overdue.go).
+// pipeline and purged its producer before the timeout (connectors/source/overdue.go).
 // Expected: nothing missing, nothing reordered, no stale writes.
 func TestTargetBrokerFrozen(t *testing.T) {
 	v := vol()

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// The notice kinds connectors/source_notices.go defines for records a deleted source topic took with it.
+// The notice kinds connectors/source/notices.go defines for records a deleted source topic took with it.
 const (
 	kindDataNotReplicated = "data_not_replicated"
 	kindTopicDeleted      = "source_topic_deleted"

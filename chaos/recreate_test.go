@@ -10,7 +10,7 @@ import (
 )
 
 // recreatedMention is what a task's trace says when a source topic's offsets went backwards (see
-// connectors/source_task.go): the topic was re-created or truncated.
+// connectors/source/task.go): the topic was re-created or truncated.
 const recreatedMention = "re-created"
 
 // TestSourceTopicRecreatedWhilePaused replicates a topic, pauses the connector, deletes the source topic and
@@ -183,7 +183,7 @@ func (l lossReport) unread(partition int, offset int64) bool {
 	return l.partition == partition && l.unreadAt >= 0 && offset >= l.unreadAt
 }
 
-// The patterns match connectors/source_identity.go's notices for a re-created source topic: DATA NOT
+// The patterns match connectors/source/identity.go's notices for a re-created source topic: DATA NOT
 // REPLICATED with a range and the never-read tail, or a re-creation found at start with only the tail.
 var (
 	recreatedPattern = regexp.MustCompile(`partition (\d+) was deleted and re-created`)

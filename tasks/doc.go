@@ -101,7 +101,7 @@
 //   - SIGTERM: the worker gives up leadership, stops every run within StopTimeout while still heartbeating,
 //     then leaves the cluster (RemoveWorker) and the leader hands its units to the others at once.
 //
-// In exactly-once mode (workers with --exactly-once-source-support=enabled; connectors/doc_transactions.go) a
+// In exactly-once mode (workers with --exactly-once-source-support=enabled; connectors/source/doc_transactions.go) a
 // stale source run's writes become invisible instead of bounded: its records are visible only once their
 // transaction commits, a commit is attempted only while the lease is valid, and the task's next run fences
 // the task's transactional id in Kafka before it reads where to resume. When the task set changes, partitions

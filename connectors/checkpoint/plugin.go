@@ -1,3 +1,6 @@
+// Package checkpoint is MirrorCheckpointConnector and MirrorCheckpointTask: consumer group offsets on the
+// source cluster translated through the offset syncs and written as checkpoints (and, when enabled, as the
+// groups' offsets) on the target.
 package checkpoint
 
 import (

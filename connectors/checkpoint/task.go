@@ -74,7 +74,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	if err != nil {
 		return err
 	}
-	defer r.close()
+	defer r.close(ctx)
 	syncsCtx, stopSyncs := context.WithCancel(ctx)
 	syncsDone := make(chan struct{})
 	go func() {
@@ -177,7 +177,7 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 	}
 	props, err := t.cfg.ClientProps(clientconfig.CheckpointsProducer, t.id.Connector, index)
 	if err != nil {
-		r.close()
+		r.close(ctx)
 		return nil, err
 	}
 	connectors.CapDelivery(props, env.Lease().Settle(), r.log)
@@ -190,7 +190,7 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 		}
 	}
 	if r.producer, err = kafka.NewProducer(props, r.log, onDelivery, kafka.WithDeliveryTimes()); err != nil {
-		r.close()
+		r.close(ctx)
 		return nil, err
 	}
 	loaded := r.loadCheckpoints(ctx, index)
@@ -216,14 +216,16 @@ func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin,
 	return a, nil
 }
 
-func (r *checkpointRun) close() {
+// close ends the run's clients. A stopping run (ctx done) delivers the checkpoints it queued within its stop
+// budget (tasks.Task); a failed one drops them: the next run writes its own.
+func (r *checkpointRun) close(ctx context.Context) {
 	if r.closing != nil {
 		close(r.closing)
 	}
 	if r.producer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		r.producer.Flush(ctx)
-		cancel()
+		if ctx.Err() != nil {
+			r.producer.Flush(r.env.StopContext())
+		}
 		r.producer.Close()
 	}
 	r.removeMetrics()

@@ -133,9 +133,11 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		return err
 	}
 	defer func() {
-		flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		producer.Flush(flushCtx)
-		cancel()
+		// A stopping run delivers what it queued within its stop budget (tasks.Task); a failed one drops it: the
+		// next run emits heartbeats of its own.
+		if ctx.Err() != nil {
+			producer.Flush(env.StopContext())
+		}
 		close(stopped)
 		producer.Close()
 	}()

@@ -1,3 +1,5 @@
+// Package heartbeat is MirrorHeartbeatConnector and MirrorHeartbeatTask: a heartbeat record written to the
+// target cluster every emit.heartbeats.interval.seconds.
 package heartbeat
 
 import (

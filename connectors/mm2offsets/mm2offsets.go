@@ -21,7 +21,7 @@
 //
 // MirrorSourceTask seeks each partition to stored offset + 1. kmirror's source task does the same: the
 // offsets it stores are in the same {cluster, topic, partition} -> {offset} shape (the last acknowledged
-// source offset), and it starts each partition at that offset + 1 (connectors/source_task.go, storedOffsets
+// source offset), and it starts each partition at that offset + 1 (connectors/source/task.go, storedOffsets
 // and the pipeline's kafka.Start at acked+1). So the offsets Java committed, written into kmirror with
 // PATCH /connectors/{name}/offsets while kmirror's connector is STOPPED, make kmirror read the very next
 // record Java would have read. The only records the target receives twice are the ones Java wrote after its

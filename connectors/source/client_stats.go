@@ -7,7 +7,7 @@ import (
 )
 
 // DefaultConsumerStatsMaxPartitions is how many partitions a replication consumer may know of and still run with
-// librdkafka statistics (Registry.WithConsumerStatsLimit).
+// librdkafka statistics (Plugin.WithConsumerStatsLimit).
 //
 // Why a limit: librdkafka 2.11.1 gives a consumer with statistics on a timer for every partition of every topic
 // it knows — all partitions of each topic one of its partitions is in, assigned or not — firing every statistics
@@ -29,7 +29,7 @@ import (
 const DefaultConsumerStatsMaxPartitions = 2000
 
 // DefaultProducerStatsMaxPartitions is how many partitions a replication producer may know of and still run with
-// librdkafka statistics (Registry.WithProducerStatsLimit).
+// librdkafka statistics (Plugin.WithProducerStatsLimit).
 //
 // Why a limit: a producer's statistics document has an entry for every partition of every topic it knows, which
 // kmirror's metrics drop at once (they read the client and its brokers only). librdkafka builds the document

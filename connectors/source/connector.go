@@ -87,7 +87,7 @@ type sourcePlanner struct {
 	reported string // the notice last shown in the connector's status
 
 	// Partitions the source lost (deleted topics, or re-created with fewer partitions): those still planned
-	// while their tasks drain them, and the notices of what they took with them (source_deleted.go).
+	// while their tasks drain them, and the notices of what they took with them (deleted.go).
 	draining  map[mirror.TopicPartition]*drainState
 	lost      map[string]tasks.Notice
 	lostOrder []string

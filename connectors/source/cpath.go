@@ -3,15 +3,11 @@ package source
 // The C data path of the source task (worker option --data-path=c; package connectors/kafka/cpath): records
 // move from the source consumer to the target producer inside librdkafka's C API, in paced batches, and this
 // file applies what each batch reports to the same partition state, offset map, offset syncs, notices and
-// metrics the Go path keeps record by record (source_task.go). Exactly-once mode stays on the Go path.
+// metrics the Go path keeps record by record (gopath.go). Exactly-once mode stays on the Go path.
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"maps"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
@@ -19,33 +15,6 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka/cpath"
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
-
-// DataPath selects how a source task moves records.
-type DataPath string
-
-const (
-	// DataPathAuto, the default, moves records in C unless the task is exactly-once (its transactions are the
-	// Go path's) or its producer's linger.ms is 0: there every batch is sent the moment it has a record, the C
-	// path's one batch per partition at a time then waits a round trip per few records, and the Go path was
-	// measured faster (docs/benchmarks.md, small batches).
-	DataPathAuto DataPath = "auto"
-	// DataPathGo moves every record through Go (confluent-kafka-go).
-	DataPathGo DataPath = "go"
-	// DataPathC moves records inside C (package cpath); Go sees per-batch bookkeeping only. Exactly-once tasks
-	// stay on the Go path.
-	DataPathC DataPath = "c"
-)
-
-// ParseDataPath reads a --data-path value ("" is the default, auto).
-func ParseDataPath(s string) (DataPath, error) {
-	switch d := DataPath(strings.ToLower(strings.TrimSpace(s))); d {
-	case "", DataPathAuto:
-		return DataPathAuto, nil
-	case DataPathGo, DataPathC:
-		return d, nil
-	}
-	return "", fmt.Errorf("data path %q: want auto, c or go", s)
-}
 
 // The C path's batches and pacing. cpathPace is the bound of produced-but-undelivered bytes per partition,
 // in batch.size units, over the whole pipeline; what keeps librdkafka's idempotent producer from spinning is
@@ -59,56 +28,6 @@ const (
 	cpathWait  = 10 * time.Millisecond
 	cpathSteps = 20 * time.Millisecond
 )
-
-// usesCPath tells whether this run replicates on the C path (DataPathAuto's rule).
-func (r *sourceRun) usesCPath() bool {
-	if r.txns != nil {
-		return false
-	}
-	switch r.t.dataPath {
-	case DataPathGo:
-		return false
-	case DataPathC:
-		return true
-	}
-	return lingerMs(r.producerProps) > 0
-}
-
-// lingerMs is the producer's linger.ms (librdkafka's default when unset; a fraction of a millisecond counts).
-func lingerMs(props map[string]string) float64 {
-	for _, k := range []string{"linger.ms", "queue.buffering.max.ms"} {
-		if v, err := strconv.ParseFloat(props[k], 64); err == nil {
-			return v
-		}
-	}
-	return libDefaultLingerMs
-}
-
-// cpathProps returns librdkafka properties for the C clients: confluent-kafka-go's own go.* keys left out,
-// statistics every statsEvery (none when 0), as the Go clients get them (sourceRun.statsEvery).
-func cpathProps(props map[string]string, statsEvery time.Duration) map[string]string {
-	out := make(map[string]string, len(props)+1)
-	for k, v := range props {
-		if !strings.HasPrefix(k, "go.") {
-			out[k] = v
-		}
-	}
-	out["statistics.interval.ms"] = strconv.FormatInt(statsEvery.Milliseconds(), 10)
-	return out
-}
-
-// cpathProducerProps are cpathProps for the pipeline's producer. An idempotent one connects to every broker it
-// learns of at once (enable.sparse.connections false): librdkafka asks for the producer id
-// every 500 ms until one of them is up, and with sparse connections the first such broker came up only on the
-// second ask — about a second before the first record could go, against half of that (measured at start-up in
-// the server tests: 376–964 ms with sparse connections, 406–489 ms without).
-func cpathProducerProps(props map[string]string, statsEvery time.Duration) map[string]string {
-	out := cpathProps(props, statsEvery)
-	if props["enable.idempotence"] == "true" {
-		out["enable.sparse.connections"] = "false"
-	}
-	return out
-}
 
 // cpathReader answers sourceReader for a C pipeline, whose partitions are the run's parts in order.
 type cpathReader struct {
@@ -241,7 +160,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 
 	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
 	committer := make(chan error, 1)
-	go func() { committer <- r.committer(commitCtx, syncs, reader) }()
+	go func() { committer <- r.commitLoop(commitCtx, syncs, reader) }()
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	watched := make(chan struct{})
 	go func() {
@@ -274,7 +193,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	if r.failure.Load() == nil && pl.AuthFailure() == nil && pl.Fatal() == nil {
 		left = pl.Flush(flushCtx)
 	}
-	// Otherwise nothing more may be written (after a delivery failure: source_overdue.go), or the producer
+	// Otherwise nothing more may be written (after a delivery failure: overdue.go), or the producer
 	// delivers nothing more: waiting would keep a failed task RUNNING until the stop budget or
 	// message.timeout.ms ran out (records queued before a failed authentication was known).
 	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already
@@ -282,7 +201,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		if err := pl.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
 		}
-		pl.Flush(context.Background()) // purged records report at once
+		pl.Flush(r.env.StopContext()) // purged records report at once
 		_ = r.applyReports(pl, pl.Take(), syncs)
 		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
 	}
@@ -334,26 +253,6 @@ func (r *sourceRun) pooledAdminProps(role clientconfig.Role, clientProps map[str
 	props := cpathAdminProps(clientProps)
 	props["client.id"] = named["client.id"]
 	return props, nil
-}
-
-// cpathAdminProps are the properties of an admin client beside a C pipeline's client: the connection's,
-// without the consumer's and producer's own (which a producer-based admin client would warn about).
-func cpathAdminProps(props map[string]string) map[string]string {
-	out := maps.Clone(props)
-	for k := range out {
-		switch {
-		case strings.HasPrefix(k, "go."), strings.HasPrefix(k, "fetch."), strings.HasPrefix(k, "queued."),
-			strings.HasPrefix(k, "queue.buffering."), strings.HasPrefix(k, "enable."), strings.HasPrefix(k, "auto."):
-			delete(out, k)
-		}
-	}
-	for _, k := range []string{"group.id", "isolation.level", "max.partition.fetch.bytes", "linger.ms", "batch.size",
-		"batch.num.messages", "acks", "request.required.acks", "compression.type", "compression.codec", "message.timeout.ms",
-		"max.in.flight", "max.in.flight.requests.per.connection", "retries", "message.send.max.retries", "check.crcs",
-		"partition.assignment.strategy", "session.timeout.ms", "heartbeat.interval.ms", "max.poll.interval.ms", "transactional.id"} {
-		delete(out, k)
-	}
-	return out
 }
 
 // cPollLoop is pollLoop on the C path: it steps the pipeline until ctx is done or something breaks, and
@@ -503,86 +402,4 @@ func (r *sourceRun) applyReports(pl *cpath.Pipeline, b *cpath.Batch, syncs *offs
 		r.deliveryFailed(p, f.Offset, f.Err, pl)
 	}
 	return refused
-}
-
-// forwardedBatch records n records of valueBytes value bytes in all handed to the producer by the C path.
-func (p *sourcePartition) forwardedBatch(first, last, firstTS int64, n int, valueBytes int64) {
-	p.mu.Lock()
-	if p.batched == 0 {
-		p.batchedHead = first
-	}
-	p.sent.push(sentBatch{last: last, ts: firstTS})
-	p.batched += n
-	p.pushed += uint64(n)
-	p.bytes += uint64(valueBytes)
-	p.ranges.ForwardedN(n)
-	p.mu.Unlock()
-}
-
-// ackedRun records n records at source offsets first.. acknowledged at target offsets target.., both
-// contiguous, the last with source timestamp ts: ack for each in order, offset syncs by MM2's rules included.
-func (p *sourcePartition) ackedRun(first, target, n, ts int64, syncs *offsetSyncer) {
-	var send []mirror.OffsetSync
-	p.mu.Lock()
-	p.batched = max(p.batched-int(n), 0)
-	p.acks += uint64(n)
-	p.confirmed = true
-	p.acked = first + n - 1
-	p.lastTS = ts
-	p.delivered = true
-	p.batchedHead = first + n // the next forwarded record is at or after it
-	p.dropSentLocked()
-	p.ranges.AckedRun(first, target, int(n))
-	if p.syncs != nil {
-		p.syncs.RecordRun(first, target, n, func(s mirror.OffsetSync) { send = append(send, s) })
-	}
-	p.mu.Unlock()
-	if syncs != nil {
-		for _, s := range send {
-			syncs.send(s)
-		}
-	}
-}
-
-// ackedUnmappedRun is ackUnmapped for n records, the last at source offset last (the C path checked the
-// partition had a confirmed delivery first).
-func (p *sourcePartition) ackedUnmappedRun(last, n, ts int64) {
-	p.mu.Lock()
-	p.batched = max(p.batched-int(n), 0)
-	p.acks += uint64(n)
-	p.acked = last
-	p.lastTS = ts
-	p.batchedHead = last + 1
-	p.dropSentLocked()
-	p.ranges.DroppedN(int(n))
-	p.ranges.Unmapped() // as ackUnmapped: the next range says records before it have no target offsets
-	p.mu.Unlock()
-}
-
-// droppedRun counts n reports of a partition after its failure: they change nothing.
-func (p *sourcePartition) droppedRun(n int64) {
-	p.mu.Lock()
-	p.batched = max(p.batched-int(n), 0)
-	p.ranges.DroppedN(int(n))
-	p.mu.Unlock()
-}
-
-// failBatched is fail for the C path: the partition stops advancing until the pipeline restarts.
-func (p *sourcePartition) failBatched() {
-	p.mu.Lock()
-	p.batched = max(p.batched-1, 0)
-	p.broken = true
-	p.ranges.Dropped()
-	p.mu.Unlock()
-}
-
-// dropSentLocked forgets the forwarded batches every record of which has been acknowledged.
-func (p *sourcePartition) dropSentLocked() {
-	for {
-		b, ok := p.sent.peek()
-		if !ok || (b.last >= p.batchedHead && p.batched > 0) {
-			return
-		}
-		p.sent.pop()
-	}
 }

@@ -123,7 +123,7 @@ func TestGonePartitionIsDeletedOnceDrained(t *testing.T) {
 	p := newSourcePartition(tp("del", 1), "A.del", 49, "id")
 	p.gone, p.seenEnd, p.readEnd = true, 100, 60
 	r := &sourceRun{env: &statsEnv{}, log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B",
-		parts: []*sourcePartition{p}, notices: map[string]tasks.Notice{}}
+		parts: []*sourcePartition{p}}
 	now := time.Now()
 	for i := range goneStillSamples - 1 {
 		r.sampleStats(nil, now.Add(time.Duration(i)*time.Second))
@@ -144,7 +144,7 @@ func TestGonePartitionIsDeletedOnceDrained(t *testing.T) {
 	q := newSourcePartition(tp("del", 2), "A.del", 10, "id")
 	q.gone, q.seenEnd = true, 20
 	q.forwarded(11, noTimestamp, 10, 5)
-	r = &sourceRun{env: &statsEnv{}, log: slog.New(slog.DiscardHandler), parts: []*sourcePartition{q}, notices: map[string]tasks.Notice{}}
+	r = &sourceRun{env: &statsEnv{}, log: slog.New(slog.DiscardHandler), parts: []*sourcePartition{q}}
 	for i := range goneStillSamples + 1 {
 		r.sampleStats(nil, now.Add(time.Duration(i)*time.Second))
 	}

@@ -1,6 +1,6 @@
 package source
 
-// # Exactly-once replication (source_transactions.go)
+// # Exactly-once replication (transactions.go)
 //
 // On a worker started with --exactly-once-source-support=enabled (Connect's exactly.once.source.support),
 // every MirrorSourceConnector task replicates in Kafka transactions, as Connect's ExactlyOnceWorkerSourceTask
@@ -89,7 +89,7 @@ package source
 // FenceProducers, so a short-lived producer per id initializes transactions and closes) and records it; the
 // other runs wait. No run of the new set has a producer when the fence lands, so it fences only zombies.
 //
-// # Altering offsets (source_offsets_alter.go)
+// # Altering offsets (offsets_alter.go)
 //
 // PATCH and DELETE /connectors/{c}/offsets, with the connector STOPPED, are filed by the REST API and applied
 // by the worker holding the stopped connector: it fences the connector's former task ids (FenceTaskSet

@@ -19,8 +19,7 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 	recreated := func(acked, next, seenEnd int64) (*sourcePartition, *sourceRun) {
 		p := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 3}, "A.t", acked, "old-id")
 		p.next, p.seenEnd, p.newID = next, seenEnd, "new-id"
-		r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B",
-			notices: map[string]tasks.Notice{}}
+		r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B"}
 		return p, r
 	}
 	only := func(t *testing.T, r *sourceRun) tasks.Notice {

@@ -20,7 +20,7 @@ type sourcePartition struct {
 
 	mu       sync.Mutex
 	inflight ring[inflightRecord]
-	// batched counts records in flight on the C data path (source_cpath.go), which keeps no ring: its
+	// batched counts records in flight on the C data path (cpath.go), which keeps no ring: its
 	// reports come per run of records.
 	batched int
 	// batchedHead is, while batched > 0, the oldest such record's source offset or an offset at most that;
@@ -43,7 +43,7 @@ type sourcePartition struct {
 	// Owned by the overdue watch (overdue): at its checks, how many records had been forwarded.
 	marks []forwardMark // oldest first; usually one or two, so a slice rather than a ring
 
-	// Exactly-once mode (source_transactions.go): records the target acknowledged inside the open transaction,
+	// Exactly-once mode (transactions.go): records the target acknowledged inside the open transaction,
 	// which count as replicated only once it commits.
 	staged ring[stagedRecord]
 
@@ -78,7 +78,7 @@ type sourcePartition struct {
 	seenAt   time.Time // when seenEnd was seen, if before this run (its last published stats); zero otherwise
 	gone     bool      // the source topic is gone, or was re-created without this partition
 	logStart int64     // the log start offset of the source partition as last seen (0: unknown)
-	// uncommittedReads: the consumer reads uncommitted records (source_uncommitted.go), under mu.
+	// uncommittedReads: the consumer reads uncommitted records (uncommitted.go), under mu.
 	uncommittedReads bool
 }
 

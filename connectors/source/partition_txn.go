@@ -6,7 +6,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 )
 
-// The exactly-once side of a source partition (source_transactions.go): a delivery report inside an open
+// The exactly-once side of a source partition (transactions.go): a delivery report inside an open
 // transaction only stages the record; the partition advances over it when the transaction commits, and
 // forgets it when the transaction aborts. So acked, the offset map and the offset syncs never cover a record a
 // read_committed consumer of the target could miss.

@@ -227,11 +227,7 @@ func (r *sourceRun) liveIDs(ctx context.Context, w *pausedWatch) []kafka.Partiti
 
 // reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).
 func (r *sourceRun) reportPausedNotices(ctx context.Context) error {
-	if !r.dirty.Swap(false) {
-		return nil
-	}
-	if err := r.env.Report(ctx, r.noticeList()); err != nil {
-		r.dirty.Store(true)
+	if err := r.publishNotices(ctx, r.env.Report); err != nil {
 		if errors.Is(err, tasks.ErrFenced) {
 			return err
 		}

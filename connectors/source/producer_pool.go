@@ -1,9 +1,7 @@
 package source
 
 import (
-	"context"
 	"log/slog"
-	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 )
@@ -36,11 +34,9 @@ func newProducerPool(log *slog.Logger) *producerPool {
 		}
 		return pooledProducer{producer: p, gate: newSyncGate(props)}, nil
 	}
-	closeFlushed := func(p pooledProducer) {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		p.producer.Flush(ctx)
-		cancel()
-		p.producer.Close()
-	}
-	return newClientPool(open, closeFlushed)
+	// The last user gives the producer back after flushing its own syncs within its run's budget
+	// (offsetSyncer.flush in settle); what it gave up on goes with the producer, as the stop contract
+	// (tasks.Task) drops what is queued once the budget is spent.
+	closeProducer := func(p pooledProducer) { p.producer.Close() }
+	return newClientPool(open, closeProducer)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // TestStallNoticeOnlyWhenTheTargetAcknowledgesNothing: forwarding pauses once a partition has waited stallAfter
@@ -24,7 +23,7 @@ func TestStallNoticeOnlyWhenTheTargetAcknowledgesNothing(t *testing.T) {
 	busy := newSourcePartition(mirror.TopicPartition{Topic: "orders", Partition: 1}, "A.orders", 9, "")
 	busy.reset()
 	r := &sourceRun{log: slog.New(slog.NewTextHandler(io.Discard, nil)), sourceAlias: "A", targetAlias: "B",
-		parts: []*sourcePartition{slow, busy}, stallAfter: after, notices: map[string]tasks.Notice{}}
+		parts: []*sourcePartition{slow, busy}, stallAfter: after}
 	check := func(d time.Duration, paused, noticed bool, why string) {
 		t.Helper()
 		r.checkStall(at(d))

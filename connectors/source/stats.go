@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -326,26 +325,6 @@ func setPosition(stat *tasks.PartitionStat, pos, end int64, headTS time.Time, la
 		at := time.UnixMilli(lastTS).UTC()
 		stat.LastReplicatedAt = &at
 	}
-}
-
-// lossPartitions returns the partitions the task has reported records of as lost (retention, a truncated or
-// re-created source log) in the notices it shows: they are truncated for as long as the status says so.
-func (r *sourceRun) lossPartitions() map[mirror.TopicPartition]bool {
-	if !r.hasNotices.Load() {
-		return nil
-	}
-	r.noticeMu.Lock()
-	defer r.noticeMu.Unlock()
-	var out map[mirror.TopicPartition]bool
-	for _, n := range r.notices {
-		if (n.Kind == NoticeDataNotReplicated || n.Kind == NoticeSourceTruncated) && n.Partition != nil {
-			if out == nil {
-				out = map[mirror.TopicPartition]bool{}
-			}
-			out[mirror.TopicPartition{Topic: n.Topic, Partition: *n.Partition}] = true
-		}
-	}
-	return out
 }
 
 // publishStats publishes the partitions' last samples; status, when set, replaces theirs (stop, as a run

@@ -94,7 +94,7 @@ func TestConsumerAuthenticationFailureReachesGo(t *testing.T) {
 }
 
 // TestProducerHonoursMessageTimeout: the remote topics take the producer's message.timeout.ms, as a Go
-// producer's do. It is what fences a stalled worker on the Kafka side (connectors/source_delivery.go caps it
+// producer's do. It is what fences a stalled worker on the Kafka side (connectors/delivery.go caps it
 // below the settle window): a record the producer could not send in time must fail, not wait for
 // librdkafka's 300 s topic default — with which a worker resumed from SIGSTOP wrote records after its
 // partitions' new owner. Here the producer cannot authenticate, so nothing can be sent.

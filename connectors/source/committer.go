@@ -1,0 +1,187 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// How often a source task commits acknowledged offsets to PostgreSQL: often enough that a crash re-sends
+// little more than what was in flight, rarely enough that commits stay off the hot path.
+const sourceCommitInterval = 100 * time.Millisecond
+
+// How often delayed offset syncs are promoted, so that quiet partitions get an exact sync for their last record
+// (MM2 does it on every offset flush, 60 s by default).
+const sourceSyncPromoteInterval = 10 * time.Second
+
+// How often a source task prunes its partitions' offset maps below their log start offsets.
+const sourcePruneInterval = time.Minute
+
+// committer stores a run's acknowledged progress: every partition's offset and the offset-map ranges behind
+// it in one transaction, the remote topics that became active, and the task's notices when they changed. It
+// also prunes the offset map below each partition's log start and sends the partitions' delayed offset syncs.
+// One goroutine at a time uses it: the run's commit loop, then settle.
+type committer struct {
+	env         commitEnv
+	parts       []*sourcePartition
+	sourceAlias string
+	targetAlias string
+	notices     *noticeBoard
+	log         *slog.Logger
+	limit       *lograte.Limiter
+}
+
+// commitEnv is what the committer asks of the runtime; tasks.TaskEnv answers it.
+type commitEnv interface {
+	CommitProgress(ctx context.Context, offsets []tasks.Offset, ranges []tasks.OffsetRange) error
+	RecordTopics(ctx context.Context, topics []string) error
+	Report(ctx context.Context, notices []tasks.Notice) error
+	PruneOffsetRanges(ctx context.Context, key tasks.RangeKey, logStart int64, keep int) error
+}
+
+// commitLoop commits acknowledged offsets every sourceCommitInterval, promotes delayed offset syncs every
+// sourceSyncPromoteInterval, and samples and publishes the partitions' stats (against the end offsets consumer
+// saw), until ctx is done or a commit or publication is fenced.
+func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consumer sourceReader) error {
+	tick := time.NewTicker(sourceCommitInterval)
+	defer tick.Stop()
+	promote := time.NewTicker(sourceSyncPromoteInterval)
+	defer promote.Stop()
+	prune := time.NewTicker(sourcePruneInterval)
+	defer prune.Stop()
+	stats := time.NewTicker(sourceStatsInterval)
+	defer stats.Stop()
+	samples := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case now := <-stats.C:
+			// The first sample is published at once: a pipeline that just started shows its lag within a second.
+			publish := samples%int(sourcePublishInterval/sourceStatsInterval) == 0
+			samples++
+			if err := r.statsTick(ctx, consumer, now, publish); err != nil {
+				return err
+			}
+		case <-promote.C:
+			if syncs != nil {
+				r.commits.promoteSyncs(syncs)
+			}
+		case <-prune.C:
+			r.commits.prune(ctx)
+		case now := <-tick.C:
+			r.checkStall(now)
+			r.sampleInFlight(now)
+			began := time.Now()
+			if err := r.commits.commit(ctx); err != nil {
+				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
+					return err
+				}
+				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
+				continue
+			}
+			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
+			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
+		}
+	}
+}
+
+// rangeKey names a partition in the offset map.
+func (c *committer) rangeKey(p *sourcePartition) tasks.RangeKey {
+	return tasks.RangeKey{SourceAlias: c.sourceAlias, TargetAlias: c.targetAlias, Topic: p.tp.Topic, Partition: p.tp.Partition}
+}
+
+// commit stores every partition's acknowledged progress, records newly active topics, and publishes the
+// task's notices when they changed.
+func (c *committer) commit(ctx context.Context) error {
+	var offsets []tasks.Offset
+	var topics []string
+	var advanced, newlyActive []*sourcePartition
+	var acks []int64
+	var ranges []tasks.OffsetRange
+	var snaps []offsetmap.Snapshot
+	var mapped []*sourcePartition
+	for _, p := range c.parts {
+		acked, delivered, snap := p.progressWithRanges()
+		id, idDirty := p.identity()
+		if len(snap.Ranges) > 0 {
+			k := c.rangeKey(p)
+			for _, rg := range snap.Ranges {
+				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
+					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Uncommitted: rg.Uncommitted, Rewind: rg.Rewind})
+			}
+			snaps, mapped = append(snaps, snap), append(mapped, p)
+		}
+		if acked > p.committed || (idDirty && acked >= 0) {
+			offsets = append(offsets, tasks.Offset{
+				Partition: map[string]any{"cluster": c.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
+				Offset:    map[string]any{"offset": acked},
+				SourceID:  id,
+			})
+			advanced = append(advanced, p)
+			acks = append(acks, acked)
+		}
+		if delivered && !p.tracked {
+			topics = append(topics, *p.remote)
+			newlyActive = append(newlyActive, p)
+		}
+	}
+	if len(offsets) > 0 || len(ranges) > 0 {
+		if err := c.env.CommitProgress(ctx, offsets, ranges); err != nil {
+			return err
+		}
+		for i, p := range advanced {
+			p.committed = acks[i]
+			p.identityStored()
+		}
+		for i, p := range mapped {
+			p.rangesStored(snaps[i])
+		}
+	}
+	if len(topics) > 0 {
+		slices.Sort(topics)
+		topics = slices.Compact(topics)
+		if err := c.env.RecordTopics(ctx, topics); err != nil {
+			return err
+		}
+		for _, p := range newlyActive {
+			p.tracked = true
+		}
+	}
+	return c.notices.publishNotices(ctx, c.env.Report)
+}
+
+// prune bounds the offset map: no group can be positioned below a partition's log start offset. It
+// prunes only partitions where that can delete something (needsPrune): one statement per partition, every
+// minute, for 10,000 partitions was a steady load on PostgreSQL for idle partitions.
+func (c *committer) prune(ctx context.Context) {
+	for _, p := range c.parts {
+		p.mu.Lock()
+		logStart := p.logStart
+		p.mu.Unlock()
+		if !p.needsPrune(logStart) {
+			continue
+		}
+		if err := c.env.PruneOffsetRanges(ctx, c.rangeKey(p), logStart, offsetmap.MaxRangesPerPartition); err != nil {
+			c.limit.Log(ctx, c.log, slog.LevelWarn, "prune", "pruning the offset map failed, will retry", "error", err)
+			return
+		}
+		p.pruned(logStart)
+	}
+}
+
+// promoteSyncs sends every partition's delayed offset sync, so that quiet partitions get an exact sync for
+// their last record (MM2 promotes delayed syncs on each offset flush).
+func (c *committer) promoteSyncs(syncs *offsetSyncer) {
+	for _, p := range c.parts {
+		if sync, ok := p.delayedSync(); ok {
+			syncs.send(sync)
+		}
+	}
+}
