@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -34,7 +35,7 @@ type OffsetsPlugin interface {
 	// WritesOffsets tells whether its connectors keep offsets outside PostgreSQL on this worker.
 	WritesOffsets() bool
 	// WriteOffsets writes a connector's altered (or, with reset, cleared) offsets there.
-	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []tasks.Offset, reset bool) error
+	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []kmtype.Offset, reset bool) error
 }
 
 // Registry creates MM2 connectors and tasks for the runtime, each through the plugin of its class.
@@ -103,7 +104,7 @@ func (r *Registry) WritesOffsets(config map[string]string) bool {
 
 // WriteOffsets implements tasks.OffsetsWriter: a connector's altered or reset offsets are written where it
 // keeps them outside PostgreSQL, if it does.
-func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []tasks.Offset, reset bool) error {
+func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []kmtype.Offset, reset bool) error {
 	w, ok := r.offsetsPlugin(config)
 	if !ok || !w.WritesOffsets() {
 		return nil

@@ -6,32 +6,16 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// PartitionStat is what a source task last reported of one of its partitions.
-type PartitionStat struct {
-	Topic            string
-	Partition        int32
-	RemoteTopic      string
-	Task             int    // set by the store from the claim
-	WorkerID         string // set by the runtime
-	ReplicatedOffset int64  // the next source offset to replicate
-	EndOffset        *int64 // the source's end offset as last seen; nil when unknown yet
-	LagRecords       *int64
-	LagSeconds       *float64 // nil only while EndOffset is unknown
-	RecordsPerSecond float64
-	BytesPerSecond   float64
-	LastReplicatedAt *time.Time // source timestamp of the last replicated record
-	Status           string     // ok, stall, truncated, … (see the observability docs)
-	UpdatedAt        time.Time  // read only
-}
+	"github.com/kmirror/kmirror/kmtype"
+)
 
 // PutPartitionStats stores a task's partition stats for the run holding claim; ErrFenced once it no longer
 // holds its unit. A run of a superseded task set (started with an older task generation than the connector's,
 // and about to be restarted with its new config) stores nothing: it may still hold partitions the new plan
 // dropped or gave to another task, and its last report, the final one as it stops, must not bring their rows
 // back after RetainPartitionStats removed them.
-func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
+func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []kmtype.PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
 	}
@@ -80,7 +64,7 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 
 // ConnectorPartitionStats returns what the connector's tasks last reported of their partitions, by topic and
 // partition; ErrNotFound if the connector does not exist.
-func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) ([]PartitionStat, error) {
+func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) ([]kmtype.PartitionStat, error) {
 	if _, err := s.GetConnector(ctx, connector); err != nil {
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
@@ -91,8 +75,8 @@ func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) (
 	if err != nil {
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionStat, error) {
-		var st PartitionStat
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.PartitionStat, error) {
+		var st kmtype.PartitionStat
 		return st, r.Scan(&st.Topic, &st.Partition, &st.RemoteTopic, &st.Task, &st.WorkerID, &st.ReplicatedOffset, &st.EndOffset,
 			&st.LagRecords, &st.LagSeconds, &st.RecordsPerSecond, &st.BytesPerSecond, &st.LastReplicatedAt, &st.Status, &st.UpdatedAt)
 	})
@@ -102,19 +86,12 @@ func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) (
 	return out, nil
 }
 
-// PartitionOwner is a source partition of a connector's plan and the task the plan gives it to.
-type PartitionOwner struct {
-	Topic     string
-	Partition int32
-	Task      int
-}
-
 // RetainPartitionStats deletes the connector's partition stats that plan does not account for: partitions no
 // task replicates any more (topic deleted, no longer selected) and partitions the plan gives to another task
 // than the one whose report the row is (the new owner has not reported yet). The connector instance holding
 // claim calls it after publishing its task set; ErrFenced once it no longer holds its unit. It returns how
 // many rows went.
-func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []PartitionOwner) (int64, error) {
+func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []kmtype.PartitionOwner) (int64, error) {
 	topics, parts, owners := make([]string, len(plan)), make([]int32, len(plan)), make([]int32, len(plan))
 	for i, o := range plan {
 		topics[i], parts[i], owners[i] = o.Topic, o.Partition, int32(o.Task)
@@ -138,25 +115,16 @@ func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []Partit
 	return deleted, nil
 }
 
-// PartitionRate is a partition's byte rate as its task last reported it, for planning moves by load.
-type PartitionRate struct {
-	Topic          string
-	Partition      int32
-	Task           int
-	BytesPerSecond float64
-	Age            time.Duration // how long ago the report was written, by the database's clock
-}
-
 // PartitionRates returns the byte rate each partition of the connector last reported, with the report's age.
-func (s *Store) PartitionRates(ctx context.Context, connector string) ([]PartitionRate, error) {
+func (s *Store) PartitionRates(ctx context.Context, connector string) ([]kmtype.PartitionRate, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT topic, partition, task_id, bytes_per_second, extract(epoch FROM now() - updated_at)
 		FROM partition_stats WHERE connector_name = $1`, connector)
 	if err != nil {
 		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionRate, error) {
-		var pr PartitionRate
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.PartitionRate, error) {
+		var pr kmtype.PartitionRate
 		var age float64
 		err := r.Scan(&pr.Topic, &pr.Partition, &pr.Task, &pr.BytesPerSecond, &age)
 		pr.Age = time.Duration(age * float64(time.Second))

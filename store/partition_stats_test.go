@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -31,10 +32,10 @@ func TestStalePartitionStatsGo(t *testing.T) {
 		runs[i], err = s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: i}), w1)
 		require.NoError(t, err)
 	}
-	stat := func(topic string, p int32) store.PartitionStat {
-		return store.PartitionStat{Topic: topic, Partition: p, RemoteTopic: "A." + topic, ReplicatedOffset: 10, Status: "ok"}
+	stat := func(topic string, p int32) kmtype.PartitionStat {
+		return kmtype.PartitionStat{Topic: topic, Partition: p, RemoteTopic: "A." + topic, ReplicatedOffset: 10, Status: "ok"}
 	}
-	put := func(run store.Claim, stats ...store.PartitionStat) {
+	put := func(run store.Claim, stats ...kmtype.PartitionStat) {
 		t.Helper()
 		require.NoError(t, s.PutPartitionStats(ctx, run, "w1", stats))
 	}
@@ -55,7 +56,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	require.Equal(t, []string{"gone-0@1", "t-0@0", "t-1@1", "t-2@2"}, rows())
 
 	// The same plan keeps every row.
-	plan := []store.PartitionOwner{{Topic: "t", Partition: 0, Task: 0}, {Topic: "t", Partition: 1, Task: 1},
+	plan := []kmtype.PartitionOwner{{Topic: "t", Partition: 0, Task: 0}, {Topic: "t", Partition: 1, Task: 1},
 		{Topic: "gone", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 2}}
 	n, err := s.RetainPartitionStats(ctx, conn, plan)
 	require.NoError(t, err)
@@ -66,7 +67,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0,t-2"}, {"p": "t-1"}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"gone-0@1", "t-0@0", "t-1@1"}, rows(), "the removed task's rows go with it")
-	n, err = s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 0, Task: 0},
+	n, err = s.RetainPartitionStats(ctx, conn, []kmtype.PartitionOwner{{Topic: "t", Partition: 0, Task: 0},
 		{Topic: "t", Partition: 2, Task: 0}, {Topic: "t", Partition: 1, Task: 1}})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
@@ -97,7 +98,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 
 	// Only the holder of the connector unit drops rows.
 	_, err = s.RetainPartitionStats(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, nil)
-	require.ErrorIs(t, err, store.ErrFenced)
+	require.ErrorIs(t, err, kmtype.ErrFenced)
 }
 
 // PartitionRates reads each partition's byte rate with its reporting task and the report's age; TaskRates sums
@@ -108,12 +109,12 @@ func TestPartitionRates(t *testing.T) {
 	s := storetest.New(t)
 	_, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
 	for task, rate := range []float64{1000, 2500} {
-		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []kmtype.PartitionStat{
 			{Topic: "t", Partition: int32(task), RemoteTopic: "A.t", BytesPerSecond: rate, Status: "ok"}}))
 	}
 	rates, err := s.PartitionRates(ctx, "c")
 	require.NoError(t, err)
-	slices.SortFunc(rates, func(a, b store.PartitionRate) int { return int(a.Partition - b.Partition) })
+	slices.SortFunc(rates, func(a, b kmtype.PartitionRate) int { return int(a.Partition - b.Partition) })
 	require.Len(t, rates, 2)
 	for task, want := range []float64{1000, 2500} {
 		require.Equal(t, task, rates[task].Task)
@@ -126,7 +127,7 @@ func TestPartitionRates(t *testing.T) {
 	require.Empty(t, none)
 
 	// Summed by task, fresh reports only.
-	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []kmtype.PartitionStat{
 		{Topic: "u", Partition: 0, RemoteTopic: "A.u", BytesPerSecond: 500, Status: "ok"}}))
 	byTask, err := s.TaskRates(ctx, time.Minute)
 	require.NoError(t, err)

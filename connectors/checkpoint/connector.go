@@ -15,6 +15,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -79,7 +80,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	status := connectors.NewFailingJobs(env, c.cfg.Config, c.name)
 	const createJob, groupsJob = "create the checkpoints topic", "list the consumer groups"
 	for {
-		var notices []tasks.Notice
+		var notices []kmtype.Notice
 		delay := refresh
 		if !topicCreated {
 			// MM2 only logs a failure here; the tasks retry their sends (and create the topic) themselves. The
@@ -116,14 +117,14 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 				published, planned = groups, true
 			}
 			if len(groups) == 0 {
-				notices = append(notices, tasks.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
+				notices = append(notices, kmtype.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
 					"no consumer group of source cluster %s matches groups=%q and groups.exclude=%q with a committed offset on a topic the topic filter accepts (topics=%q): the connector runs no task",
 					c.cfg.SourceAlias(), strings.Join(c.cfg.Groups, ","), strings.Join(c.cfg.GroupsExclude, ","), c.topicsSetting())})
 			}
 		}
 		recovered, err := status.Show(ctx, "")
 		switch {
-		case err != nil && (errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil):
+		case err != nil && (errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil):
 			return connectors.DropWhenDone(ctx, err)
 		case err != nil:
 			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", err)
@@ -152,7 +153,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	}
 }
 
-func noticeText(ns []tasks.Notice) string {
+func noticeText(ns []kmtype.Notice) string {
 	var b strings.Builder
 	for _, n := range ns {
 		b.WriteString(n.Kind + ":" + n.Message + "\n")

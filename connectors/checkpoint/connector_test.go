@@ -10,7 +10,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 func checkpointTestConfig(t *testing.T, extra map[string]string) config {
@@ -67,10 +67,10 @@ func TestCheckpointRenamesTopicsAsMM2(t *testing.T) {
 // an aborted transaction), translates exactly from the range after it, the only one there is.
 func TestCheckpointTranslatesTheGapBeforeTheFirstRange(t *testing.T) {
 	updated := time.Now().Add(-time.Minute)
-	next := &tasks.OffsetRange{SourceStart: 4, SourceEnd: 7, TargetStart: 0, SourceNext: 8, GapBefore: 4, UpdatedAt: updated}
+	next := &kmtype.OffsetRange{SourceStart: 4, SourceEnd: 7, TargetStart: 0, SourceNext: 8, GapBefore: 4, UpdatedAt: updated}
 	for c := int64(0); c < 4; c++ {
-		row := tasks.GroupOffset{UpstreamOffset: c}
-		(&checkpointRun{}).translate(&row, tasks.RangesAround{Next: next})
+		row := kmtype.GroupOffset{UpstreamOffset: c}
+		(&checkpointRun{}).translate(&row, kmtype.RangesAround{Next: next})
 		if row.DownstreamOffset == nil || *row.DownstreamOffset != 0 || !row.Exact || row.Basis != basisMap {
 			t.Fatalf("position %d: %+v", c, row)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
@@ -65,7 +66,7 @@ type checkpointRun struct {
 	active   *connectors.TopicRecorder // records the checkpoints topic once checkpoints reach it (GET .../topics)
 	rounds   int64                     // checkpoint rounds so far (routes deliveries to their round)
 	failures int                       // checkpoints of the current round that were not written
-	notices  map[string]tasks.Notice
+	notices  map[string]kmtype.Notice
 	reported string // the notices last published
 }
 
@@ -111,7 +112,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		case <-ctx.Done():
 			return nil
 		case <-revoked:
-			return tasks.ErrFenced
+			return kmtype.ErrFenced
 		case <-emit.C:
 			began := time.Now()
 			if err := r.producer.AuthFailure(); err != nil {
@@ -119,7 +120,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 				return fmt.Errorf("emit checkpoints to cluster %s: authenticate: %w", t.cfg.TargetAlias(), err)
 			}
 			if err := r.round(ctx); err != nil {
-				if errors.Is(err, tasks.ErrFenced) {
+				if errors.Is(err, kmtype.ErrFenced) {
 					return err
 				}
 				if ctx.Err() != nil {

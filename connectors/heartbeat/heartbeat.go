@@ -13,6 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -62,7 +63,7 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 			status.OK(createJob)
 		}
 		if _, serr := status.Show(ctx, ""); serr != nil {
-			if errors.Is(serr, tasks.ErrFenced) {
+			if errors.Is(serr, kmtype.ErrFenced) {
 				return serr
 			}
 			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", serr)

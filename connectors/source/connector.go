@@ -13,6 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/planner"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -89,7 +90,7 @@ type sourcePlanner struct {
 	// Partitions the source lost (deleted topics, or re-created with fewer partitions): those still planned
 	// while their tasks drain them, and the notices of what they took with them (deleted.go).
 	draining  map[mirror.TopicPartition]*drainState
-	lost      map[string]tasks.Notice
+	lost      map[string]kmtype.Notice
 	lostOrder []string
 }
 
@@ -158,14 +159,14 @@ func (r *sourcePlanner) close() {
 // only when the task set changed, so that rows left by anything else are gone within a refresh interval. A
 // failure other than fencing is logged: the next round tries again, and replication does not depend on it.
 func (r *sourcePlanner) retainStats(ctx context.Context) error {
-	var plan []tasks.PartitionOwner
+	var plan []kmtype.PartitionOwner
 	for task, tps := range planner.Tasks(r.order, r.cfg.TasksMax) {
 		for _, tp := range tps {
-			plan = append(plan, tasks.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
+			plan = append(plan, kmtype.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
 		}
 	}
 	err := r.env.RetainPartitionStats(ctx, plan)
-	if errors.Is(err, tasks.ErrFenced) {
+	if errors.Is(err, kmtype.ErrFenced) {
 		return err
 	}
 	if err != nil && ctx.Err() == nil {
@@ -291,8 +292,8 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 func (r *sourcePlanner) reportPreviousConfig(ctx context.Context, status *connectors.FailingJobs) error {
 	previous, err := status.TasksOnPreviousConfig(ctx)
 	if err == nil && previous {
-		n := tasks.Notice{Kind: connectors.NoticeTasksOnPreviousConfig, Message: connectors.TasksOnPreviousConfigPending}
-		if err = r.env.Report(ctx, []tasks.Notice{n}); err == nil {
+		n := kmtype.Notice{Kind: connectors.NoticeTasksOnPreviousConfig, Message: connectors.TasksOnPreviousConfigPending}
+		if err = r.env.Report(ctx, []kmtype.Notice{n}); err == nil {
 			r.reported = n.Message
 		}
 	}
@@ -316,7 +317,7 @@ func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg str
 	switch {
 	case err == nil || ctx.Err() != nil:
 		return nil
-	case errors.Is(err, tasks.ErrFenced):
+	case errors.Is(err, kmtype.ErrFenced):
 		return err
 	}
 	r.log.Warn(msg, "error", err)
@@ -328,7 +329,7 @@ func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg str
 func (r *sourcePlanner) jobFailed(j *plannerJob, err error) error {
 	var stop *plannerStopError
 	switch {
-	case errors.Is(err, tasks.ErrFenced):
+	case errors.Is(err, kmtype.ErrFenced):
 		return err
 	case errors.As(err, &stop):
 		return stop.err
@@ -394,7 +395,7 @@ func (e *plannerRetryError) Error() string { return e.err.Error() }
 func (e *plannerRetryError) Unwrap() error { return e.err }
 
 func plannerRetry(err error) error {
-	if errors.Is(err, tasks.ErrFenced) {
+	if errors.Is(err, kmtype.ErrFenced) {
 		return err
 	}
 	return &plannerRetryError{err: err}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // How often a running source task checks that its source topics and remote topics are still the ones it
@@ -167,7 +167,7 @@ func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error 
 		switch {
 		case !ok:
 			if known != "" {
-				r.notice(missingKey, tasks.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
+				r.notice(missingKey, kmtype.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
 					Message: fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
 						remote, r.targetAlias, r.targetAlias)})
 			}
@@ -178,7 +178,7 @@ func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error 
 			msg := fmt.Sprintf("remote topic %s on %s was deleted and re-created (topic id %s, now %s): the records replicated to it before are gone from %s; replication goes on from the committed offsets (reset the connector's offsets to replicate everything again)",
 				remote, r.targetAlias, known, cur, r.targetAlias)
 			r.log.Error(msg, "topic", remote)
-			r.notice("remote-recreated:"+remote+":"+cur, tasks.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
+			r.notice("remote-recreated:"+remote+":"+cur, kmtype.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
 			r.remoteIDs[remote] = cur
 		default:
 			r.clearNotice(missingKey)

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // TestRecreatedTopicReportsWhatTheEndedPipelineHadRead covers a source topic deleted while its pipeline was
@@ -22,7 +22,7 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 		r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B"}
 		return p, r
 	}
-	only := func(t *testing.T, r *sourceRun) tasks.Notice {
+	only := func(t *testing.T, r *sourceRun) kmtype.Notice {
 		t.Helper()
 		require.Len(t, r.notices, 1)
 		for _, n := range r.notices {

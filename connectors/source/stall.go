@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // checkStall pauses forwarding while any partition has waited stallAfter for an acknowledgement, and says the
@@ -64,7 +64,7 @@ func (r *sourceRun) setUnreachable(unreachable bool) {
 	r.unreachable = unreachable
 	if unreachable {
 		r.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", r.targetAlias, "after", r.stallAfter)
-		r.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
+		r.notice("target", kmtype.Notice{Kind: NoticeTargetUnreachable,
 			Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", r.targetAlias, r.stallAfter)})
 	} else {
 		r.log.Info("the target acknowledges again; forwarding resumed", "cluster", r.targetAlias)

@@ -16,6 +16,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
@@ -67,7 +68,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 		case ctx.Err() != nil && !errors.Is(err, errLeaseRevoked):
 			return err
 		case errors.Is(err, errLeaseRevoked):
-			return tasks.ErrFenced
+			return kmtype.ErrFenced
 		case errors.Is(err, errRecreated):
 			continue // at once: the pipeline starts the re-created topics over
 		case !errors.As(err, &pe):
@@ -85,7 +86,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 			backoff = min(2*backoff, 30*time.Second)
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", delay)
-		r.notice("pipeline", tasks.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
+		r.notice("pipeline", kmtype.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
 		select {
 		case <-ctx.Done():
 			return nil
@@ -280,7 +281,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 // loadRanges lets each partition's offset map continue its last stored range, when that range belongs to the
 // source incarnation the partition's offset does.
 func (r *sourceRun) loadRanges(ctx context.Context) error {
-	keys := make([]tasks.RangeKey, len(r.parts))
+	keys := make([]kmtype.RangeKey, len(r.parts))
 	for i, p := range r.parts {
 		keys[i] = r.commits.rangeKey(p)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/planner"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
@@ -259,10 +259,10 @@ func (r *sourcePlanner) reportProblems(ctx context.Context, topics map[string]in
 		}
 	}
 	var lines []string
-	var notices []tasks.Notice
+	var notices []kmtype.Notice
 	for _, remote := range slices.Sorted(maps.Keys(r.problems)) {
 		lines = append(lines, r.problems[remote])
-		notices = append(notices, tasks.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
+		notices = append(notices, kmtype.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
 	}
 	for _, n := range r.lossNotices() {
 		lines = append(lines, n.Message)

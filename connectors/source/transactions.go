@@ -17,7 +17,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Exactly-once replication: the state machine is described in doc_transactions.go.
@@ -260,7 +260,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	})
 	switch {
 	case err == nil:
-	case ctx.Err() != nil || errors.Is(err, tasks.ErrFenced):
+	case ctx.Err() != nil || errors.Is(err, kmtype.ErrFenced):
 		return err
 	case fenceErr != nil:
 		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not fence the transactional ids of the previous task set: %w", r.targetAlias, err))
