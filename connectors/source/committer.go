@@ -76,7 +76,7 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 		case <-prune.C:
 			r.commits.prune(ctx)
 		case now := <-tick.C:
-			r.checkStall(now)
+			r.stalls.checkStall(now)
 			r.sampleInFlight(now)
 			began := time.Now()
 			if err := r.commits.commit(ctx); err != nil {

@@ -81,7 +81,7 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 // start positions, committer, identity watcher, soft stop — with a C pipeline for consumer and producer.
 func (r *sourceRun) replicateC(ctx context.Context) error {
 	r.failure.Store(nil)
-	r.recreated.Store(nil)
+	r.ids.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
 	defer removeConsumerStats()
 	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
@@ -100,7 +100,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		PaceBytes: int64(cpathPace * float64(batch)),
 		// Half the stall pause's wait: a record queued behind the other partitions' batches is acknowledged
 		// well before it could pause forwarding or reach the overdue watch.
-		OpenLatency: r.stallAfter / 2,
+		OpenLatency: r.stalls.stallAfter / 2,
 		Log:         r.log,
 		OnStats: func(producer bool, json string) {
 			if producer {
@@ -117,8 +117,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	if !pl.OwnThread() {
 		defer r.t.procs.hold()() // the pipeline steps in this goroutine's thread: see cpathProcs
 	}
-	r.stalled.Store(false)
-	r.stall = stallClock{} // the committer that owns it starts below; the notice stays until acks say otherwise
+	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
 
 	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
 	// (adminPool).
@@ -165,7 +164,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, reader)
+		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, reader)
 	}()
 	overdueWatched := make(chan struct{})
 	go func() {
@@ -222,13 +221,13 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
 	start := time.Now()
 	defer func() { r.clock.targetWait(time.Since(start)) }()
-	if pl.ProducerReady(ctx, r.stallAfter) {
+	if pl.ProducerReady(ctx, r.stalls.stallAfter) {
 		return
 	}
 	// The committer, which owns the notice's state from then on, has not started yet.
-	r.setUnreachable(true)
-	if pl.ProducerReady(ctx, 3*r.stallAfter) { // stallAfter is a quarter of the delivery timeout
-		r.setUnreachable(false)
+	r.stalls.setUnreachable(true)
+	if pl.ProducerReady(ctx, 3*r.stalls.stallAfter) { // stallAfter is a quarter of the delivery timeout
+		r.stalls.setUnreachable(false)
 	}
 }
 
@@ -276,7 +275,7 @@ func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *c
 			}
 			continue
 		}
-		if r.stalled.Load() {
+		if r.stalls.stalled.Load() {
 			// As pollLoop: queue nothing more while the target acknowledges nothing, but keep serving reports.
 			start := time.Now()
 			pl.Serve(10 * time.Millisecond)

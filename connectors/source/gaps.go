@@ -59,8 +59,8 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err
 // earliest), or fails when it is none. A position out of range is also how a re-created topic shows when its
 // new log is shorter than the old one: the topic id tells, and then the pipeline starts the topic over instead.
 func (r *sourceRun) outOfRange(ctx context.Context, consumer sourceReader, only *kafka.PartitionError) error {
-	if check, err := r.checkSources(ctx, r.sourceAdmin, nil, false); err == nil && len(check.recreated) > 0 {
-		r.recreated.Store(&check)
+	if check, err := r.ids.checkSources(ctx, r.sourceAdmin, nil, false); err == nil && len(check.recreated) > 0 {
+		r.ids.recreated.Store(&check)
 		return nil
 	}
 	for _, p := range r.parts {

@@ -18,7 +18,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		return r.replicateC(ctx)
 	}
 	r.failure.Store(nil)
-	r.recreated.Store(nil)
+	r.ids.recreated.Store(nil)
 	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
 	defer removeConsumerStats() // after the consumer closed: no statistics come later
 	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
@@ -49,8 +49,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	}
 	r.producer.Store(producer)
 	defer r.producer.Store(nil)
-	r.stalled.Store(false)
-	r.stall = stallClock{} // the committer that owns it starts below; the notice stays until acks say otherwise
+	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
 	targetAdmin, err := producer.Admin()
 	if err != nil {
 		producer.Close()
@@ -95,7 +94,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		r.watchIdentities(watchCtx, sourceAdmin, targetAdmin, consumer)
+		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, consumer)
 	}()
 	overdueWatched := make(chan struct{})
 	go func() {
@@ -165,7 +164,7 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 			}
 			continue
 		}
-		if r.stalled.Load() {
+		if r.stalls.stalled.Load() {
 			// The target has acknowledged nothing for a while: queueing more now would only give the producer
 			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
 			time.Sleep(10 * time.Millisecond)

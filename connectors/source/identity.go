@@ -6,16 +6,45 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/kmtype"
+	"github.com/kmirror/kmirror/lograte"
 )
 
 // How often a running source task checks that its source topics and remote topics are still the ones it
 // replicates: a deleted and re-created topic has a new topic id (KIP-516), while its offsets start over and
 // may overlap the old ones, so an offset alone cannot tell.
 const sourceIdentityInterval = 5 * time.Second
+
+// identityWatch checks that a run's source topics and remote topics are still the ones it replicates, by their
+// topic ids: it marks partitions whose source topic is gone, starts over those whose topic was re-created
+// (reporting what the deleted topic held that was never replicated), and says when a remote topic was deleted
+// or re-created on the target. Its checks run at a pipeline's start, from the watch beside the poll loop, and
+// when a fetch finds its position out of range; recreated hands the poll loop what a running check found.
+type identityWatch struct {
+	parts                    []*sourcePartition
+	bySource                 map[string][]*sourcePartition // source topic -> by partition number
+	byRemote                 map[string][]*sourcePartition // remote topic -> by partition number
+	sourceAlias, targetAlias string
+	notices                  *noticeBoard
+	log                      *slog.Logger
+	limit                    *lograte.Limiter
+	remoteIDs                map[string]string             // remote topic -> the topic id it had when first seen
+	recreated                atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
+}
+
+// topicIDReader reads the ids of topics (KIP-516) on a cluster; *kafka.Admin answers it.
+type topicIDReader interface {
+	TopicIDs(ctx context.Context, topics []string) (map[string]string, error)
+}
+
+// partitionStatsReader is what loadSeenEnds asks of the runtime; tasks.TaskEnv answers it.
+type partitionStatsReader interface {
+	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
+}
 
 // identityCheck is the outcome of one check of topic ids.
 type identityCheck struct {
@@ -28,14 +57,14 @@ type identityCheck struct {
 // the end offset last seen tells what was lost. A partition whose topic is gone, or was re-created without it
 // (fewer partitions), is marked gone instead: the connector drops it from its plan once the task has replicated
 // what the source still serves of it, and reports what was lost.
-func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consumer sourceReader, startup bool) (identityCheck, error) {
-	topics := slices.Sorted(maps.Keys(r.bySource))
+func (w *identityWatch) checkSources(ctx context.Context, admin *kafka.Admin, consumer sourceReader, startup bool) (identityCheck, error) {
+	topics := slices.Sorted(maps.Keys(w.bySource))
 	shapes, err := admin.TopicShapes(ctx, topics)
 	if err != nil {
-		return identityCheck{}, fmt.Errorf("read the ids of source topics on %s: %w", r.sourceAlias, err)
+		return identityCheck{}, fmt.Errorf("read the ids of source topics on %s: %w", w.sourceAlias, err)
 	}
 	var out identityCheck
-	for _, p := range r.parts {
+	for _, p := range w.parts {
 		shape, ok := shapes[p.tp.Topic]
 		cur := shape.ID
 		var low, high int64
@@ -49,17 +78,17 @@ func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consum
 		case !ok, p.sourceID != "" && p.sourceID != cur && int(p.tp.Partition) >= shape.Partitions:
 			if !p.gone {
 				p.gone = true
-				r.log.Info("source partition gone: replicating what the source still serves of it until the connector drops it",
+				w.log.Info("source partition gone: replicating what the source still serves of it until the connector drops it",
 					"topic", p.tp.Topic, "partition", p.tp.Partition, "recreated", ok)
 			}
 			p.mu.Unlock()
-			r.notice("gone:"+p.tp.String(), partitionNotice(NoticeSourceTopicMissing,
+			w.notices.notice("gone:"+p.tp.String(), partitionNotice(NoticeSourceTopicMissing,
 				fmt.Sprintf("%s topic %s partition %d no longer exists: this task replicates what the source still serves of it; the connector drops it at its next topic refresh and reports any records that were not replicated",
-					r.sourceAlias, p.tp.Topic, p.tp.Partition), p.tp.Topic, p.tp.Partition, 0, -1))
+					w.sourceAlias, p.tp.Topic, p.tp.Partition), p.tp.Topic, p.tp.Partition, 0, -1))
 			continue
 		}
 		p.gone = false
-		r.clearNotice("gone:" + p.tp.String())
+		w.notices.clearNotice("gone:" + p.tp.String())
 		if low > 0 && p.sourceID == cur {
 			p.logStart = low
 		}
@@ -81,14 +110,14 @@ func (r *sourceRun) checkSources(ctx context.Context, admin *kafka.Admin, consum
 // run, running or paused), so that a topic deleted while no pipeline read it is judged on what was last seen of
 // it. Stats whose position lies before the committed offset belong to another incarnation of the topic (the
 // one a pipeline started over in) and are left out. Without stats the end stays unknown.
-func (r *sourceRun) loadSeenEnds(ctx context.Context) {
-	stats, err := r.env.PartitionStats(ctx)
+func (w *identityWatch) loadSeenEnds(ctx context.Context, env partitionStatsReader) {
+	stats, err := env.PartitionStats(ctx)
 	if err != nil {
-		r.log.Debug("cannot read the partitions' last stats; their end offsets are unknown until seen", "error", err)
+		w.log.Debug("cannot read the partitions' last stats; their end offsets are unknown until seen", "error", err)
 		return
 	}
 	for _, st := range stats {
-		p := lookup(r.bySource, st.Topic, st.Partition)
+		p := lookup(w.bySource, st.Topic, st.Partition)
 		if p == nil || st.EndOffset == nil || *st.EndOffset <= 0 {
 			continue
 		}
@@ -111,7 +140,7 @@ func (r *sourceRun) loadSeenEnds(ctx context.Context) {
 // report names that tail too (from which offset on it would have been). A deletion found when a pipeline starts
 // with no end offset ever seen is reported even when nothing is known to be lost (as a re-creation, not as a
 // loss): the topic may have grown while no pipeline read it.
-func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
+func (w *identityWatch) restartRecreated(parts []*sourcePartition, startup bool) {
 	for _, p := range parts {
 		acked, _ := p.progress()
 		p.mu.Lock()
@@ -120,7 +149,7 @@ func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 		readEnd := max(p.next, p.readEnd) // -1: this task has not read the partition since it started
 		end := max(seenEnd, readEnd)
 		base := fmt.Sprintf("%s topic %s partition %d was deleted and re-created (topic id %s, now %s)",
-			r.sourceAlias, p.tp.Topic, p.tp.Partition, oldID, newID)
+			w.sourceAlias, p.tp.Topic, p.tp.Partition, oldID, newID)
 		switch {
 		case end > acked+1:
 			var inFlight string
@@ -130,21 +159,21 @@ func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 			}
 			msg := fmt.Sprintf("DATA NOT REPLICATED: %s; records %d to %d of the deleted topic were not confirmed by the target before it was deleted and cannot be read again%s, nor can any it held from offset %d on, which was never seen; the new topic is replicated from offset 0",
 				base, acked+1, end-1, inFlight, end)
-			r.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", end-1)
-			r.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID),
+			w.log.Error(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "lost_from", acked+1, "lost_to", end-1)
+			w.notices.notice(fmt.Sprintf("gap:%s-%d:recreated:%s", p.tp.Topic, p.tp.Partition, newID),
 				partitionNotice(NoticeDataNotReplicated, msg, p.tp.Topic, p.tp.Partition, acked+1, end-1))
 		case startup && end <= 0:
 			msg := fmt.Sprintf("%s; the deletion was found when a pipeline of this task started, and no end offset of the deleted topic had been seen since offset %d was replicated: any records it held from offset %d on were not replicated, and whether it held any cannot be known; the new topic is replicated from its beginning",
 				base, acked, acked+1)
-			r.log.Warn(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
-			r.notice(fmt.Sprintf("recreated:%s-%d:%s", p.tp.Topic, p.tp.Partition, newID),
+			w.log.Warn(msg, "topic", p.tp.Topic, "partition", p.tp.Partition, "committed", acked)
+			w.notices.notice(fmt.Sprintf("recreated:%s-%d:%s", p.tp.Topic, p.tp.Partition, newID),
 				partitionNotice(NoticeSourceTopicRecreated, msg, p.tp.Topic, p.tp.Partition, acked+1, -1))
 		default:
 			seen := "as this task last saw it"
 			if !seenAt.IsZero() && readEnd < 0 {
 				seen = "as last seen at " + seenAt.UTC().Format(time.RFC3339)
 			}
-			r.log.Info(base+"; every record of the deleted topic had been replicated ("+seen+"); the new topic is replicated from its beginning",
+			w.log.Info(base+"; every record of the deleted topic had been replicated ("+seen+"); the new topic is replicated from its beginning",
 				"topic", p.tp.Topic, "partition", p.tp.Partition, "end", end)
 		}
 		p.restartAt(newID)
@@ -154,42 +183,42 @@ func (r *sourceRun) restartRecreated(parts []*sourcePartition, startup bool) {
 // checkRemotes notices remote topics that were deleted, or deleted and re-created, on the target: what was
 // replicated to a deleted remote topic is gone from the target, and the status says so until the connector's
 // next refresh has created it again (for a deleted one) and for the rest of the run (for a re-created one).
-func (r *sourceRun) checkRemotes(ctx context.Context, admin *kafka.Admin) error {
-	remotes := slices.Sorted(maps.Keys(r.byRemote))
+func (w *identityWatch) checkRemotes(ctx context.Context, admin topicIDReader) error {
+	remotes := slices.Sorted(maps.Keys(w.byRemote))
 	ids, err := admin.TopicIDs(ctx, remotes)
 	if err != nil {
-		return fmt.Errorf("read the ids of remote topics on %s: %w", r.targetAlias, err)
+		return fmt.Errorf("read the ids of remote topics on %s: %w", w.targetAlias, err)
 	}
 	for _, remote := range remotes {
 		cur, ok := ids[remote]
-		known := r.remoteIDs[remote]
+		known := w.remoteIDs[remote]
 		missingKey := "remote-missing:" + remote
 		switch {
 		case !ok:
 			if known != "" {
-				r.notice(missingKey, kmtype.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
+				w.notices.notice(missingKey, kmtype.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
 					Message: fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
-						remote, r.targetAlias, r.targetAlias)})
+						remote, w.targetAlias, w.targetAlias)})
 			}
 		case known == "":
-			r.remoteIDs[remote] = cur
+			w.remoteIDs[remote] = cur
 		case known != cur:
-			r.clearNotice(missingKey)
+			w.notices.clearNotice(missingKey)
 			msg := fmt.Sprintf("remote topic %s on %s was deleted and re-created (topic id %s, now %s): the records replicated to it before are gone from %s; replication goes on from the committed offsets (reset the connector's offsets to replicate everything again)",
-				remote, r.targetAlias, known, cur, r.targetAlias)
-			r.log.Error(msg, "topic", remote)
-			r.notice("remote-recreated:"+remote+":"+cur, kmtype.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
-			r.remoteIDs[remote] = cur
+				remote, w.targetAlias, known, cur, w.targetAlias)
+			w.log.Error(msg, "topic", remote)
+			w.notices.notice("remote-recreated:"+remote+":"+cur, kmtype.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
+			w.remoteIDs[remote] = cur
 		default:
-			r.clearNotice(missingKey)
+			w.notices.clearNotice(missingKey)
 		}
 	}
 	return nil
 }
 
-// watchIdentities checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
+// watch checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
 // restart the pipeline when a source topic was re-created.
-func (r *sourceRun) watchIdentities(ctx context.Context, source, target *kafka.Admin, consumer sourceReader) {
+func (w *identityWatch) watch(ctx context.Context, source, target *kafka.Admin, consumer sourceReader) {
 	tick := time.NewTicker(sourceIdentityInterval)
 	defer tick.Stop()
 	for {
@@ -198,17 +227,17 @@ func (r *sourceRun) watchIdentities(ctx context.Context, source, target *kafka.A
 			return
 		case <-tick.C:
 		}
-		check, err := r.checkSources(ctx, source, consumer, false)
+		check, err := w.checkSources(ctx, source, consumer, false)
 		if err != nil {
 			if ctx.Err() == nil {
-				r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
+				w.limit.Log(ctx, w.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
 			}
 		} else if len(check.recreated) > 0 {
-			r.recreated.Store(&check)
+			w.recreated.Store(&check)
 			return // the pipeline restarts; the next one watches again
 		}
-		if err := r.checkRemotes(ctx, target); err != nil && ctx.Err() == nil {
-			r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-target", "checking remote topic ids failed", "error", err)
+		if err := w.checkRemotes(ctx, target); err != nil && ctx.Err() == nil {
+			w.limit.Log(ctx, w.log, slog.LevelWarn, "identity-target", "checking remote topic ids failed", "error", err)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"log/slog"
 	"testing"
 
@@ -16,16 +17,16 @@ import (
 // when a pipeline starts with no end offset ever seen is reported as a re-creation whose tail cannot be known;
 // and a pipeline (running or starting) that had everything it read or saw acknowledged reports nothing.
 func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
-	recreated := func(acked, next, seenEnd int64) (*sourcePartition, *sourceRun) {
+	recreated := func(acked, next, seenEnd int64) (*sourcePartition, *identityWatch) {
 		p := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 3}, "A.t", acked, "old-id")
 		p.next, p.seenEnd, p.newID = next, seenEnd, "new-id"
-		r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B"}
+		r := &identityWatch{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B", notices: &noticeBoard{}}
 		return p, r
 	}
-	only := func(t *testing.T, r *sourceRun) kmtype.Notice {
+	only := func(t *testing.T, r *identityWatch) kmtype.Notice {
 		t.Helper()
-		require.Len(t, r.notices, 1)
-		for _, n := range r.notices {
+		require.Len(t, r.notices.notices, 1)
+		for _, n := range r.notices.notices {
 			return n
 		}
 		panic("unreachable")
@@ -71,17 +72,17 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 	t.Run("everything read was acknowledged", func(t *testing.T) {
 		p, r := recreated(141, 142, 100)
 		r.restartRecreated([]*sourcePartition{p}, false)
-		require.Empty(t, r.notices, "a running pipeline read the topic up to its deletion: nothing to report")
+		require.Empty(t, r.notices.notices, "a running pipeline read the topic up to its deletion: nothing to report")
 	})
 	t.Run("found at start after everything read was acknowledged", func(t *testing.T) {
 		p, r := recreated(141, 142, 100)
 		r.restartRecreated([]*sourcePartition{p}, true)
-		require.Empty(t, r.notices, "the pipeline before read the topic up to its end as last seen: no lasting alarm")
+		require.Empty(t, r.notices.notices, "the pipeline before read the topic up to its end as last seen: no lasting alarm")
 	})
 	t.Run("found at start, judged on the end offset last published", func(t *testing.T) {
 		p, r := recreated(141, -1, 142)
 		r.restartRecreated([]*sourcePartition{p}, true)
-		require.Empty(t, r.notices, "a paused run saw the end at 142 before the deletion: nothing was lost")
+		require.Empty(t, r.notices.notices, "a paused run saw the end at 142 before the deletion: nothing was lost")
 		p, r = recreated(141, -1, 150)
 		r.restartRecreated([]*sourcePartition{p}, true)
 		n := only(t, r)
@@ -99,3 +100,43 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 		require.NotContains(t, n.Message, "not running", "whether a task was running when it was deleted is not known here")
 	})
 }
+
+// remoteIDs is a target whose remote topics have the ids it holds (none: the topic does not exist).
+type remoteIDs map[string]string
+
+func (ids remoteIDs) TopicIDs(_ context.Context, topics []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, t := range topics {
+		if id, ok := ids[t]; ok {
+			out[t] = id
+		}
+	}
+	return out, nil
+}
+
+// The watch says when a remote topic it saw was deleted (until it exists again) and when it was re-created
+// (for the rest of the run): what was replicated to it is gone from the target.
+func TestRemoteTopicDeletedOrRecreatedIsReported(t *testing.T) {
+	ctx := context.Background()
+	w := &identityWatch{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B", notices: &noticeBoard{},
+		byRemote: map[string][]*sourcePartition{"A.t": nil}, remoteIDs: map[string]string{}}
+	target := remoteIDs{}
+	require.NoError(t, w.checkRemotes(ctx, target))
+	require.Empty(t, w.noticeKinds(), "a remote topic never seen is created by the connector, not reported")
+
+	target["A.t"] = "id-1"
+	require.NoError(t, w.checkRemotes(ctx, target))
+	require.Empty(t, w.noticeKinds())
+
+	delete(target, "A.t")
+	require.NoError(t, w.checkRemotes(ctx, target))
+	require.Equal(t, []string{NoticeRemoteTopicMissing}, w.noticeKinds())
+
+	target["A.t"] = "id-2"
+	require.NoError(t, w.checkRemotes(ctx, target))
+	require.Equal(t, []string{NoticeRemoteTopicRecreated}, w.noticeKinds(), "the missing notice gives way to the re-creation")
+	require.NoError(t, w.checkRemotes(ctx, target))
+	require.Equal(t, []string{NoticeRemoteTopicRecreated}, w.noticeKinds(), "reported once, and kept")
+}
+
+func (w *identityWatch) noticeKinds() []string { return kinds(w.notices.noticeList()) }

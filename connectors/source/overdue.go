@@ -45,33 +45,40 @@ func overdueAllowance(timeout time.Duration) time.Duration {
 	return max(timeout-max(timeout/8, 250*time.Millisecond), timeout/2)
 }
 
-// watchOverdue checks every partition's oldest unacknowledged record until ctx is done, and halts the
-// pipeline (a pipelineError; producer purged) when one has waited r.overdueAfter. It runs beside the committer,
-// not in it: a commit blocked on PostgreSQL must not stop the watch.
+// watchOverdue runs the overdue watch over the current pipeline until ctx is done: a late record halts the
+// pipeline (a pipelineError; producer purged). It runs beside the committer, not in it: a commit blocked on
+// PostgreSQL must not stop the watch.
 func (r *sourceRun) watchOverdue(ctx context.Context, producer purger) {
-	if r.overdueAfter <= 0 {
+	r.stalls.watchOverdue(ctx, func() bool { return r.failure.Load() != nil }, func(err error) bool { return r.halt(err, producer) })
+}
+
+// watchOverdue checks every partition's oldest unacknowledged record until ctx is done or failed tells that the
+// pipeline already failed, and calls halt when one has waited overdueAfter; halt reports whether its error
+// became the pipeline's failure.
+func (w *stallWatch) watchOverdue(ctx context.Context, failed func() bool, halt func(error) bool) {
+	if w.overdueAfter <= 0 {
 		return
 	}
-	tick := time.NewTicker(overdueTick(r.overdueAfter))
+	tick := time.NewTicker(overdueTick(w.overdueAfter))
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case now := <-tick.C:
-			if r.failure.Load() != nil {
+			if failed() {
 				return
 			}
-			for _, p := range r.parts {
-				offset, late := p.overdue(now, r.overdueAfter)
+			for _, p := range w.parts {
+				offset, late := p.overdue(now, w.overdueAfter)
 				if !late {
 					continue
 				}
 				err := &pipelineError{err: fmt.Errorf("replicate %s topic %s partition %d offset %d to %s topic %s: no delivery report after %s: %w",
-					r.sourceAlias, p.tp.Topic, p.tp.Partition, offset, r.targetAlias, *p.remote, r.overdueAfter, errDeliveryOverdue)}
-				if r.halt(err, producer) {
-					r.log.Warn("a record waited too long for the target's acknowledgement; restarting the pipeline before the producer could time it out and write later records first",
-						"topic", p.tp.Topic, "partition", p.tp.Partition, "offset", offset, "after", r.overdueAfter)
+					w.sourceAlias, p.tp.Topic, p.tp.Partition, offset, w.targetAlias, *p.remote, w.overdueAfter, errDeliveryOverdue)}
+				if halt(err) {
+					w.log.Warn("a record waited too long for the target's acknowledgement; restarting the pipeline before the producer could time it out and write later records first",
+						"topic", p.tp.Topic, "partition", p.tp.Partition, "offset", offset, "after", w.overdueAfter)
 				}
 				return
 			}

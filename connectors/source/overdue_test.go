@@ -90,8 +90,9 @@ func (p *purgeRecorder) Purge(inFlight bool) error {
 func TestWatchOverdueEndsThePipeline(t *testing.T) {
 	p := newSourcePartition(testTP, "A.orders", 9, "")
 	p.reset()
-	r := &sourceRun{log: slog.New(slog.NewTextHandler(io.Discard, nil)), sourceAlias: "A", targetAlias: "B",
-		parts: []*sourcePartition{p}, overdueAfter: 50 * time.Millisecond}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r := &sourceRun{log: log, stalls: &stallWatch{log: log, sourceAlias: "A", targetAlias: "B",
+		parts: []*sourcePartition{p}, overdueAfter: 50 * time.Millisecond}}
 	p.forwarded(10, tsOf(10), 1, 1)
 	purges := &purgeRecorder{calls: make(chan bool, 1)}
 	done := make(chan struct{})
@@ -121,7 +122,7 @@ func TestWatchOverdueEndsThePipeline(t *testing.T) {
 	// Acknowledged in time: no failure.
 	q := newSourcePartition(testTP, "A.orders", 9, "")
 	q.reset()
-	r2 := &sourceRun{log: r.log, parts: []*sourcePartition{q}, overdueAfter: time.Hour}
+	r2 := &sourceRun{log: r.log, stalls: &stallWatch{log: r.log, parts: []*sourcePartition{q}, overdueAfter: time.Hour}}
 	q.forwarded(10, tsOf(10), 1, 1)
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()

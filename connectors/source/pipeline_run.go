@@ -33,8 +33,8 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 		}
 		return loopErr
 	}
-	if check := r.recreated.Load(); check != nil {
-		r.restartRecreated(check.recreated, false)
+	if check := r.ids.recreated.Load(); check != nil {
+		r.ids.restartRecreated(check.recreated, false)
 		return errRecreated
 	}
 	if f := r.failure.Load(); f != nil {
@@ -59,7 +59,7 @@ type loopClient interface {
 // a delivery failure or re-created topics (the replicate function reports them once everything is flushed), a
 // fatal producer, a failed authentication, or a committer that stopped (whose result it has then taken).
 func (r *sourceRun) loopEnds(producer loopClient, committer <-chan error) (stop bool, loopErr, committerErr error, committerDone bool) {
-	if r.failure.Load() != nil || r.recreated.Load() != nil {
+	if r.failure.Load() != nil || r.ids.recreated.Load() != nil {
 		return true, nil, nil, false
 	}
 	if err := producer.Fatal(); err != nil {
@@ -103,10 +103,10 @@ func (r *sourceRun) startSyncs() (*offsetSyncer, error) {
 // the target — librdkafka would go on reading the new topic at the old topic's offsets as if nothing had
 // happened. A source that cannot answer yet is no reason not to start: the identity watch checks again.
 func (r *sourceRun) startOffsets(ctx context.Context, sourceAdmin *kafka.Admin) ([]kafka.Start, error) {
-	if check, err := r.checkSources(ctx, sourceAdmin, nil, true); err != nil {
+	if check, err := r.ids.checkSources(ctx, sourceAdmin, nil, true); err != nil {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
 	} else {
-		r.restartRecreated(check.recreated, true)
+		r.ids.restartRecreated(check.recreated, true)
 	}
 	starts := make([]kafka.Start, 0, len(r.parts))
 	for _, p := range r.parts {

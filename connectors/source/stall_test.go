@@ -22,15 +22,15 @@ func TestStallNoticeOnlyWhenTheTargetAcknowledgesNothing(t *testing.T) {
 	slow.reset()
 	busy := newSourcePartition(mirror.TopicPartition{Topic: "orders", Partition: 1}, "A.orders", 9, "")
 	busy.reset()
-	r := &sourceRun{log: slog.New(slog.NewTextHandler(io.Discard, nil)), sourceAlias: "A", targetAlias: "B",
-		parts: []*sourcePartition{slow, busy}, stallAfter: after}
+	w := &stallWatch{log: slog.New(slog.NewTextHandler(io.Discard, nil)), sourceAlias: "A", targetAlias: "B",
+		notices: &noticeBoard{}, parts: []*sourcePartition{slow, busy}, stallAfter: after}
 	check := func(d time.Duration, paused, noticed bool, why string) {
 		t.Helper()
-		r.checkStall(at(d))
-		if got := r.stalled.Load(); got != paused {
+		w.checkStall(at(d))
+		if got := w.stalled.Load(); got != paused {
 			t.Fatalf("at +%s: forwarding paused = %v, want %v: %s", d, got, paused, why)
 		}
-		if _, got := r.notices["target"]; got != noticed {
+		if _, got := w.notices.notices["target"]; got != noticed {
 			t.Fatalf("at +%s: target notice shown = %v, want %v: %s", d, got, noticed, why)
 		}
 	}
@@ -57,7 +57,7 @@ func TestStallNoticeOnlyWhenTheTargetAcknowledgesNothing(t *testing.T) {
 	check(15*time.Second, true, false, "1 s without any acknowledgement")
 	check(16*time.Second, true, false, "exactly stallAfter is not past it")
 	check(16*time.Second+time.Millisecond, true, true, "past stallAfter with nothing acknowledged")
-	if n := r.notices["target"]; n.Kind != NoticeTargetUnreachable {
+	if n := w.notices.notices["target"]; n.Kind != NoticeTargetUnreachable {
 		t.Fatalf("notice kind %q, want %q", n.Kind, NoticeTargetUnreachable)
 	}
 	check(20*time.Second, true, true, "still nothing acknowledged")

@@ -129,23 +129,14 @@ type sourceRun struct {
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
 	// it sets failure and purges: no record is produced after a purge (overdue.go).
-	produceMu  sync.Mutex
-	recreated  atomic.Pointer[identityCheck] // source topics found re-created; the pipeline restarts
-	producer   atomic.Pointer[kafka.Producer]
-	stalled    atomic.Bool   // a partition has had records in flight without acknowledgement for stallAfter
-	stallAfter time.Duration // a quarter of the producer's delivery timeout
-	// Owned by checkStall: how long records have waited with no acknowledgement at all, and whether that has
-	// passed stallAfter (the target_unreachable notice is up).
-	stall       stallClock
-	unreachable bool
-	// overdueAfter is a little less than it: a record unacknowledged that long ends the pipeline
-	// (overdue.go); 0 in exactly-once mode, where a timed-out record aborts its transaction instead.
-	overdueAfter time.Duration
-	remoteIDs    map[string]string // remote topic -> the topic id it had when first seen
-	sourceAdmin  *kafka.Admin      // the current pipeline's admin client on the source (shares the consumer's)
-	limit        *lograte.Limiter
-	taskMetrics  taskMetrics // offset commit time and records in flight (zero without metrics)
-	txns         *sourceTxns // exactly-once mode (transactions.go); nil without it
+	produceMu   sync.Mutex
+	producer    atomic.Pointer[kafka.Producer]
+	ids         *identityWatch // source and remote topic identities (identity.go)
+	stalls      *stallWatch    // stall and overdue watch (stall.go, overdue.go)
+	sourceAdmin *kafka.Admin   // the current pipeline's admin client on the source (shares the consumer's)
+	limit       *lograte.Limiter
+	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
+	txns        *sourceTxns // exactly-once mode (transactions.go); nil without it
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
@@ -193,9 +184,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
 		offsetLagMax: t.cfg.OffsetLagMax,
 		pollTimeout:  min(time.Duration(t.cfg.ConsumerPollTimeoutMs)*time.Millisecond, 100*time.Millisecond),
-		remoteIDs:    map[string]string{},
 		limit:        lograte.New(30 * time.Second),
 	}
+	r.stalls = &stallWatch{notices: &r.noticeBoard, log: r.log, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias}
 	if r.consumerProps, err = t.cfg.ClientProps(clientconfig.ReplicationConsumer, t.id.Connector, index); err != nil {
 		return nil, err
 	}
@@ -226,9 +217,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.TasksMax)
 	connectors.CapDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
-		r.stallAfter = time.Duration(ms) * time.Millisecond / 4
+		r.stalls.stallAfter = time.Duration(ms) * time.Millisecond / 4
 		if !t.eos {
-			r.overdueAfter = overdueAllowance(time.Duration(ms) * time.Millisecond)
+			r.stalls.overdueAfter = overdueAllowance(time.Duration(ms) * time.Millisecond)
 		}
 	}
 	if !t.eos {
@@ -265,12 +256,15 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		r.bySource[tp.Topic] = place(r.bySource[tp.Topic], p)
 		r.byRemote[*p.remote] = place(r.byRemote[*p.remote], p)
 	}
+	r.stalls.parts = r.parts
+	r.ids = &identityWatch{parts: r.parts, bySource: r.bySource, byRemote: r.byRemote, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias,
+		notices: &r.noticeBoard, log: r.log, limit: r.limit, remoteIDs: map[string]string{}}
 	r.commits = &committer{env: env, parts: r.parts, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias, notices: &r.noticeBoard,
 		log: r.log, limit: r.limit}
 	if err := r.loadRanges(ctx); err != nil {
 		return nil, err
 	}
-	r.loadSeenEnds(ctx)
+	r.ids.loadSeenEnds(ctx, env)
 	for _, p := range r.parts { // last: nothing fails after, so the run's end removes every series it made
 		p.metrics = t.partitionMetrics(r.sourceAlias, r.targetAlias, p)
 	}
