@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -58,7 +59,7 @@ func TestFailoverRequests(t *testing.T) {
 	got := decode[map[string]any](t, f.do("GET", "/connectors/src/failover", ""))
 	require.Equal(t, "running", got["state"])
 	require.Equal(t, "draining", got["phase"])
-	require.ErrorIs(t, f.store.FailoverProgress(ctx, taken.ID, "w2", "groups"), store.ErrFenced)
+	require.ErrorIs(t, f.store.FailoverProgress(ctx, taken.ID, "w2", "groups"), kmtype.ErrFenced)
 	require.NoError(t, f.store.FinishFailover(ctx, taken.ID, "w1", json.RawMessage(`{"connector":"src","not_replicated_offsets":3}`), ""))
 	got = decode[map[string]any](t, f.do("GET", "/connectors/src/failover", ""))
 	require.Equal(t, "succeeded", got["state"])

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -95,15 +96,15 @@ func TestConsumerGroupsAndOffsets(t *testing.T) {
 	readOld, readNew, replicated := millisAgo(90*time.Second), millisAgo(5*time.Second), millisAgo(7*time.Second)
 	at := func(o int64) *int64 { return &o }
 	const team = "team/a b%+"
-	require.NoError(t, f.store.PutGroupOffsets(ctx, claim, []string{"orders-app", team}, []store.GroupOffset{
+	require.NoError(t, f.store.PutGroupOffsets(ctx, claim, []string{"orders-app", team}, []kmtype.GroupOffset{
 		{Group: "orders-app", Topic: "orders", Partition: 0, UpstreamOffset: 120, DownstreamTopic: "A.orders", DownstreamOffset: at(118),
-			Exact: true, Basis: store.BasisOffsetMap, Metadata: `{"app":"a<b>&c"}`, ReadAt: readNew, ReplicatedAt: &replicated, Emitted: true},
+			Exact: true, Basis: kmtype.BasisOffsetMap, Metadata: `{"app":"a<b>&c"}`, ReadAt: readNew, ReplicatedAt: &replicated, Emitted: true},
 		{Group: "orders-app", Topic: "orders", Partition: 1, UpstreamOffset: 0, DownstreamTopic: "A.orders", DownstreamOffset: at(0),
-			Exact: true, Basis: store.BasisOffsetMap, Metadata: "abc\x00\xff", ReadAt: readOld, ReplicatedAt: &replicated, Emitted: false},
+			Exact: true, Basis: kmtype.BasisOffsetMap, Metadata: "abc\x00\xff", ReadAt: readOld, ReplicatedAt: &replicated, Emitted: false},
 		{Group: team, Topic: "audit", Partition: 0, UpstreamOffset: 50, DownstreamTopic: "A.audit", DownstreamOffset: at(41),
-			Exact: false, Basis: store.BasisOffsetSyncs, ReadAt: readNew, Emitted: true},
+			Exact: false, Basis: kmtype.BasisOffsetSyncs, ReadAt: readNew, Emitted: true},
 		{Group: team, Topic: "audit", Partition: 3, UpstreamOffset: 7, DownstreamTopic: "A.audit",
-			Exact: false, Basis: store.BasisNone, ReadAt: readNew},
+			Exact: false, Basis: kmtype.BasisNone, ReadAt: readNew},
 	}))
 	ts := func(t time.Time) string { return t.Format("2006-01-02T15:04:05.000Z") }
 
@@ -176,10 +177,10 @@ func TestConsumerGroupNamesRoute(t *testing.T) {
 		"offsets":    "offsets",
 		"with\"quot": "with%22quot",
 	}
-	var offsets []store.GroupOffset
+	var offsets []kmtype.GroupOffset
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		offsets = append(offsets, store.GroupOffset{Group: name, Topic: "t", UpstreamOffset: 1, DownstreamTopic: "A.t",
-			Exact: false, Basis: store.BasisNone, ReadAt: millisAgo(0)})
+		offsets = append(offsets, kmtype.GroupOffset{Group: name, Topic: "t", UpstreamOffset: 1, DownstreamTopic: "A.t",
+			Exact: false, Basis: kmtype.BasisNone, ReadAt: millisAgo(0)})
 	}
 	require.NoError(t, f.store.PutGroupOffsets(ctx, claim, slices.Collect(maps.Keys(names)), offsets))
 	for name, escaped := range names {
@@ -210,8 +211,8 @@ func TestConsumerGroupSchemas(t *testing.T) {
 	f.create("ckpt", checkpointConfig())
 	claim := f.claimCheckpointTask("ckpt")
 	now := millisAgo(0)
-	require.NoError(t, f.store.PutGroupOffsets(ctx, claim, []string{"g"}, []store.GroupOffset{{Group: "g", Topic: "t",
-		DownstreamTopic: "A.t", Basis: store.BasisNone, ReadAt: now, ReplicatedAt: &now}}))
+	require.NoError(t, f.store.PutGroupOffsets(ctx, claim, []string{"g"}, []kmtype.GroupOffset{{Group: "g", Topic: "t",
+		DownstreamTopic: "A.t", Basis: kmtype.BasisNone, ReadAt: now, ReplicatedAt: &now}}))
 
 	var doc struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`

@@ -6,15 +6,16 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
 // unitNotices are the typed notices of one connector instance (task null) or task.
 type unitNotices struct {
-	Task     *int           `json:"task"`
-	State    string         `json:"state"`
-	WorkerID string         `json:"worker_id"`
-	Notices  []store.Notice `json:"notices"`
+	Task     *int            `json:"task"`
+	State    string          `json:"state"`
+	WorkerID string          `json:"worker_id"`
+	Notices  []kmtype.Notice `json:"notices"`
 }
 
 type noticesBody struct {
@@ -42,10 +43,10 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 			id := st.Task
 			u.Task = &id
 		} else if c.TakenOver != nil {
-			u.Notices = append([]store.Notice{takeoverNotice(*c.TakenOver)}, u.Notices...)
+			u.Notices = append([]kmtype.Notice{takeoverNotice(*c.TakenOver)}, u.Notices...)
 		}
 		if u.Notices == nil {
-			u.Notices = []store.Notice{}
+			u.Notices = []kmtype.Notice{}
 		}
 		out.Units = append(out.Units, u)
 	}
@@ -58,8 +59,8 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 // checkpoint connector MM2's checkpoints): it says where it started from, and is no problem.
 const NoticeTookOverFromMM2 = "took_over_from_mm2"
 
-func takeoverNotice(t store.Takeover) store.Notice {
-	return store.Notice{Kind: NoticeTookOverFromMM2, Level: store.NoticeLevelInfo, Topic: t.Topic, Message: takeoverMessage(t)}
+func takeoverNotice(t store.Takeover) kmtype.Notice {
+	return kmtype.Notice{Kind: NoticeTookOverFromMM2, Level: kmtype.NoticeLevelInfo, Topic: t.Topic, Message: takeoverMessage(t)}
 }
 
 // takeoverMessage says what a connector took over: a source connector MM2's offsets, a checkpoint connector

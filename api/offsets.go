@@ -11,6 +11,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/configdef"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -83,7 +84,7 @@ func (s *server) resetOffsets(w http.ResponseWriter, r *http.Request) error {
 	return s.writeOffsets(w, r, c.Name, class, nil, true, managed)
 }
 
-func (s *server) writeOffsets(w http.ResponseWriter, r *http.Request, name, class string, offsets []store.Offset, reset, managed bool) error {
+func (s *server) writeOffsets(w http.ResponseWriter, r *http.Request, name, class string, offsets []kmtype.Offset, reset, managed bool) error {
 	var err error
 	if class == mirrorconfig.SourceConnectorClass && s.worker.ExactlyOnceSource.Enabled() {
 		err = s.requestOffsets(r, name, offsets, reset)
@@ -348,11 +349,11 @@ func validateSourceOffset(partition, offset *jsonObject, onlyZero bool) error {
 
 // toStoreOffsets converts validated offsets for the store. Connect collects them in a map keyed by partition,
 // so a partition given twice keeps its last offset; the store would refuse the duplicate.
-func toStoreOffsets(offsets []normalOffset) []store.Offset {
+func toStoreOffsets(offsets []normalOffset) []kmtype.Offset {
 	index := map[string]int{}
-	var out []store.Offset
+	var out []kmtype.Offset
 	for _, o := range offsets {
-		var so store.Offset
+		var so kmtype.Offset
 		if o.partition != nil {
 			so.Partition = o.partition.values
 		}

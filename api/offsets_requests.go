@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -22,7 +23,7 @@ const offsetsRequestTimeout = 60 * time.Second
 const offsetsRequestPoll = 100 * time.Millisecond
 
 // requestOffsets files the change and waits for its outcome; ErrNotFound and ErrNotStopped as AlterOffsets.
-func (s *server) requestOffsets(r *http.Request, name string, offsets []store.Offset, reset bool) error {
+func (s *server) requestOffsets(r *http.Request, name string, offsets []kmtype.Offset, reset bool) error {
 	id, err := s.store.RequestOffsets(r.Context(), name, offsets, reset)
 	if err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 	"unicode"
 
 	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/parallelism"
-	"github.com/kmirror/kmirror/store"
 )
 
 // openAPI is GET /openapi.json: an OpenAPI 3 description of every route. TestOpenAPIMatchesRouter keeps it and
@@ -325,7 +325,7 @@ func openAPISchemas() obj {
 			"target_topic":  obj{"type": "string", "description": "The topic on the target the group resumes in (A.orders)"},
 			"target_offset": obj{"type": "integer", "format": "int64", "nullable": true, "description": "The offset to resume from on the target; null when it cannot be translated"},
 			"exact":         obj{"type": "boolean", "description": "Resuming at target_offset reads every later record once and none twice"},
-			"basis": obj{"type": "string", "enum": []string{store.BasisOffsetMap, store.BasisOffsetSyncs, store.BasisNone},
+			"basis": obj{"type": "string", "enum": []string{kmtype.BasisOffsetMap, kmtype.BasisOffsetSyncs, kmtype.BasisNone},
 				"description": "offset_map: kmirror's exact source-to-target offset ranges; offset_syncs: MM2's sparse offset syncs (approximate, never ahead); none: nothing to translate with"},
 			"metadata":           obj{"type": "string", "description": "The commit metadata of the group's source offset, as JSON text (bytes that are not valid UTF-8 show as U+FFFD)"},
 			"metadata_base64":    obj{"type": "string", "format": "byte", "nullable": true, "description": "The exact bytes of the commit metadata when they are not valid UTF-8; null otherwise"},

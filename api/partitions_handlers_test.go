@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/api"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -112,14 +113,14 @@ func TestPartitions(t *testing.T) {
 	at := func(o int64) *int64 { return &o }
 	secs := func(s float64) *float64 { return &s }
 	replicated := millisAgo(3 * time.Second)
-	stat := func(p int32, repl int64, end *int64, lag *int64, lagSecs *float64, rps float64, status string) store.PartitionStat {
-		return store.PartitionStat{Topic: "eu-orders", Partition: p, RemoteTopic: "A.eu-orders", ReplicatedOffset: repl, EndOffset: end,
+	stat := func(p int32, repl int64, end *int64, lag *int64, lagSecs *float64, rps float64, status string) kmtype.PartitionStat {
+		return kmtype.PartitionStat{Topic: "eu-orders", Partition: p, RemoteTopic: "A.eu-orders", ReplicatedOffset: repl, EndOffset: end,
 			LagRecords: lag, LagSeconds: lagSecs, RecordsPerSecond: rps, BytesPerSecond: rps * 100, LastReplicatedAt: &replicated, Status: status}
 	}
-	task0 := []store.PartitionStat{stat(0, 1000, at(1000), at(0), secs(0), 100, "ok"), stat(2, 500, nil, nil, nil, 100, "")}
+	task0 := []kmtype.PartitionStat{stat(0, 1000, at(1000), at(0), secs(0), 100, "ok"), stat(2, 500, nil, nil, nil, 100, "")}
 	task0[1].LastReplicatedAt = nil // nothing fetched yet
 	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, task0))
-	require.NoError(t, f.store.PutPartitionStats(ctx, claims[1], worker, []store.PartitionStat{
+	require.NoError(t, f.store.PutPartitionStats(ctx, claims[1], worker, []kmtype.PartitionStat{
 		stat(1, 200, at(5200), at(5000), secs(12.5), 100, "warn"),
 		stat(3, 9000, at(9000), at(0), secs(0), 700, "ok"),
 	}))
@@ -164,15 +165,15 @@ func TestPartitions(t *testing.T) {
 
 	// The next report of a task replaces its partitions' figures; once every partition is caught up, the
 	// verdict says so.
-	caughtUp := func(p int32, off int64, rps float64) store.PartitionStat {
+	caughtUp := func(p int32, off int64, rps float64) kmtype.PartitionStat {
 		return stat(p, off, at(off), at(0), secs(0), rps, "ok")
 	}
-	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, []store.PartitionStat{caughtUp(0, 1100, 0), caughtUp(2, 600, 0)}))
-	require.NoError(t, f.store.PutPartitionStats(ctx, claims[1], worker, []store.PartitionStat{caughtUp(1, 5200, 0), caughtUp(3, 9100, 0)}))
+	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, []kmtype.PartitionStat{caughtUp(0, 1100, 0), caughtUp(2, 600, 0)}))
+	require.NoError(t, f.store.PutPartitionStats(ctx, claims[1], worker, []kmtype.PartitionStat{caughtUp(1, 5200, 0), caughtUp(3, 9100, 0)}))
 	// A task's pipeline figures show in its entry, stamped by the database.
-	require.NoError(t, f.store.PutTaskStat(ctx, claims[1], worker, store.PipelineStat{IntervalSeconds: 2, WaitSourceFraction: 0.9,
+	require.NoError(t, f.store.PutTaskStat(ctx, claims[1], worker, kmtype.PipelineStat{IntervalSeconds: 2, WaitSourceFraction: 0.9,
 		BusyFraction: 0.1, BatchSizeBytes: 1000000, LingerMs: 5, CompressionType: "none", MaxInFlight: 5, WorkerCPUs: 2,
-		Producer: &store.ClientFigures{BatchAvgBytes: 2048, Batches: 10, RTTAvgMs: 1.5}}))
+		Producer: &kmtype.ClientFigures{BatchAvgBytes: 2048, Batches: 10, RTTAvgMs: 1.5}}))
 	got := decode[struct {
 		Totals   map[string]any   `json:"totals"`
 		ByTask   []map[string]any `json:"by_task"`
@@ -201,12 +202,12 @@ func TestPartitionSchemas(t *testing.T) {
 	f := newFixture(t)
 	f.create("mm2", sourceConfigWith("tasks.max", "1"))
 	claims := f.runSourceTasks("mm2", []string{"t-0", "t-1"})
-	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, []store.PartitionStat{
+	require.NoError(t, f.store.PutPartitionStats(ctx, claims[0], worker, []kmtype.PartitionStat{
 		{Topic: "t", Partition: 0, RemoteTopic: "A.t", RecordsPerSecond: 1000},
 		{Topic: "t", Partition: 1, RemoteTopic: "A.t", LagRecords: new(int64), Status: "warn"},
 	}))
-	figures := &store.ClientFigures{BatchAvgBytes: 1, BatchAvgRecords: 1, Batches: 1}
-	require.NoError(t, f.store.PutTaskStat(ctx, claims[0], worker, store.PipelineStat{Producer: figures, Consumer: figures}))
+	figures := &kmtype.ClientFigures{BatchAvgBytes: 1, BatchAvgRecords: 1, Batches: 1}
+	require.NoError(t, f.store.PutTaskStat(ctx, claims[0], worker, kmtype.PipelineStat{Producer: figures, Consumer: figures}))
 
 	var doc struct {
 		Paths      map[string]map[string]json.RawMessage `json:"paths"`

@@ -79,13 +79,13 @@ func checkAndPutName(name string, cfg *props) error {
 	if err := checkNameChars(name); err != nil {
 		return err
 	}
-	if included, ok := cfg.get("name"); ok {
+	if included, ok := cfg.get(mirrorconfig.NameConfig); ok {
 		if included != name {
 			return errorf(http.StatusBadRequest, "Connector name configuration (%s) doesn't match connector name in the URL (%s)", included, name)
 		}
 		return nil
 	}
-	cfg.set("name", &name)
+	cfg.set(mirrorconfig.NameConfig, &name)
 	return nil
 }
 

@@ -31,6 +31,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -501,10 +502,10 @@ func replayPhases(ctx context.Context, fig *checkpointFigures, admin *kafka.Admi
 		return err
 	}
 	defer st.Close()
-	var queries []store.RangeQuery
+	var queries []kmtype.RangeQuery
 	for _, g := range groups {
 		for _, o := range offsets[g] {
-			queries = append(queries, store.RangeQuery{Offset: o.Offset, RangeKey: store.RangeKey{SourceAlias: alias, TargetAlias: "B", Topic: o.Topic, Partition: o.Partition}})
+			queries = append(queries, kmtype.RangeQuery{Offset: o.Offset, RangeKey: kmtype.RangeKey{SourceAlias: alias, TargetAlias: "B", Topic: o.Topic, Partition: o.Partition}})
 		}
 	}
 	if len(queries) != len(groups)*len(pos[groups[0]]) {

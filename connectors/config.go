@@ -9,15 +9,16 @@ import (
 )
 
 // Config is a parsed connector (or task) config: the raw strings, for client settings and task
-// configs, and the typed values of the plugin's definition.
+// configs, and the typed values of the plugin's definition, which a connector reads through its typed
+// struct (MirrorSource, MirrorCheckpoint, MirrorHeartbeat) rather than by key names.
 type Config struct {
 	// Raw is the config as stored: config provider references stay unresolved here, so the task configs
 	// cloned from it (and stored by the leader) never hold a resolved secret.
-	Raw    map[string]string
-	Values configdef.Values
-	Def    *configdef.Def
-	// Kmirror holds the typed values of kmirror's own keys (mirrorconfig.KmirrorDef).
-	Kmirror configdef.Values
+	Raw map[string]string
+	Def *configdef.Def
+	// Kmirror holds kmirror's own keys (mirrorconfig.KmirrorDef).
+	Kmirror mirrorconfig.KmirrorConfig
+	values  configdef.Values
 	// clients are the operator's rules for client settings: allowed files, config providers.
 	clients clientconfig.Options
 }
@@ -28,15 +29,31 @@ func ParseConfig(p mirrorconfig.Plugin, raw map[string]string, clients clientcon
 	if err != nil {
 		return Config{}, fmt.Errorf("parse config: %w", err)
 	}
-	k, err := mirrorconfig.KmirrorDef(p).Parse(raw)
+	k, err := mirrorconfig.ParseKmirror(p, raw)
 	if err != nil {
 		return Config{}, fmt.Errorf("parse config: %w", err)
 	}
-	return Config{Raw: raw, Values: v, Def: def, Kmirror: k, clients: clients}, nil
+	return Config{Raw: raw, values: v, Def: def, Kmirror: k, clients: clients}, nil
 }
 
-func (c Config) SourceAlias() string { return c.Values.String("source.cluster.alias") }
-func (c Config) TargetAlias() string { return c.Values.String("target.cluster.alias") }
+// MirrorSource returns the keys of a MirrorSourceConnector config (or of its tasks), typed; the config of
+// another connector is a programming error and panics.
+func (c Config) MirrorSource() mirrorconfig.SourceConfig {
+	return mirrorconfig.ReadSourceConfig(c.values)
+}
+
+// MirrorCheckpoint is MirrorSource for a MirrorCheckpointConnector config.
+func (c Config) MirrorCheckpoint() mirrorconfig.CheckpointConfig {
+	return mirrorconfig.ReadCheckpointConfig(c.values)
+}
+
+// MirrorHeartbeat is MirrorSource for a MirrorHeartbeatConnector config.
+func (c Config) MirrorHeartbeat() mirrorconfig.HeartbeatConfig {
+	return mirrorconfig.ReadHeartbeatConfig(c.values)
+}
+
+func (c Config) SourceAlias() string { return c.values.String(mirrorconfig.SourceClusterAliasConfig) }
+func (c Config) TargetAlias() string { return c.values.String(mirrorconfig.TargetClusterAliasConfig) }
 
 // clientProps resolves a client's Java settings through MM2's prefix chain, resolves their config provider
 // references (so a changed secret is read again each time a task starts) and translates them to librdkafka.

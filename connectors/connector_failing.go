@@ -127,7 +127,7 @@ func (f *FailingJobs) TasksOnPreviousConfig(ctx context.Context) (bool, error) {
 
 // taskOnlyKeys are the keys MM2's connectors (and kmirror's planner: how the set was dealt, a task's last move
 // by load) add to their config to make a task config.
-var taskOnlyKeys = []string{TaskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, AssignedGroupsKey,
+var taskOnlyKeys = []string{TaskClassKey, mirror.TaskAssignedPartitionsConfig, mirror.TaskIndexConfig, mirror.TaskAssignedGroupsConfig,
 	mirror.TaskAssignedByConfig, mirror.TaskLastMoveConfig}
 
 // PlannedFrom tells whether taskConfig was planned from connectorConfig. A task config of MM2's connectors is

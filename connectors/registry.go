@@ -7,6 +7,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -17,9 +18,6 @@ const (
 	HeartbeatTaskClass  = "org.apache.kafka.connect.mirror.MirrorHeartbeatTask"
 	TaskClassKey        = "task.class"
 )
-
-// AssignedGroupsKey is the task config key carrying a checkpoint task's groups, comma-joined as MM2 does.
-const AssignedGroupsKey = "task.assigned.groups"
 
 // A Plugin is one of MM2's connectors: it makes the connector and its tasks from configs the registry parsed.
 type Plugin interface {
@@ -37,7 +35,7 @@ type OffsetsPlugin interface {
 	// WritesOffsets tells whether its connectors keep offsets outside PostgreSQL on this worker.
 	WritesOffsets() bool
 	// WriteOffsets writes a connector's altered (or, with reset, cleared) offsets there.
-	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []tasks.Offset, reset bool) error
+	WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg Config, offsets []kmtype.Offset, reset bool) error
 }
 
 // A StoppedPlugin is a Plugin whose connectors keep looking at their source while STOPPED; the registry
@@ -75,9 +73,9 @@ var (
 
 // NewConnector returns the connector instance for config's connector.class.
 func (r *Registry) NewConnector(name string, config map[string]string) (tasks.Connector, error) {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
-		return nil, fmt.Errorf("unknown connector class %q", config["connector.class"])
+		return nil, fmt.Errorf("unknown connector class %q", config[mirrorconfig.ConnectorClassConfig])
 	}
 	cfg, err := ParseConfig(p, config, r.clients)
 	if err != nil {
@@ -114,7 +112,7 @@ func (r *Registry) WritesOffsets(config map[string]string) bool {
 
 // WriteOffsets implements tasks.OffsetsWriter: a connector's altered or reset offsets are written where it
 // keeps them outside PostgreSQL, if it does.
-func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []tasks.Offset, reset bool) error {
+func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []kmtype.Offset, reset bool) error {
 	w, ok := r.offsetsPlugin(config)
 	if !ok || !w.WritesOffsets() {
 		return nil
@@ -128,7 +126,7 @@ func (r *Registry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, conne
 }
 
 func (r *Registry) offsetsPlugin(config map[string]string) (OffsetsPlugin, bool) {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
 		return nil, false
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -40,7 +41,7 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	var offsets []store.Offset
+	var offsets []kmtype.Offset
 	for _, e := range before.TargetEnds {
 		if !o.flow.Topics.Accepts(e.Topic) || e.Offset == 0 {
 			continue // nothing of it predates the failover: all of it is copied
@@ -49,7 +50,7 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		if c, ok := committed[partitionID(e.Topic, e.Partition)]; ok && c >= last {
 			continue
 		}
-		offsets = append(offsets, store.Offset{
+		offsets = append(offsets, kmtype.Offset{
 			Partition: map[string]any{"cluster": o.flow.SourceAlias, "topic": e.Topic, "partition": e.Partition},
 			Offset:    map[string]any{"offset": last},
 		})
@@ -99,20 +100,20 @@ func (o *operation) translateBack(ctx context.Context, flow *flow, p *GroupPosit
 	if !remote || src != flow.TargetAlias {
 		return false, nil
 	}
-	key := store.RangeKey{SourceAlias: flow.TargetAlias, TargetAlias: flow.SourceAlias, Topic: flow.Policy.OriginalTopic(p.SourceTopic), Partition: p.Partition}
+	key := kmtype.RangeKey{SourceAlias: flow.TargetAlias, TargetAlias: flow.SourceAlias, Topic: flow.Policy.OriginalTopic(p.SourceTopic), Partition: p.Partition}
 	r, err := o.store.OffsetRangeAtTarget(ctx, key, p.SourceOffset)
 	if err != nil || r == nil {
 		return false, err
 	}
 	d, exact := sourceOffsetOf(r, p.SourceOffset)
-	p.TargetTopic, p.TargetOffset, p.Exact, p.Basis = key.Topic, &d, exact, store.BasisOffsetMap
+	p.TargetTopic, p.TargetOffset, p.Exact, p.Basis = key.Topic, &d, exact, kmtype.BasisOffsetMap
 	return true, nil
 }
 
 // sourceOffsetOf translates target, a position on the target of the range r that starts last at or before it,
 // to the source: where a consumer resumes on the source to read what it would have read on the target from
 // target on.
-func sourceOffsetOf(r *store.OffsetRange, target int64) (offset int64, exact bool) {
+func sourceOffsetOf(r *kmtype.OffsetRange, target int64) (offset int64, exact bool) {
 	at := target - r.TargetStart
 	offset, exact = r.SourceStart+at, !r.Uncommitted
 	if end := r.SourceEnd - r.SourceStart; at > end {

@@ -3,7 +3,7 @@ package failover
 import (
 	"testing"
 
-	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // TestSourceOffsetOf checks the backward translation of a position on the target: inside a range one to one,
@@ -12,7 +12,7 @@ import (
 func TestSourceOffsetOf(t *testing.T) {
 	// Source offsets 100..149 were written at target offsets 10..59; the source's next record is at 160
 	// (offsets 150..159 hold no record: a transaction marker, compacted records).
-	r := &store.OffsetRange{SourceStart: 100, SourceEnd: 149, TargetStart: 10, SourceNext: 160}
+	r := &kmtype.OffsetRange{SourceStart: 100, SourceEnd: 149, TargetStart: 10, SourceNext: 160}
 	for _, c := range []struct {
 		target int64
 		want   int64

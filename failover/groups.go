@@ -12,6 +12,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -99,7 +100,7 @@ func (o *operation) moveGroups(ctx context.Context, rep *Report, cp string, flow
 	for i, g := range summaries {
 		groups[i] = g.Group
 	}
-	last := map[string][]store.GroupOffset{}
+	last := map[string][]kmtype.GroupOffset{}
 	for _, g := range groups {
 		offs, err := o.store.ConnectorGroupOffsets(ctx, cp, g)
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -143,10 +144,10 @@ func (o *operation) moveGroups(ctx context.Context, rep *Report, cp string, flow
 
 // translate fills in each row's target offset: exactly from the offset map where it covers the position, else
 // the checkpoint connector's own translation of the same position (MM2's offset syncs), else none.
-func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last map[string][]store.GroupOffset) error {
-	queries := make([]store.RangeQuery, len(rows))
+func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last map[string][]kmtype.GroupOffset) error {
+	queries := make([]kmtype.RangeQuery, len(rows))
 	for i, r := range rows {
-		queries[i] = store.RangeQuery{Offset: r.pos.SourceOffset, RangeKey: store.RangeKey{SourceAlias: flow.SourceAlias, TargetAlias: flow.TargetAlias,
+		queries[i] = kmtype.RangeQuery{Offset: r.pos.SourceOffset, RangeKey: kmtype.RangeKey{SourceAlias: flow.SourceAlias, TargetAlias: flow.TargetAlias,
 			Topic: r.pos.SourceTopic, Partition: r.pos.Partition}}
 	}
 	around, err := o.store.OffsetRangesAround(ctx, queries)
@@ -155,7 +156,7 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 	}
 	for i := range rows {
 		p := &rows[i].pos
-		p.Basis = store.BasisNone
+		p.Basis = kmtype.BasisNone
 		if back, err := o.translateBack(ctx, flow, p); err != nil || back {
 			if err != nil {
 				return err
@@ -164,7 +165,7 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 		}
 		if a, ok := offsetmap.Translate(rangeOf(around[i].Prev), rangeOf(around[i].Next), p.SourceOffset); ok {
 			d := a.Offset
-			p.TargetOffset, p.Exact, p.Basis = &d, a.Exact, store.BasisOffsetMap
+			p.TargetOffset, p.Exact, p.Basis = &d, a.Exact, kmtype.BasisOffsetMap
 			continue
 		}
 		for _, l := range last[rows[i].group] {
@@ -177,7 +178,7 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 	return nil
 }
 
-func rangeOf(r *store.OffsetRange) *offsetmap.Range {
+func rangeOf(r *kmtype.OffsetRange) *offsetmap.Range {
 	if r == nil {
 		return nil
 	}

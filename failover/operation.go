@@ -13,6 +13,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -294,7 +295,7 @@ func (o *operation) positions(ctx context.Context) (map[kafka.PartitionID]int64,
 	if err != nil {
 		return nil, err
 	}
-	keys := make([]store.RangeKey, 0, len(o.parts))
+	keys := make([]kmtype.RangeKey, 0, len(o.parts))
 	for _, id := range o.parts {
 		keys = append(keys, o.rangeKey(id))
 	}
@@ -316,8 +317,8 @@ func (o *operation) positions(ctx context.Context) (map[kafka.PartitionID]int64,
 	return out, nil
 }
 
-func (o *operation) rangeKey(id kafka.PartitionID) store.RangeKey {
-	return store.RangeKey{SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias, Topic: id.Topic, Partition: id.Partition}
+func (o *operation) rangeKey(id kafka.PartitionID) kmtype.RangeKey {
+	return kmtype.RangeKey{SourceAlias: o.flow.SourceAlias, TargetAlias: o.flow.TargetAlias, Topic: id.Topic, Partition: id.Partition}
 }
 
 // partitionReports fills in each partition's report: what is on the target, and the range that is not.

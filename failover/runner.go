@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -71,7 +72,7 @@ func (r *Runner) run(ctx context.Context, f store.Failover) {
 		return r.store.FailoverProgress(ctx, f.ID, r.workerID, phase)
 	}}
 	rep, err := op.run(ctx)
-	if ctx.Err() != nil || errors.Is(err, store.ErrFenced) {
+	if ctx.Err() != nil || errors.Is(err, kmtype.ErrFenced) {
 		log.Info(f.Kind+" left to another worker", "error", err)
 		return
 	}

@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
-// TaskPipeline is what a task last measured of its pipeline (store.PipelineStat), with its age.
+// TaskPipeline is what a task last measured of its pipeline (kmtype.PipelineStat), with its age.
 type TaskPipeline struct {
-	store.PipelineStat
+	kmtype.PipelineStat
 	UpdatedAt string `json:"updated_at"`
 	Stale     bool   `json:"stale"`
 }
@@ -207,14 +207,14 @@ func taskBusy(ts []TaskEntry) Verdict {
 }
 
 // meanPipeline averages the figures of tasks (their settings are the connector's, so the first task's).
-func meanPipeline(ts []TaskEntry) store.PipelineStat {
+func meanPipeline(ts []TaskEntry) kmtype.PipelineStat {
 	out := ts[0].Pipeline.PipelineStat
 	if len(ts) == 1 {
 		return out
 	}
 	n := float64(len(ts))
 	out.WaitSourceFraction, out.WaitTargetFraction, out.BusyFraction = 0, 0, 0
-	var pr store.ClientFigures
+	var pr kmtype.ClientFigures
 	producers := 0.0
 	for _, t := range ts {
 		p := t.Pipeline

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -115,11 +116,11 @@ func databaseNow(workers []store.Worker) time.Time {
 type Facts struct {
 	Name        string
 	TasksMax    int
-	Stats       []store.PartitionStat // by topic and partition
-	TaskStats   []store.TaskStat      // by task id
-	TaskConfigs []store.TaskConfig    // by task id
-	Statuses    []store.Status        // of the tasks, by task id
-	Now         time.Time             // the database's clock
+	Stats       []kmtype.PartitionStat // by topic and partition
+	TaskStats   []store.TaskStat       // by task id
+	TaskConfigs []store.TaskConfig     // by task id
+	Statuses    []store.Status         // of the tasks, by task id
+	Now         time.Time              // the database's clock
 	LiveWorkers int
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -369,9 +370,9 @@ func TestPartitionsReport(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	at := func(ago time.Duration) time.Time { return now.Add(-ago) }
-	stat := func(p int32, task int, rps float64, lag int64, status string, updated time.Time) store.PartitionStat {
+	stat := func(p int32, task int, rps float64, lag int64, status string, updated time.Time) kmtype.PartitionStat {
 		end := 1000 + lag
-		return store.PartitionStat{Topic: "orders", Partition: p, RemoteTopic: "A.orders", Task: task, WorkerID: "w1",
+		return kmtype.PartitionStat{Topic: "orders", Partition: p, RemoteTopic: "A.orders", Task: task, WorkerID: "w1",
 			ReplicatedOffset: 1000, EndOffset: &end, LagRecords: &lag, LagSeconds: ptr(float64(lag) / 100), RecordsPerSecond: rps,
 			BytesPerSecond: rps * 100, Status: status, UpdatedAt: updated}
 	}
@@ -385,7 +386,7 @@ func TestPartitionsReport(t *testing.T) {
 	}
 	f := Facts{
 		Name: "c", TasksMax: 3, Now: now, LiveWorkers: 2,
-		Stats: []store.PartitionStat{
+		Stats: []kmtype.PartitionStat{
 			stat(0, 0, 300, 0, statusOK, at(time.Second)),
 			stat(1, 1, 500, 0, statusOK, at(11*time.Second)), // stale
 			stat(2, 2, 100, 20, statusWarn, at(10*time.Second)),

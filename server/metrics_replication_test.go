@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/server"
 	"github.com/kmirror/kmirror/store"
 )
@@ -83,11 +84,11 @@ func openStore(t *testing.T, k *kmirror) *store.Store {
 }
 
 // partitionStats returns the connector's published partition stats by partition of one source topic.
-func partitionStats(t *testing.T, st *store.Store, connector, topic string) map[int32]store.PartitionStat {
+func partitionStats(t *testing.T, st *store.Store, connector, topic string) map[int32]kmtype.PartitionStat {
 	t.Helper()
 	all, err := st.ConnectorPartitionStats(context.Background(), connector)
 	require.NoError(t, err)
-	out := map[int32]store.PartitionStat{}
+	out := map[int32]kmtype.PartitionStat{}
 	for _, s := range all {
 		if s.Topic == topic {
 			out[s.Partition] = s
@@ -98,7 +99,7 @@ func partitionStats(t *testing.T, st *store.Store, connector, topic string) map[
 
 // caughtUp tells whether the stats of every partition say it is replicated up to ends (Kafka's own end
 // offsets), with status ok and the source timestamp of its last record; it says why not otherwise.
-func caughtUp(stats map[int32]store.PartitionStat, remote string, ends []int64, lastTS map[int32]time.Time) (bool, string) {
+func caughtUp(stats map[int32]kmtype.PartitionStat, remote string, ends []int64, lastTS map[int32]time.Time) (bool, string) {
 	if len(stats) != len(ends) {
 		return false, fmt.Sprintf("%d partitions published, want %d", len(stats), len(ends))
 	}

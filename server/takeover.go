@@ -13,6 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2file"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -21,7 +22,7 @@ const takeoverTimeout = time.Minute
 
 // takeover is what a connector the declaration is about to create takes over from Java MM2.
 type takeover struct {
-	offsets []store.Offset
+	offsets []kmtype.Offset
 	took    *store.Takeover
 }
 
@@ -104,7 +105,7 @@ func readMM2Checkpoints(ctx context.Context, clients clientconfig.Options, c mm2
 	return took
 }
 
-func readMM2Offsets(ctx context.Context, clients clientconfig.Options, c mm2file.Connector, log *slog.Logger) ([]store.Offset, error) {
+func readMM2Offsets(ctx context.Context, clients clientconfig.Options, c mm2file.Connector, log *slog.Logger) ([]kmtype.Offset, error) {
 	p, _ := mirrorconfig.LookupPlugin(c.Class)
 	cfg, err := clients.Client(clientconfig.CheckpointsConsumer, c.Config, mirrorconfig.ConfigDef(p).Has, nil)
 	if err != nil {
@@ -129,9 +130,9 @@ func readMM2Offsets(ctx context.Context, clients clientconfig.Options, c mm2file
 	stats := col.Stats()
 	log.Info("taking over from Java MM2: its committed source offsets start the connector", "connector", c.Name, "topic", topic,
 		"records", read.Records, "partitions", len(found), "malformed", stats.Malformed)
-	out := make([]store.Offset, 0, len(found))
+	out := make([]kmtype.Offset, 0, len(found))
 	for _, o := range found {
-		out = append(out, store.Offset{
+		out = append(out, kmtype.Offset{
 			Partition: map[string]any{"cluster": o.Source.Cluster, "partition": o.Source.Partition, "topic": o.Source.Topic},
 			Offset:    map[string]any{"offset": o.Offset},
 		})

@@ -7,6 +7,8 @@ import (
 	"maps"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // ConnectorUnit is the task id of a connector instance in assignments and statuses.
@@ -96,7 +98,7 @@ func (s *Store) ApplyReassignments(ctx context.Context, leaderID string, leaderE
 			return err
 		}
 		if !ok {
-			return ErrFenced
+			return kmtype.ErrFenced
 		}
 		for _, ch := range changes {
 			if ch.WorkerID == "" {
@@ -180,7 +182,7 @@ func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, er
 			err := tx.QueryRow(ctx, "SELECT generation FROM task_configs WHERE connector_name = $1 AND task_id = $2 FOR SHARE",
 				w.Connector, w.Task).Scan(&gen)
 			if err == pgx.ErrNoRows || (err == nil && gen != w.Generation) {
-				return ErrFenced
+				return kmtype.ErrFenced
 			}
 			if err != nil {
 				return err
@@ -192,7 +194,7 @@ func (s *Store) ClaimUnit(ctx context.Context, w Work, session int64) (Claim, er
 			SELECT a.worker_id, a.epoch, `+heldBy("a")+` AND a.run_session <> $3 FROM assignments a
 			WHERE a.connector_name = $1 AND a.task_id = $2 FOR UPDATE`, w.Connector, w.Task, session).Scan(&worker, &epoch, &held)
 		if err == pgx.ErrNoRows || (err == nil && (worker != w.WorkerID || epoch != w.Epoch)) {
-			return ErrFenced
+			return kmtype.ErrFenced
 		}
 		if err != nil {
 			return err
@@ -232,7 +234,7 @@ func (s *Store) ReleaseUnit(ctx context.Context, c Claim, final *Status) error {
 		if final != nil {
 			st := s.hidden(*final)
 			st.Unit, st.Epoch = c.Unit, c.Epoch
-			if err := putStatus(ctx, tx, st); err != nil && !errors.Is(err, ErrFenced) && !errors.Is(err, ErrNotFound) {
+			if err := putStatus(ctx, tx, st); err != nil && !errors.Is(err, kmtype.ErrFenced) && !errors.Is(err, ErrNotFound) {
 				return err
 			}
 		}
@@ -264,7 +266,7 @@ func holdClaim(ctx context.Context, tx pgx.Tx, c Claim) (removed bool, err error
 	err = tx.QueryRow(ctx, `SELECT `+heldBy("a")+`, a.worker_id FROM assignments a
 		WHERE a.connector_name = $1 AND a.task_id = $2 AND a.run_epoch = $3 FOR SHARE`, c.Connector, c.Task, c.Epoch).Scan(&held, &worker)
 	if err == pgx.ErrNoRows || (err == nil && !held) {
-		return false, ErrFenced
+		return false, kmtype.ErrFenced
 	}
 	return worker == "", err
 }

@@ -8,6 +8,8 @@ import (
 	"maps"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // declareLock is the advisory lock key that serialises declarations: workers starting together declare one
@@ -20,7 +22,7 @@ type Declared struct {
 	Config map[string]string
 	// Offsets are stored with the connector when the declaration creates it, in the same transaction, so that
 	// its tasks start from them: the offsets of the Java MM2 it takes over from. Ignored for one that exists.
-	Offsets []Offset
+	Offsets []kmtype.Offset
 	// TakenOver, kept with the connector when the declaration creates it, says what it takes over from Java
 	// MM2 (its At is set to the creation time). Ignored for one that exists.
 	TakenOver *Takeover

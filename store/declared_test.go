@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -29,7 +30,7 @@ func TestDeclareConverges(t *testing.T) {
 	require.NoError(t, err)
 
 	x := declared("A->B.x", "1")
-	x.Offsets = []store.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": 41}}}
+	x.Offsets = []kmtype.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": 0}, Offset: map[string]any{"offset": 41}}}
 	x.TakenOver = &store.Takeover{Topic: "mm2-offsets.A.internal", Partitions: 1}
 	res, err := s.Declare(ctx, file, []store.Declared{x, declared("A->B.y", "1"), declared("rest", "1")}, everything)
 	require.NoError(t, err)

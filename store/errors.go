@@ -7,9 +7,6 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrAlreadyExists is returned when creating a row whose key is taken.
 	ErrAlreadyExists = errors.New("already exists")
-	// ErrFenced is returned when a write comes from a run that no longer holds its unit, or from a worker session
-	// that was declared dead: the unit has been reassigned, restarted or abandoned and the writer must stop.
-	ErrFenced = errors.New("fenced: assignment epoch is no longer current")
 	// ErrUnitBusy is returned when a unit cannot be claimed yet: its previous run (or a run of an older task
 	// generation of its connector) still holds it. The claimer tries again after the release.
 	ErrUnitBusy = errors.New("unit is still held by its previous run")

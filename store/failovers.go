@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Failover operations (migrations/011_failovers.sql): the REST API files one (RequestFailover) and reads it back
@@ -172,7 +174,7 @@ func (s *Store) FailoverProgress(ctx context.Context, id int64, worker, phase st
 		return fmt.Errorf("record the progress of failover %d: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("record the progress of failover %d: %w", id, ErrFenced)
+		return fmt.Errorf("record the progress of failover %d: %w", id, kmtype.ErrFenced)
 	}
 	return nil
 }
@@ -195,7 +197,7 @@ func (s *Store) FinishFailover(ctx context.Context, id int64, worker string, rep
 		return fmt.Errorf("finish failover %d: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("finish failover %d: %w", id, ErrFenced)
+		return fmt.Errorf("finish failover %d: %w", id, kmtype.ErrFenced)
 	}
 	return nil
 }
@@ -220,8 +222,8 @@ func (s *Store) ConnectorDrained(ctx context.Context, connector string) (bool, e
 
 // OffsetRangeAtTarget returns the offset-map range of key whose target offsets start last at or before target
 // (nil when none does): the inverse lookup, from a position on the target back to the source.
-func (s *Store) OffsetRangeAtTarget(ctx context.Context, key RangeKey, target int64) (*OffsetRange, error) {
-	r := OffsetRange{RangeKey: key}
+func (s *Store) OffsetRangeAtTarget(ctx context.Context, key kmtype.RangeKey, target int64) (*kmtype.OffsetRange, error) {
+	r := kmtype.OffsetRange{RangeKey: key}
 	err := s.pool.QueryRow(ctx, `
 		SELECT source_id, source_start, source_end, target_start, source_next, gap_before, unmapped_before, uncommitted, updated_at
 		FROM offset_ranges WHERE source_alias = $1 AND target_alias = $2 AND topic = $3 AND partition = $4 AND target_start <= $5

@@ -3,53 +3,17 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
-
-// Bases of a group offset translation.
-const (
-	BasisOffsetMap   = "offset_map"   // kmirror's exact offset map
-	BasisOffsetSyncs = "offset_syncs" // MM2's offset syncs (approximate, never ahead)
-	BasisNone        = "none"         // nothing to translate with
-)
-
-// GroupOffset is a checkpoint connector's latest translation of one consumer group's position in one source
-// partition.
-type GroupOffset struct {
-	Group          string
-	Topic          string // the source topic
-	Partition      int32
-	UpstreamOffset int64 // the group's committed offset on the source
-	// DownstreamTopic and DownstreamOffset are where the group resumes on the target; DownstreamOffset is nil
-	// when the position cannot be translated (Basis says why).
-	DownstreamTopic  string
-	DownstreamOffset *int64
-	Exact            bool
-	Basis            string
-	// Metadata is the group's commit metadata, byte for byte as Kafka keeps it (any bytes, NUL included).
-	Metadata string
-	// ReadAt is when the group's offsets were read on the source; ReplicatedAt is when the offset map behind
-	// the translation last grew (nil for other bases).
-	ReadAt       time.Time
-	ReplicatedAt *time.Time
-	// Emitted says a checkpoint for this translation is on the checkpoints topic.
-	Emitted bool
-}
-
-// TextStorable reports whether s can be stored as PostgreSQL text: valid UTF-8 without NUL. A Kafka group id is
-// any string its client sent, so one may not be.
-func TextStorable(s string) bool {
-	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
-}
 
 // PutGroupOffsets replaces the stored translations of groups with offsets, for the run holding claim;
 // ErrFenced once it no longer holds its unit, ErrUnstorableText when a group id is not TextStorable (nothing
 // is stored then).
-func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, offsets []GroupOffset) error {
+func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, offsets []kmtype.GroupOffset) error {
 	n := len(offsets)
 	gs, topics, dtopics, bases := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	metas := make([][]byte, n)
@@ -64,7 +28,7 @@ func (s *Store) PutGroupOffsets(ctx context.Context, c Claim, groups []string, o
 		exact[i], bases[i], metas[i], readAt[i], replAt[i], emitted[i] = o.Exact, o.Basis, []byte(o.Metadata), o.ReadAt, o.ReplicatedAt, o.Emitted
 	}
 	for _, g := range groups {
-		if !TextStorable(g) {
+		if !kmtype.TextStorable(g) {
 			return fmt.Errorf("store group offsets of %s-%d: group %q: %w", c.Connector, c.Task, g, ErrUnstorableText)
 		}
 	}
@@ -135,7 +99,7 @@ func (s *Store) ConnectorGroups(ctx context.Context, connector string) ([]GroupS
 
 // ConnectorGroupOffsets returns a group's translations, by topic and partition; ErrNotFound if the connector
 // does not exist or has no translation for the group.
-func (s *Store) ConnectorGroupOffsets(ctx context.Context, connector, group string) ([]GroupOffset, error) {
+func (s *Store) ConnectorGroupOffsets(ctx context.Context, connector, group string) ([]kmtype.GroupOffset, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT group_id, topic, partition, upstream_offset, downstream_topic, downstream_offset, exact, basis, metadata,
 			read_at, replicated_at, emitted
@@ -143,8 +107,8 @@ func (s *Store) ConnectorGroupOffsets(ctx context.Context, connector, group stri
 	if err != nil {
 		return nil, fmt.Errorf("read offsets of group %q of %q: %w", group, connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (GroupOffset, error) {
-		var g GroupOffset
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.GroupOffset, error) {
+		var g kmtype.GroupOffset
 		var meta []byte
 		err := r.Scan(&g.Group, &g.Topic, &g.Partition, &g.UpstreamOffset, &g.DownstreamTopic, &g.DownstreamOffset, &g.Exact,
 			&g.Basis, &meta, &g.ReadAt, &g.ReplicatedAt, &g.Emitted)

@@ -5,18 +5,14 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Loss is a lasting notice of a connector about records lost for good, with the key that identifies it.
-type Loss struct {
-	Key    string
-	Notice Notice
-}
+	"github.com/kmirror/kmirror/kmtype"
+)
 
 // PutLoss records (or replaces) a lasting loss notice of the connector whose unit the run holding claim holds,
 // and keeps only its newest keep notices. ErrFenced once the claim no longer holds the unit.
-func (s *Store) PutLoss(ctx context.Context, c Claim, loss Loss, keep int) error {
-	n := s.hidden(Status{Notices: []Notice{loss.Notice}}).Notices[0]
+func (s *Store) PutLoss(ctx context.Context, c Claim, loss kmtype.Loss, keep int) error {
+	n := s.hidden(Status{Notices: []kmtype.Notice{loss.Notice}}).Notices[0]
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		if _, err := holdClaim(ctx, tx, c); err != nil {
 			return err
@@ -39,13 +35,13 @@ func (s *Store) PutLoss(ctx context.Context, c Claim, loss Loss, keep int) error
 }
 
 // Losses returns the connector's lasting loss notices, oldest first.
-func (s *Store) Losses(ctx context.Context, connector string) ([]Loss, error) {
+func (s *Store) Losses(ctx context.Context, connector string) ([]kmtype.Loss, error) {
 	rows, err := s.pool.Query(ctx, `SELECT key, notice FROM connector_losses WHERE connector_name = $1 ORDER BY created_at, key`, connector)
 	if err != nil {
 		return nil, fmt.Errorf("read the losses of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Loss, error) {
-		var l Loss
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.Loss, error) {
+		var l kmtype.Loss
 		return l, r.Scan(&l.Key, &l.Notice)
 	})
 	if err != nil {

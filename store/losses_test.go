@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -17,9 +18,9 @@ func TestLossesLastUntilRestart(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.New(t)
 	conn, _ := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}})
-	loss := func(key string) store.Loss {
+	loss := func(key string) kmtype.Loss {
 		p, first, last := int32(0), int64(1), int64(9)
-		return store.Loss{Key: key, Notice: store.Notice{Kind: "data_not_replicated", Message: "lost " + key, Topic: "t",
+		return kmtype.Loss{Key: key, Notice: kmtype.Notice{Kind: "data_not_replicated", Message: "lost " + key, Topic: "t",
 			Partition: &p, FirstOffset: &first, LastOffset: &last}}
 	}
 	for _, k := range []string{"a", "b", "c", "b"} {
@@ -27,9 +28,9 @@ func TestLossesLastUntilRestart(t *testing.T) {
 	}
 	got, err := s.Losses(ctx, "c")
 	require.NoError(t, err)
-	require.Equal(t, []store.Loss{loss("b"), loss("c")}, got, "only the newest are kept, oldest first")
+	require.Equal(t, []kmtype.Loss{loss("b"), loss("c")}, got, "only the newest are kept, oldest first")
 
-	require.ErrorIs(t, s.PutLoss(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, loss("d"), 2), store.ErrFenced)
+	require.ErrorIs(t, s.PutLoss(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, loss("d"), 2), kmtype.ErrFenced)
 
 	task := 0
 	require.NoError(t, s.RequestRestart(ctx, store.RestartRequest{Connector: "c", Task: &task}))

@@ -6,40 +6,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
-
-// RangeKey names a replicated partition: a source topic-partition of a cluster pair.
-type RangeKey struct {
-	SourceAlias, TargetAlias string
-	Topic                    string
-	Partition                int32
-}
-
-// OffsetRange is one range of the offset map (connectors/offsetmap): source offsets SourceStart..SourceEnd were
-// written one to one at target offsets TargetStart.., and no source record lies in (SourceEnd, SourceNext).
-type OffsetRange struct {
-	RangeKey
-	SourceID                            string // the source topic's id the offsets belong to ("" unknown)
-	SourceStart, SourceEnd, TargetStart int64
-	SourceNext                          int64
-	// GapBefore is how many source offsets right before SourceStart are known to hold no record (0: unknown).
-	GapBefore int64
-	// UnmappedBefore says records before the range's gap, after the previous range, were replicated at target
-	// offsets the map does not know.
-	UnmappedBefore bool
-	// Uncommitted says the range may hold copies of records of aborted source transactions (read uncommitted
-	// from a partition that holds transactions): no translation into it is exact.
-	Uncommitted bool
-	// Rewind makes the range supersede every other stored range of its partition that it overlaps, that
-	// follows it in the source, that ends at or after its target start, or that belongs to another source id.
-	Rewind bool
-	// UpdatedAt is when the range last grew (read only).
-	UpdatedAt time.Time
-}
 
 // CommitProgress stores offsets and the offset-map ranges that cover them for the run holding claim, in one
 // transaction; ErrFenced once the run no longer holds its unit.
-func (s *Store) CommitProgress(ctx context.Context, c Claim, offsets []Offset, ranges []OffsetRange) error {
+func (s *Store) CommitProgress(ctx context.Context, c Claim, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error {
 	keys, parts, offs, err := encodeOffsets(offsets)
 	if err != nil {
 		return fmt.Errorf("commit offsets of %s-%d: %w", c.Connector, c.Task, err)
@@ -65,7 +38,7 @@ func (s *Store) CommitProgress(ctx context.Context, c Claim, offsets []Offset, r
 	return nil
 }
 
-func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []OffsetRange) error {
+func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []kmtype.OffsetRange) error {
 	if len(ranges) == 0 {
 		return nil
 	}
@@ -111,8 +84,8 @@ func putRanges(ctx context.Context, tx pgx.Tx, connector string, ranges []Offset
 }
 
 // LastOffsetRanges returns the newest stored range of each partition that has one.
-func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error) {
-	out := map[RangeKey]OffsetRange{}
+func (s *Store) LastOffsetRanges(ctx context.Context, keys []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error) {
+	out := map[kmtype.RangeKey]kmtype.OffsetRange{}
 	if len(keys) == 0 {
 		return out, nil
 	}
@@ -126,8 +99,8 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	if err != nil {
 		return nil, fmt.Errorf("read offset ranges: %w", err)
 	}
-	ranges, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (OffsetRange, error) {
-		var r OffsetRange
+	ranges, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (kmtype.OffsetRange, error) {
+		var r kmtype.OffsetRange
 		err := row.Scan(&r.SourceAlias, &r.TargetAlias, &r.Topic, &r.Partition, &r.SourceID, &r.SourceStart, &r.SourceEnd, &r.TargetStart, &r.SourceNext, &r.GapBefore, &r.UnmappedBefore, &r.Uncommitted, &r.UpdatedAt)
 		return r, err
 	})
@@ -140,32 +113,20 @@ func (s *Store) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[Rang
 	return out, nil
 }
 
-func splitKeys(keys []RangeKey) (sa, ta, topics []string, parts []int32) {
+func splitKeys(keys []kmtype.RangeKey) (sa, ta, topics []string, parts []int32) {
 	for _, k := range keys {
 		sa, ta, topics, parts = append(sa, k.SourceAlias), append(ta, k.TargetAlias), append(topics, k.Topic), append(parts, k.Partition)
 	}
 	return sa, ta, topics, parts
 }
 
-// RangeQuery asks for the ranges around a source offset of a partition.
-type RangeQuery struct {
-	RangeKey
-	Offset int64
-}
-
-// RangesAround is the answer to a RangeQuery: the last range starting at or before the offset and the first
-// starting after it, each nil when there is none.
-type RangesAround struct {
-	Prev, Next *OffsetRange
-}
-
 // OffsetRangesAround answers many queries in one round trip, in the order asked.
-func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error) {
-	out := make([]RangesAround, len(queries))
+func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
+	out := make([]kmtype.RangesAround, len(queries))
 	if len(queries) == 0 {
 		return out, nil
 	}
-	keys := make([]RangeKey, len(queries))
+	keys := make([]kmtype.RangeKey, len(queries))
 	offs := make([]int64, len(queries))
 	for i, q := range queries {
 		keys[i], offs[i] = q.RangeKey, q.Offset
@@ -196,10 +157,10 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 		}
 		k := keys[i-1]
 		if ps != nil {
-			out[i-1].Prev = &OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, Uncommitted: *pc, UpdatedAt: *pu}
+			out[i-1].Prev = &kmtype.OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, Uncommitted: *pc, UpdatedAt: *pu}
 		}
 		if ns != nil {
-			out[i-1].Next = &OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, Uncommitted: *nc, UpdatedAt: *nu}
+			out[i-1].Next = &kmtype.OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, Uncommitted: *nc, UpdatedAt: *nu}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -210,7 +171,7 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([
 
 // PruneOffsetRanges deletes a partition's ranges that end below logStart (no group can be positioned there any
 // more; the newest range is always kept) and all but the newest keep ranges.
-func (s *Store) PruneOffsetRanges(ctx context.Context, k RangeKey, logStart int64, keep int) (int64, error) {
+func (s *Store) PruneOffsetRanges(ctx context.Context, k kmtype.RangeKey, logStart int64, keep int) (int64, error) {
 	tag, err := s.pool.Exec(ctx, `
 		WITH newest AS (
 			SELECT source_start FROM offset_ranges

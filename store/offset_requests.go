@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Offset requests carry a PATCH or DELETE of a connector's offsets that must reach Kafka before PostgreSQL
@@ -19,8 +21,8 @@ import (
 type OffsetRequest struct {
 	ID        int64
 	Connector string
-	Offsets   []Offset // a nil Offset map is a tombstone
-	Reset     bool     // every offset of the connector is deleted (Offsets is empty)
+	Offsets   []kmtype.Offset // a nil Offset map is a tombstone
+	Reset     bool            // every offset of the connector is deleted (Offsets is empty)
 }
 
 // States of an offset request.
@@ -39,7 +41,7 @@ type offsetRequestEntry struct {
 
 // RequestOffsets files a change of the connector's offsets, which must be STOPPED with no tasks (ErrNotStopped
 // otherwise, ErrNotFound if it does not exist), and returns the request's id.
-func (s *Store) RequestOffsets(ctx context.Context, connector string, offsets []Offset, reset bool) (int64, error) {
+func (s *Store) RequestOffsets(ctx context.Context, connector string, offsets []kmtype.Offset, reset bool) (int64, error) {
 	entries := make([]offsetRequestEntry, len(offsets))
 	for i, o := range offsets {
 		entries[i] = offsetRequestEntry{Partition: o.Partition, Offset: o.Offset}
@@ -120,7 +122,7 @@ func (s *Store) TakeOffsetRequest(ctx context.Context, c Claim) (*OffsetRequest,
 			return err
 		}
 		for _, e := range entries {
-			r.Offsets = append(r.Offsets, Offset{Partition: e.Partition, Offset: e.Offset})
+			r.Offsets = append(r.Offsets, kmtype.Offset{Partition: e.Partition, Offset: e.Offset})
 		}
 		req = &r
 		return nil

@@ -7,32 +7,25 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// Offset is one source offset in Connect's KIP-875 shape. A nil Offset map means "no offset" (reset).
-type Offset struct {
-	Partition map[string]any
-	Offset    map[string]any
-	// SourceID identifies the incarnation of the source partition the offset belongs to (a source topic's id),
-	// "" when unknown. It is kept beside the offset, not in it, so the offsets API shows Connect's shape.
-	SourceID string
-}
+	"github.com/kmirror/kmirror/kmtype"
+)
 
 // Offsets returns the connector's stored source offsets, ordered by partition. Numbers come back as
 // json.Number so that 64-bit offsets keep every digit.
-func (s *Store) Offsets(ctx context.Context, connector string) ([]Offset, error) {
+func (s *Store) Offsets(ctx context.Context, connector string) ([]kmtype.Offset, error) {
 	rows, err := s.pool.Query(ctx, `SELECT partition::text, "offset"::text, coalesce(source_id, '') FROM source_offsets WHERE connector_name = $1 ORDER BY partition_key`, connector)
 	if err != nil {
 		return nil, fmt.Errorf("read offsets of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Offset, error) {
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.Offset, error) {
 		var p, o string
-		var off Offset
+		var off kmtype.Offset
 		if err := r.Scan(&p, &o, &off.SourceID); err != nil {
-			return Offset{}, err
+			return kmtype.Offset{}, err
 		}
 		if err := decodeJSON(p, &off.Partition); err != nil {
-			return Offset{}, err
+			return kmtype.Offset{}, err
 		}
 		return off, decodeJSON(o, &off.Offset)
 	})
@@ -51,7 +44,7 @@ func decodeJSON(s string, v any) error {
 // CommitOffsets stores offsets for the run holding claim, in one transaction; ErrFenced once the run no longer
 // holds its unit. An offset never moves backwards here: a commit below the stored offset of the same source
 // incarnation is ignored (only the offsets API, or a new SourceID, moves an offset back).
-func (s *Store) CommitOffsets(ctx context.Context, c Claim, offsets []Offset) error {
+func (s *Store) CommitOffsets(ctx context.Context, c Claim, offsets []kmtype.Offset) error {
 	return s.CommitProgress(ctx, c, offsets, nil)
 }
 
@@ -73,7 +66,7 @@ func commitOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts
 // AlterOffsets applies a user's offset changes (nil Offset deletes) while the connector is STOPPED with no
 // tasks; ErrNotStopped otherwise, ErrNotFound if the connector does not exist. With reset, every offset of the
 // connector is deleted first.
-func (s *Store) AlterOffsets(ctx context.Context, connector string, offsets []Offset, reset bool) error {
+func (s *Store) AlterOffsets(ctx context.Context, connector string, offsets []kmtype.Offset, reset bool) error {
 	keys, parts, offs, err := encodeOffsets(offsets)
 	if err != nil {
 		return fmt.Errorf("alter offsets of %q: %w", connector, err)
@@ -156,7 +149,7 @@ func upsertOffsets(ctx context.Context, tx pgx.Tx, connector string, keys, parts
 // encodeOffsets renders each offset as (partition key, partition JSON, offset JSON). The partition key is the
 // canonical JSON of the partition (encoding/json sorts map keys), so equal partitions always share one row. A
 // nil offset encodes as "".
-func encodeOffsets(offsets []Offset) (keys, parts, offs []string, err error) {
+func encodeOffsets(offsets []kmtype.Offset) (keys, parts, offs []string, err error) {
 	keys = make([]string, len(offsets))
 	offs = make([]string, len(offsets))
 	for i, o := range offsets {

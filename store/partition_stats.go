@@ -6,37 +6,13 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-)
 
-// PartitionStat is what a source task last reported of one of its partitions.
-type PartitionStat struct {
-	Topic            string
-	Partition        int32
-	RemoteTopic      string
-	Task             int    // set by the store from the claim
-	WorkerID         string // set by the runtime
-	ReplicatedOffset int64  // the next source offset to replicate
-	EndOffset        *int64 // the source's end offset as last seen; nil when unknown yet
-	LagRecords       *int64
-	LagSeconds       *float64 // nil only while EndOffset is unknown
-	RecordsPerSecond float64
-	BytesPerSecond   float64
-	LastReplicatedAt *time.Time // source timestamp of the last replicated record
-	Status           string     // ok, stall, truncated, … (see the observability docs)
-	UpdatedAt        time.Time  // read only
-}
+	"github.com/kmirror/kmirror/kmtype"
+)
 
 // PartitionStopped is the status of a partition nobody replicates: its task stopped, or its connector is
 // STOPPED.
 const PartitionStopped = "stop"
-
-// PartitionEnd is what a STOPPED connector's run has just learned of a source partition.
-type PartitionEnd struct {
-	Topic     string
-	Partition int32
-	Next      int64 // the next offset to replicate, from the committed offset; -1 unknown
-	End       int64 // the source's end offset; -1 not seen (the topic is gone, or is another incarnation now)
-}
 
 // RefreshPartitionEnds records what the run holding a STOPPED connector's unit (claim) has just learned of the
 // partitions whose stats the stop kept: the position follows the committed offset (the stopping tasks commit
@@ -44,7 +20,7 @@ type PartitionEnd struct {
 // to a topic re-created under the same name, which is not the one the stats describe); the lag follows them (in
 // seconds: the oldest unreplicated record ages with the clock; one first seen now is 0 s old); a row whose end
 // was seen is fresh again. ErrFenced once the claim no longer holds the unit.
-func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []PartitionEnd) error {
+func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []kmtype.PartitionEnd) error {
 	if len(ends) == 0 {
 		return nil
 	}
@@ -94,7 +70,7 @@ func (s *Store) RefreshPartitionEnds(ctx context.Context, c Claim, ends []Partit
 // connector is stopped can be judged on; the plan that resumes it retains what it needs. Such a report may come
 // after the STOPPED connector's run has looked at the source (RefreshPartitionEnds) and recorded the committed
 // position: it then moves neither the end nor the position back, since it was sampled before both.
-func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []PartitionStat) error {
+func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, stats []kmtype.PartitionStat) error {
 	if len(stats) == 0 {
 		return nil
 	}
@@ -168,7 +144,7 @@ const stoppingReportSQL = `replicated_offset = GREATEST(partition_stats.replicat
 
 // ConnectorPartitionStats returns what the connector's tasks last reported of their partitions, by topic and
 // partition; ErrNotFound if the connector does not exist.
-func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) ([]PartitionStat, error) {
+func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) ([]kmtype.PartitionStat, error) {
 	if _, err := s.GetConnector(ctx, connector); err != nil {
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
@@ -179,8 +155,8 @@ func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) (
 	if err != nil {
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionStat, error) {
-		var st PartitionStat
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.PartitionStat, error) {
+		var st kmtype.PartitionStat
 		return st, r.Scan(&st.Topic, &st.Partition, &st.RemoteTopic, &st.Task, &st.WorkerID, &st.ReplicatedOffset, &st.EndOffset,
 			&st.LagRecords, &st.LagSeconds, &st.RecordsPerSecond, &st.BytesPerSecond, &st.LastReplicatedAt, &st.Status, &st.UpdatedAt)
 	})
@@ -188,13 +164,6 @@ func (s *Store) ConnectorPartitionStats(ctx context.Context, connector string) (
 		return nil, fmt.Errorf("read partition stats of %q: %w", connector, err)
 	}
 	return out, nil
-}
-
-// PartitionOwner is a source partition of a connector's plan and the task the plan gives it to.
-type PartitionOwner struct {
-	Topic     string
-	Partition int32
-	Task      int
 }
 
 // RetainPartitionStats deletes the connector's partition stats that plan does not account for: partitions no
@@ -205,7 +174,7 @@ type PartitionOwner struct {
 // connector resumed after a stop deals its partitions afresh, often to other tasks. The connector instance
 // holding claim calls it after publishing its task set; ErrFenced once it no longer holds its unit. It returns
 // how many rows went.
-func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []PartitionOwner) (int64, error) {
+func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []kmtype.PartitionOwner) (int64, error) {
 	topics, parts, owners := make([]string, len(plan)), make([]int32, len(plan)), make([]int32, len(plan))
 	for i, o := range plan {
 		topics[i], parts[i], owners[i] = o.Topic, o.Partition, int32(o.Task)
@@ -236,25 +205,16 @@ func (s *Store) RetainPartitionStats(ctx context.Context, c Claim, plan []Partit
 	return deleted, nil
 }
 
-// PartitionRate is a partition's byte rate as its task last reported it, for planning moves by load.
-type PartitionRate struct {
-	Topic          string
-	Partition      int32
-	Task           int
-	BytesPerSecond float64
-	Age            time.Duration // how long ago the report was written, by the database's clock
-}
-
 // PartitionRates returns the byte rate each partition of the connector last reported, with the report's age.
-func (s *Store) PartitionRates(ctx context.Context, connector string) ([]PartitionRate, error) {
+func (s *Store) PartitionRates(ctx context.Context, connector string) ([]kmtype.PartitionRate, error) {
 	rows, err := s.pool.Query(ctx, `
 		SELECT topic, partition, task_id, bytes_per_second, extract(epoch FROM now() - updated_at)
 		FROM partition_stats WHERE connector_name = $1`, connector)
 	if err != nil {
 		return nil, fmt.Errorf("read partition rates of %q: %w", connector, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (PartitionRate, error) {
-		var pr PartitionRate
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (kmtype.PartitionRate, error) {
+		var pr kmtype.PartitionRate
 		var age float64
 		err := r.Scan(&pr.Topic, &pr.Partition, &pr.Task, &pr.BytesPerSecond, &age)
 		pr.Age = time.Duration(age * float64(time.Second))

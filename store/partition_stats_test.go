@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -31,10 +32,10 @@ func TestStalePartitionStatsGo(t *testing.T) {
 		runs[i], err = s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: i}), w1)
 		require.NoError(t, err)
 	}
-	stat := func(topic string, p int32) store.PartitionStat {
-		return store.PartitionStat{Topic: topic, Partition: p, RemoteTopic: "A." + topic, ReplicatedOffset: 10, Status: "ok"}
+	stat := func(topic string, p int32) kmtype.PartitionStat {
+		return kmtype.PartitionStat{Topic: topic, Partition: p, RemoteTopic: "A." + topic, ReplicatedOffset: 10, Status: "ok"}
 	}
-	put := func(run store.Claim, stats ...store.PartitionStat) {
+	put := func(run store.Claim, stats ...kmtype.PartitionStat) {
 		t.Helper()
 		require.NoError(t, s.PutPartitionStats(ctx, run, "w1", stats))
 	}
@@ -55,7 +56,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	require.Equal(t, []string{"gone-0@1", "t-0@0", "t-1@1", "t-2@2"}, rows())
 
 	// The same plan keeps every row.
-	plan := []store.PartitionOwner{{Topic: "t", Partition: 0, Task: 0}, {Topic: "t", Partition: 1, Task: 1},
+	plan := []kmtype.PartitionOwner{{Topic: "t", Partition: 0, Task: 0}, {Topic: "t", Partition: 1, Task: 1},
 		{Topic: "gone", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 2}}
 	n, err := s.RetainPartitionStats(ctx, conn, plan)
 	require.NoError(t, err)
@@ -66,7 +67,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-0,t-2"}, {"p": "t-1"}})
 	require.NoError(t, err)
 	require.Equal(t, []string{"gone-0@1", "t-0@0", "t-1@1"}, rows(), "the removed task's rows go with it")
-	n, err = s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 0, Task: 0},
+	n, err = s.RetainPartitionStats(ctx, conn, []kmtype.PartitionOwner{{Topic: "t", Partition: 0, Task: 0},
 		{Topic: "t", Partition: 2, Task: 0}, {Topic: "t", Partition: 1, Task: 1}})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n)
@@ -97,7 +98,7 @@ func TestStalePartitionStatsGo(t *testing.T) {
 
 	// Only the holder of the connector unit drops rows.
 	_, err = s.RetainPartitionStats(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, nil)
-	require.ErrorIs(t, err, store.ErrFenced)
+	require.ErrorIs(t, err, kmtype.ErrFenced)
 }
 
 // A STOPPED connector keeps its partitions' stats, marked stop, and its connector run refreshes their end
@@ -109,23 +110,23 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
 	end, lag, lagSecs := int64(50), int64(40), 5.0
 	for task := range runs {
-		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []kmtype.PartitionStat{{Topic: "t", Partition: int32(task),
 			RemoteTopic: "A.t", ReplicatedOffset: 10, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: "ok"}}))
 	}
 	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
 	require.NoError(t, s.StopTaskSet(ctx, conn))
 	// A stopping task's last report is stored although its task set is gone: nothing else will say where it
 	// stood (task 1's, with status stop as a run leaves it).
-	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{{Topic: "t", Partition: 1,
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []kmtype.PartitionStat{{Topic: "t", Partition: 1,
 		RemoteTopic: "A.t", ReplicatedOffset: 11, EndOffset: &end, LagRecords: &lag, LagSeconds: &lagSecs, Status: store.PartitionStopped}}))
 	tcs, err := s.TaskConfigs(ctx, "c")
 	require.NoError(t, err)
 	require.Empty(t, tcs, "a stopped connector has no tasks")
-	byPartition := func() map[int32]store.PartitionStat {
+	byPartition := func() map[int32]kmtype.PartitionStat {
 		t.Helper()
 		all, err := s.ConnectorPartitionStats(ctx, "c")
 		require.NoError(t, err)
-		out := map[int32]store.PartitionStat{}
+		out := map[int32]kmtype.PartitionStat{}
 		for _, st := range all {
 			out[st.Partition] = st
 		}
@@ -140,7 +141,7 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 		require.Equal(t, int64(50), *st.EndOffset)
 	}
 
-	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 80},
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []kmtype.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 80},
 		{Topic: "t", Partition: 1, Next: 12, End: 5}, {Topic: "other", Partition: 0, Next: 3, End: 9}}))
 	now := byPartition()
 	require.Len(t, now, 2, "only kept rows are refreshed")
@@ -153,14 +154,14 @@ func TestStopKeepsPartitionStats(t *testing.T) {
 	require.True(t, now[0].UpdatedAt.After(kept[0].UpdatedAt) || now[0].UpdatedAt.Equal(kept[0].UpdatedAt))
 
 	// A partition whose topic is gone keeps the end and the time it was last seen at.
-	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 11, End: -1}}))
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []kmtype.PartitionEnd{{Topic: "t", Partition: 0, Next: 11, End: -1}}))
 	gone := byPartition()[0]
 	require.Equal(t, int64(80), *gone.EndOffset)
 	require.Equal(t, int64(11), gone.ReplicatedOffset)
 	require.Equal(t, now[0].UpdatedAt, gone.UpdatedAt)
 
-	err = s.RefreshPartitionEnds(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 90}})
-	require.ErrorIs(t, err, store.ErrFenced)
+	err = s.RefreshPartitionEnds(ctx, store.Claim{Unit: conn.Unit, Epoch: conn.Epoch + 100}, []kmtype.PartitionEnd{{Topic: "t", Partition: 0, Next: -1, End: 90}})
+	require.ErrorIs(t, err, kmtype.ErrFenced)
 }
 
 // The last report of a task of a connector being STOPPED can come after the STOPPED connector's run has looked
@@ -173,34 +174,34 @@ func TestStoppingTaskReportAfterTheWatchLooked(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.New(t)
 	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}})
-	row := func() store.PartitionStat {
+	row := func() kmtype.PartitionStat {
 		t.Helper()
 		all, err := s.ConnectorPartitionStats(ctx, "c")
 		require.NoError(t, err)
 		require.Len(t, all, 1)
 		return all[0]
 	}
-	at := func(pos, end int64, status string) store.PartitionStat {
+	at := func(pos, end int64, status string) kmtype.PartitionStat {
 		lag, lagSecs := max(end-pos, 0), 2.0
-		return store.PartitionStat{Topic: "t", Partition: 0, RemoteTopic: "A.t", ReplicatedOffset: pos, EndOffset: &end,
+		return kmtype.PartitionStat{Topic: "t", Partition: 0, RemoteTopic: "A.t", ReplicatedOffset: pos, EndOffset: &end,
 			LagRecords: &lag, LagSeconds: &lagSecs, BytesPerSecond: 100, Status: status}
 	}
 	// While the connector runs, a report says where the partition stands, smaller end and all (a topic
 	// re-created under the same name starts over).
-	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
-	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(0, 40, "rewind")}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []kmtype.PartitionStat{at(1000, 6000, "ok")}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []kmtype.PartitionStat{at(0, 40, "rewind")}))
 	require.Equal(t, int64(40), *row().EndOffset)
 	require.Equal(t, int64(0), row().ReplicatedOffset)
-	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{at(1000, 6000, "ok")}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []kmtype.PartitionStat{at(1000, 6000, "ok")}))
 
 	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
 	require.NoError(t, s.StopTaskSet(ctx, conn))
 	// The watch's look: committed position 1028, end 9000 (records written since the task's last sample).
-	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []store.PartitionEnd{{Topic: "t", Partition: 0, Next: 1028, End: 9000}}))
+	require.NoError(t, s.RefreshPartitionEnds(ctx, conn, []kmtype.PartitionEnd{{Topic: "t", Partition: 0, Next: 1028, End: 9000}}))
 	// The stopping task's last report, sampled before its last commit and before those records.
 	last := at(1020, 6000, store.PartitionStopped)
 	last.BytesPerSecond = 0
-	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []store.PartitionStat{last}))
+	require.NoError(t, s.PutPartitionStats(ctx, runs[0], "w1", []kmtype.PartitionStat{last}))
 	got := row()
 	require.Equal(t, int64(9000), *got.EndOffset, "the end the watch saw stands")
 	require.Equal(t, int64(1028), got.ReplicatedOffset, "the committed position the watch recorded stands")
@@ -228,7 +229,7 @@ func TestResumedPlanKeepsTheStoppedRows(t *testing.T) {
 	}
 	end := int64(9000)
 	for task := range runs {
-		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{{Topic: "t", Partition: int32(task),
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []kmtype.PartitionStat{{Topic: "t", Partition: int32(task),
 			RemoteTopic: "A.t", ReplicatedOffset: 1000, EndOffset: &end, Status: "ok"}}))
 	}
 	require.NoError(t, s.SetTargetState(ctx, "c", store.TargetStopped))
@@ -237,7 +238,7 @@ func TestResumedPlanKeepsTheStoppedRows(t *testing.T) {
 	// The resumed plan: t-0 to task 1, t-1 to task 0, t-2 where it was; a partition of another topic is new.
 	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"p": "t-1"}, {"p": "t-0,u-0"}, {"p": "t-2"}})
 	require.NoError(t, err)
-	n, err := s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
+	n, err := s.RetainPartitionStats(ctx, conn, []kmtype.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
 		{Topic: "t", Partition: 0, Task: 1}, {Topic: "u", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 2}})
 	require.NoError(t, err)
 	require.Zero(t, n, "no kept row goes")
@@ -258,9 +259,9 @@ func TestResumedPlanKeepsTheStoppedRows(t *testing.T) {
 	assignAll(t, s, "w1")
 	next, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: 2}), w1)
 	require.NoError(t, err)
-	require.NoError(t, s.PutPartitionStats(ctx, next, "w1", []store.PartitionStat{{Topic: "t", Partition: 2,
+	require.NoError(t, s.PutPartitionStats(ctx, next, "w1", []kmtype.PartitionStat{{Topic: "t", Partition: 2,
 		RemoteTopic: "A.t", ReplicatedOffset: 1001, EndOffset: &end, Status: "ok"}}))
-	n, err = s.RetainPartitionStats(ctx, conn, []store.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
+	n, err = s.RetainPartitionStats(ctx, conn, []kmtype.PartitionOwner{{Topic: "t", Partition: 1, Task: 0},
 		{Topic: "t", Partition: 0, Task: 0}, {Topic: "u", Partition: 0, Task: 1}, {Topic: "t", Partition: 2, Task: 1}})
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n, "the running task's row of the moved partition goes")
@@ -274,12 +275,12 @@ func TestPartitionRates(t *testing.T) {
 	s := storetest.New(t)
 	_, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
 	for task, rate := range []float64{1000, 2500} {
-		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []store.PartitionStat{
+		require.NoError(t, s.PutPartitionStats(ctx, runs[task], "w1", []kmtype.PartitionStat{
 			{Topic: "t", Partition: int32(task), RemoteTopic: "A.t", BytesPerSecond: rate, Status: "ok"}}))
 	}
 	rates, err := s.PartitionRates(ctx, "c")
 	require.NoError(t, err)
-	slices.SortFunc(rates, func(a, b store.PartitionRate) int { return int(a.Partition - b.Partition) })
+	slices.SortFunc(rates, func(a, b kmtype.PartitionRate) int { return int(a.Partition - b.Partition) })
 	require.Len(t, rates, 2)
 	for task, want := range []float64{1000, 2500} {
 		require.Equal(t, task, rates[task].Task)
@@ -292,7 +293,7 @@ func TestPartitionRates(t *testing.T) {
 	require.Empty(t, none)
 
 	// Summed by task, fresh reports only.
-	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []store.PartitionStat{
+	require.NoError(t, s.PutPartitionStats(ctx, runs[1], "w1", []kmtype.PartitionStat{
 		{Topic: "u", Partition: 0, RemoteTopic: "A.u", BytesPerSecond: 500, Status: "ok"}}))
 	byTask, err := s.TaskRates(ctx, time.Minute)
 	require.NoError(t, err)

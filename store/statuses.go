@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // The states a connector or task can report (AbstractStatus.State; DESTROYED is never stored).
@@ -25,26 +27,10 @@ type Status struct {
 	State     string
 	WorkerID  string
 	Trace     string
-	Notices   []Notice // typed facts beside the trace (the trace shows their messages)
+	Notices   []kmtype.Notice // typed facts beside the trace (the trace shows their messages)
 	Epoch     int64
 	UpdatedAt time.Time
 }
-
-// Notice is a fact a running unit reports while it goes on: data it could not replicate (with the offsets), a
-// cluster it cannot reach, a remote topic that is gone. Kind says which; the other fields are those that apply.
-type Notice struct {
-	Kind        string `json:"kind"`
-	Message     string `json:"message"`
-	Topic       string `json:"topic,omitempty"`
-	Partition   *int32 `json:"partition,omitempty"`
-	FirstOffset *int64 `json:"first_offset,omitempty"`
-	LastOffset  *int64 `json:"last_offset,omitempty"`
-	// Level is "info" for a fact that is no problem (the unit is healthy); empty for a problem.
-	Level string `json:"level,omitempty"`
-}
-
-// NoticeLevelInfo marks a notice that reports a fact, not a problem (Notice.Level).
-const NoticeLevelInfo = "info"
 
 // PutStatus records the state reported by the run that holds the unit (st.Epoch is the run's claim epoch).
 // ErrFenced when that run no longer holds it; ErrNotFound for a deleted connector or task.
@@ -60,7 +46,7 @@ func (s *Store) PutStatus(ctx context.Context, st Status) error {
 func (s *Store) hidden(st Status) Status {
 	st.Trace = s.hide(st.Trace)
 	if len(st.Notices) > 0 {
-		notices := make([]Notice, len(st.Notices))
+		notices := make([]kmtype.Notice, len(st.Notices))
 		for i, n := range st.Notices {
 			n.Message = s.hide(n.Message)
 			notices[i] = n
@@ -80,7 +66,7 @@ func putStatus(ctx context.Context, tx pgx.Tx, st Status) error {
 	}
 	notices := st.Notices
 	if notices == nil {
-		notices = []Notice{}
+		notices = []kmtype.Notice{}
 	}
 	_, err = tx.Exec(ctx, `
 		INSERT INTO statuses (connector_name, task_id, state, worker_id, trace, notices, epoch) VALUES ($1, $2, $3, $4, $5, $6, $7)

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -230,7 +231,7 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	connUnit := conn.Unit
 
 	_, err := s.ReplaceTaskConfigs(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100}, []map[string]string{{"a": "1"}})
-	require.ErrorIs(t, err, store.ErrFenced, "only the holder of the connector unit publishes tasks")
+	require.ErrorIs(t, err, kmtype.ErrFenced, "only the holder of the connector unit publishes tasks")
 	changed, err := s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "2"}})
 	require.NoError(t, err)
 	require.True(t, changed)
@@ -253,14 +254,14 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 
 	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateRunning, WorkerID: "w1", Epoch: run0.Epoch}))
 	err = s.PutStatus(ctx, store.Status{Unit: task0.Unit, State: store.StateFailed, WorkerID: "w1", Epoch: run0.Epoch - 1})
-	require.ErrorIs(t, err, store.ErrFenced, "a run that does not hold the unit cannot overwrite the status")
+	require.ErrorIs(t, err, kmtype.ErrFenced, "a run that does not hold the unit cannot overwrite the status")
 	st, err = s.TaskStatus(ctx, "c", 0)
 	require.NoError(t, err)
 	require.Equal(t, store.StateRunning, st.State)
 
 	part := map[string]any{"cluster": "A", "topic": "t", "partition": 0}
-	at := func(n int64, id string) []store.Offset {
-		return []store.Offset{{Partition: part, Offset: map[string]any{"offset": n}, SourceID: id}}
+	at := func(n int64, id string) []kmtype.Offset {
+		return []kmtype.Offset{{Partition: part, Offset: map[string]any{"offset": n}, SourceID: id}}
 	}
 	stored := func() (string, string) {
 		got, err := s.Offsets(ctx, "c")
@@ -272,7 +273,7 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	off, id := stored()
 	require.Equal(t, "1152921504606846976", off, "64-bit offsets keep every digit")
 	require.Equal(t, "id1", id)
-	require.ErrorIs(t, s.CommitOffsets(ctx, store.Claim{Unit: task0.Unit, Epoch: run0.Epoch + 7}, at(1, "id1")), store.ErrFenced)
+	require.ErrorIs(t, s.CommitOffsets(ctx, store.Claim{Unit: task0.Unit, Epoch: run0.Epoch + 7}, at(1, "id1")), kmtype.ErrFenced)
 	require.NoError(t, s.CommitOffsets(ctx, run0, at(5, "id1")))
 	off, _ = stored()
 	require.Equal(t, "1152921504606846976", off, "a commit never moves an offset backwards")
@@ -289,7 +290,7 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	require.NoError(t, s.CommitOffsets(ctx, run0, at(6, "id2")), "the stopping run commits what it has")
 	run1, err := s.ClaimUnit(ctx, restarted, w1)
 	require.NoError(t, err)
-	require.ErrorIs(t, s.CommitOffsets(ctx, run0, at(7, "id2")), store.ErrFenced, "replaced runs cannot commit")
+	require.ErrorIs(t, s.CommitOffsets(ctx, run0, at(7, "id2")), kmtype.ErrFenced, "replaced runs cannot commit")
 	require.NoError(t, s.CommitOffsets(ctx, run1, at(7, "id2")))
 
 	err = s.AlterOffsets(ctx, "c", at(1, ""), false)
@@ -304,7 +305,7 @@ func TestTaskConfigsStatusesAndFencing(t *testing.T) {
 	require.NoError(t, err)
 	_, err = s.TaskStatus(ctx, "c", 1)
 	require.ErrorIs(t, err, store.ErrNotFound)
-	require.NoError(t, s.CommitOffsets(ctx, run1b, []store.Offset{{Partition: map[string]any{"p": 1}, Offset: map[string]any{"offset": 1}}}))
+	require.NoError(t, s.CommitOffsets(ctx, run1b, []kmtype.Offset{{Partition: map[string]any{"p": 1}, Offset: map[string]any{"offset": 1}}}))
 	require.ErrorIs(t, s.PutStatus(ctx, store.Status{Unit: task1.Unit, State: store.StateRunning, WorkerID: "w1", Epoch: run1b.Epoch}), store.ErrNotFound,
 		"a removed task gets no status back")
 	require.NoError(t, s.ReleaseUnit(ctx, run1b, &store.Status{State: store.StateUnassigned, WorkerID: "w1"}))
@@ -383,7 +384,7 @@ func TestClaimHandOver(t *testing.T) {
 	_, err = s.ClaimUnit(ctx, onW2, w2)
 	require.ErrorIs(t, err, store.ErrUnitBusy, "the old run still holds the unit")
 	_, err = s.ClaimUnit(ctx, store.Work{Assignment: store.Assignment{Unit: u, WorkerID: "w1", Epoch: old.Epoch}}, w1)
-	require.ErrorIs(t, err, store.ErrFenced, "the old worker cannot claim again under its old assignment")
+	require.ErrorIs(t, err, kmtype.ErrFenced, "the old worker cannot claim again under its old assignment")
 	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: u, State: store.StateRunning, WorkerID: "w1", Epoch: old.Epoch}),
 		"the draining run may still report")
 	require.NoError(t, s.ReleaseUnit(ctx, old, &store.Status{State: store.StateUnassigned, WorkerID: "w1"}))
@@ -402,10 +403,10 @@ func TestClaimHandOver(t *testing.T) {
 	_, dropped, err := s.DropDeadWorkers(ctx, 0, "w1", 0)
 	require.NoError(t, err)
 	require.Len(t, dropped, 1)
-	require.ErrorIs(t, s.HeartbeatWorker(ctx, "w2", w2), store.ErrFenced, "a dead session cannot heartbeat")
+	require.ErrorIs(t, s.HeartbeatWorker(ctx, "w2", w2), kmtype.ErrFenced, "a dead session cannot heartbeat")
 	_, err = s.ClaimUnit(ctx, onW1, w1)
 	require.NoError(t, err)
-	require.ErrorIs(t, s.PutStatus(ctx, store.Status{Unit: u, State: store.StateRunning, WorkerID: "w2", Epoch: next.Epoch}), store.ErrFenced,
+	require.ErrorIs(t, s.PutStatus(ctx, store.Status{Unit: u, State: store.StateRunning, WorkerID: "w2", Epoch: next.Epoch}), kmtype.ErrFenced,
 		"the dead worker's run is fenced")
 }
 
@@ -417,11 +418,11 @@ func TestAlterOffsetsWhenStopped(t *testing.T) {
 	require.NoError(t, err)
 	p0 := map[string]any{"cluster": "A", "topic": "t", "partition": 0}
 	p1 := map[string]any{"cluster": "A", "topic": "t", "partition": 1}
-	require.NoError(t, s.AlterOffsets(ctx, "c", []store.Offset{
+	require.NoError(t, s.AlterOffsets(ctx, "c", []kmtype.Offset{
 		{Partition: p0, Offset: map[string]any{"offset": 5}},
 		{Partition: p1, Offset: map[string]any{"offset": 7}},
 	}, false))
-	require.NoError(t, s.AlterOffsets(ctx, "c", []store.Offset{{Partition: p0}}, false))
+	require.NoError(t, s.AlterOffsets(ctx, "c", []kmtype.Offset{{Partition: p0}}, false))
 	got, err := s.Offsets(ctx, "c")
 	require.NoError(t, err)
 	require.Len(t, got, 1)
@@ -434,7 +435,7 @@ func TestAlterOffsetsWhenStopped(t *testing.T) {
 	require.Empty(t, got)
 
 	// Offsets outlive the connector, as in Connect.
-	require.NoError(t, s.AlterOffsets(ctx, "c", []store.Offset{{Partition: p0, Offset: map[string]any{"offset": 5}}}, false))
+	require.NoError(t, s.AlterOffsets(ctx, "c", []kmtype.Offset{{Partition: p0, Offset: map[string]any{"offset": 5}}}, false))
 	require.NoError(t, s.DeleteConnector(ctx, "c"))
 	got, err = s.Offsets(ctx, "c")
 	require.NoError(t, err)
@@ -461,7 +462,7 @@ func TestLeadershipLease(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.Greater(t, e2, e1)
-	require.ErrorIs(t, s.ApplyReassignments(ctx, "w1", e1, []store.Reassignment{{Unit: store.Unit{Connector: "x", Task: -1}, WorkerID: "w1"}}, nil), store.ErrFenced)
+	require.ErrorIs(t, s.ApplyReassignments(ctx, "w1", e1, []store.Reassignment{{Unit: store.Unit{Connector: "x", Task: -1}, WorkerID: "w1"}}, nil), kmtype.ErrFenced)
 }
 
 func openEmpty(t *testing.T) *store.Store {
@@ -489,7 +490,7 @@ func TestStatusesHideValues(t *testing.T) {
 	run, err := s.ClaimUnit(ctx, workOf(t, s, "w1", unit), w1)
 	require.NoError(t, err)
 	require.NoError(t, s.PutStatus(ctx, store.Status{Unit: unit, State: store.StateFailed, WorkerID: "w1", Epoch: run.Epoch,
-		Trace: "connect to s3cret-host:9092 failed", Notices: []store.Notice{{Kind: "source_unreachable", Message: "s3cret-host: down"}}}))
+		Trace: "connect to s3cret-host:9092 failed", Notices: []kmtype.Notice{{Kind: "source_unreachable", Message: "s3cret-host: down"}}}))
 	st, _, err := s.ConnectorStatus(ctx, "c")
 	require.NoError(t, err)
 	require.Equal(t, "connect to [hidden]:9092 failed", st.Trace)

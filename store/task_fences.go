@@ -7,6 +7,8 @@ import (
 	"maps"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // TaskFence is the fence a changed task set owes Kafka (migrations/006_task_fences.sql): the transactional
@@ -32,7 +34,7 @@ func (s *Store) ClaimTaskFence(ctx context.Context, c Claim) (TaskFence, error) 
 		err := tx.QueryRow(ctx, "SELECT task_generation, fenced_generation, fence_task_ids, fence_holder FROM connectors WHERE name = $1 FOR UPDATE",
 			c.Connector).Scan(&f.Generation, &fenced, &ids, &holder)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return ErrFenced // the connector is gone, and its units with it
+			return kmtype.ErrFenced // the connector is gone, and its units with it
 		}
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -74,7 +75,7 @@ func TestTaskFence(t *testing.T) {
 	require.Nil(t, f.TaskIDs)
 
 	_, err = s.ClaimTaskFence(ctx, store.Claim{Unit: connUnit, Epoch: conn.Epoch + 100})
-	require.ErrorIs(t, err, store.ErrFenced, "only a run holding its unit")
+	require.ErrorIs(t, err, kmtype.ErrFenced, "only a run holding its unit")
 }
 
 // TestAClaimWithAnOlderTaskSetsWorkIsRefused: a worker that read its work before the task set changed, and
@@ -97,7 +98,7 @@ func TestAClaimWithAnOlderTaskSetsWorkIsRefused(t *testing.T) {
 	_, err = s.ReplaceTaskConfigs(ctx, conn, []map[string]string{{"a": "1"}, {"a": "3"}})
 	require.NoError(t, err)
 	_, err = s.ClaimUnit(ctx, stale, w1)
-	require.ErrorIs(t, err, store.ErrFenced, "the work was read before the task set changed")
+	require.ErrorIs(t, err, kmtype.ErrFenced, "the work was read before the task set changed")
 
 	fresh := workOf(t, s, "w1", task0)
 	require.Greater(t, fresh.Generation, stale.Generation)
@@ -130,7 +131,7 @@ func TestOffsetRequests(t *testing.T) {
 	conn, err := s.ClaimUnit(ctx, workOf(t, s, "w1", store.Unit{Connector: "c", Task: store.ConnectorUnit}), w1)
 	require.NoError(t, err)
 	p0 := map[string]any{"cluster": "A", "topic": "t", "partition": 0}
-	offsets := []store.Offset{{Partition: p0, Offset: map[string]any{"offset": 5}}}
+	offsets := []kmtype.Offset{{Partition: p0, Offset: map[string]any{"offset": 5}}}
 
 	_, err = s.RequestOffsets(ctx, "running", offsets, false)
 	require.ErrorIs(t, err, store.ErrNotStopped)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -17,8 +18,8 @@ func TestTaskStats(t *testing.T) {
 	ctx := context.Background()
 	s := storetest.New(t)
 	conn, runs := claimedTaskSet(t, s, []map[string]string{{"p": "t-0"}, {"p": "t-1"}})
-	stat := store.PipelineStat{IntervalSeconds: 2, WaitTargetFraction: 0.7, BusyFraction: 0.3, BatchSizeBytes: 1000000,
-		CompressionType: "none", Producer: &store.ClientFigures{BatchAvgBytes: 1024, Batches: 3, RTTAvgMs: 1.5}}
+	stat := kmtype.PipelineStat{IntervalSeconds: 2, WaitTargetFraction: 0.7, BusyFraction: 0.3, BatchSizeBytes: 1000000,
+		CompressionType: "none", Producer: &kmtype.ClientFigures{BatchAvgBytes: 1024, Batches: 3, RTTAvgMs: 1.5}}
 	for _, run := range runs {
 		require.NoError(t, s.PutTaskStat(ctx, run, "w1", stat))
 	}

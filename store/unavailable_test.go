@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 )
@@ -29,7 +30,7 @@ func TestIsUnavailableClassifies(t *testing.T) {
 	}{
 		{"nil", nil, false},
 		{"not found", store.ErrNotFound, false},
-		{"fenced", wrap(store.ErrFenced), false},
+		{"fenced", wrap(kmtype.ErrFenced), false},
 		{"plain error", errors.New("boom"), false},
 		{"caller gave up", wrap(context.Canceled), false},
 		{"unique violation", wrap(&pgconn.PgError{Code: "23505"}), false},

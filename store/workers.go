@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Worker is one live kmirror process.
@@ -48,7 +50,7 @@ func (s *Store) HeartbeatWorker(ctx context.Context, id string, session int64) e
 		return fmt.Errorf("heartbeat worker %q: %w", id, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("heartbeat worker %q: %w", id, ErrFenced)
+		return fmt.Errorf("heartbeat worker %q: %w", id, kmtype.ErrFenced)
 	}
 	return nil
 }

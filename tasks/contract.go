@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/kmirror/kmirror/store"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Registry creates connector instances and tasks from their configs. The server hands the runtime an
@@ -44,25 +44,25 @@ type ConnectorEnv interface {
 	// RetainPartitionStats drops the published partition stats (GET /connectors/{c}/partitions) of every
 	// partition that plan does not give to the task that published them: the rows of partitions no task owns
 	// any more would otherwise linger. ErrFenced as for SetTaskConfigs.
-	RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error
+	RetainPartitionStats(ctx context.Context, plan []kmtype.PartitionOwner) error
 	// PartitionStats returns what the connector's tasks last published of their partitions (running, paused or
 	// as they stopped): the end offsets last seen of partitions whose topic is gone tell what it took with it.
-	PartitionStats(ctx context.Context) ([]PartitionStat, error)
+	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
 	// ReadOffsets returns every stored source offset of the connector.
-	ReadOffsets(ctx context.Context) ([]Offset, error)
+	ReadOffsets(ctx context.Context) ([]kmtype.Offset, error)
 	// RecordLoss keeps a notice about records lost for good beyond this run (a worker restart, a move, a pause
 	// or a stop), with only the connector's newest keep such notices; an explicit restart of the connector
 	// clears them. ErrFenced as for SetTaskConfigs.
-	RecordLoss(ctx context.Context, loss Loss, keep int) error
+	RecordLoss(ctx context.Context, loss kmtype.Loss, keep int) error
 	// Losses returns the notices RecordLoss kept, oldest first.
-	Losses(ctx context.Context) ([]Loss, error)
+	Losses(ctx context.Context) ([]kmtype.Loss, error)
 	// PartitionRates returns the byte rate each partition's task last reported, with the report's age, for
 	// moving partitions between the connector's tasks by load.
-	PartitionRates(ctx context.Context) ([]PartitionRate, error)
+	PartitionRates(ctx context.Context) ([]kmtype.PartitionRate, error)
 	// Report keeps the connector RUNNING and shows notices in its status (their messages as its trace; none
 	// clears them), for problems an operator must fix while the rest goes on, such as a remote topic the target
 	// refuses to create.
-	Report(ctx context.Context, notices []Notice) error
+	Report(ctx context.Context, notices []kmtype.Notice) error
 	// Failing shows the connector FAILED with err as its trace while the run goes on: for a job the run keeps
 	// retrying (a cluster that cannot be reached, a topic it cannot create or list). Connect would need a
 	// restart after a failure; here the next Running or Report, once the job succeeds, shows it RUNNING again,
@@ -77,10 +77,10 @@ type ConnectorEnv interface {
 }
 
 // PartitionOwner is a partition of a connector's plan and the task that replicates it (RetainPartitionStats).
-type PartitionOwner = store.PartitionOwner
+type PartitionOwner = kmtype.PartitionOwner
 
 // PartitionRate is a partition's byte rate as its task last reported it (ConnectorEnv.PartitionRates).
-type PartitionRate = store.PartitionRate
+type PartitionRate = kmtype.PartitionRate
 
 // Task is one running task. Run lasts until ctx is done — then it drains, flushes and commits what the target
 // acknowledged, and returns nil — or until it fails for good, returning the error that becomes its FAILED trace.
@@ -96,37 +96,37 @@ type TaskEnv interface {
 	// Running records that the task has started its work; its status becomes RUNNING.
 	Running(ctx context.Context) error
 	// ReadOffsets returns every stored source offset of the connector.
-	ReadOffsets(ctx context.Context) ([]Offset, error)
+	ReadOffsets(ctx context.Context) ([]kmtype.Offset, error)
 	// CommitOffsets stores source offsets. ErrFenced means the task lost its assignment and must stop without
 	// committing anything more.
-	CommitOffsets(ctx context.Context, offsets []Offset) error
+	CommitOffsets(ctx context.Context, offsets []kmtype.Offset) error
 	// CommitProgress stores offsets and the offset-map ranges that cover them in one transaction (see
 	// CommitOffsets).
-	CommitProgress(ctx context.Context, offsets []Offset, ranges []OffsetRange) error
+	CommitProgress(ctx context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error
 	// LastOffsetRanges returns the newest stored offset-map range of each partition that has one.
-	LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error)
+	LastOffsetRanges(ctx context.Context, keys []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error)
 	// PruneOffsetRanges drops a partition's ranges below logStart and all but the newest keep.
-	PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error
+	PruneOffsetRanges(ctx context.Context, key kmtype.RangeKey, logStart int64, keep int) error
 	// OffsetRangesAround returns, for each query, the offset-map ranges around its offset.
-	OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error)
+	OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error)
 	// PartitionStats returns what the connector's tasks last published of their partitions, this task's earlier
 	// runs (running or paused) included.
-	PartitionStats(ctx context.Context) ([]PartitionStat, error)
+	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
 	// PublishPartitionStats publishes where the task's partitions stand (GET /connectors/{c}/partitions).
 	// ErrFenced as for CommitOffsets.
-	PublishPartitionStats(ctx context.Context, stats []PartitionStat) error
+	PublishPartitionStats(ctx context.Context, stats []kmtype.PartitionStat) error
 	// PublishPipelineStat publishes what the task measured of its pipeline (capacity advice); the runtime adds
 	// its worker's CPU use. ErrFenced as for CommitOffsets.
-	PublishPipelineStat(ctx context.Context, stat PipelineStat) error
+	PublishPipelineStat(ctx context.Context, stat kmtype.PipelineStat) error
 	// PutGroupOffsets publishes the latest translations of groups (GET /connectors/{c}/groups). ErrFenced as
 	// for CommitOffsets.
-	PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error
+	PutGroupOffsets(ctx context.Context, groups []string, offsets []kmtype.GroupOffset) error
 	// RecordTopics adds topics to the connector's active topics (GET /connectors/{c}/topics).
 	RecordTopics(ctx context.Context, topics []string) error
 	// Report keeps the task RUNNING and shows notices in its status (their messages as its trace; none clears
 	// them). Tasks use it for what an operator must know while replication goes on: data lost to retention
 	// before it could be replicated, a cluster that is unreachable.
-	Report(ctx context.Context, notices []Notice) error
+	Report(ctx context.Context, notices []kmtype.Notice) error
 	// FenceTaskSet returns once every transactional id the connector's previous task sets used for partitions
 	// that may have moved is fenced in Kafka (tasks/fence.go). If this run is the one to fence them, it calls
 	// fence with their task ids; other runs wait. Exactly-once tasks call it before they initialize
@@ -151,13 +151,13 @@ type OffsetsWriter interface {
 	// WritesOffsets tells whether a connector of this config has offsets to write outside PostgreSQL; only
 	// then does its STOPPED run look for offset changes to apply.
 	WritesOffsets(config map[string]string) bool
-	WriteOffsets(ctx context.Context, env OffsetsEnv, connector string, config map[string]string, offsets []Offset, reset bool) error
+	WriteOffsets(ctx context.Context, env OffsetsEnv, connector string, config map[string]string, offsets []kmtype.Offset, reset bool) error
 }
 
 // OffsetsEnv is what WriteOffsets may ask of the runtime.
 type OffsetsEnv interface {
 	// ReadOffsets returns every stored source offset of the connector (PostgreSQL's copy).
-	ReadOffsets(ctx context.Context) ([]Offset, error)
+	ReadOffsets(ctx context.Context) ([]kmtype.Offset, error)
 	// FenceTaskSet is TaskEnv's: it returns once the connector's former task sets are fenced in Kafka.
 	FenceTaskSet(ctx context.Context, fence FenceFunc) error
 	Logger() *slog.Logger
@@ -181,40 +181,3 @@ type Lease interface {
 	// Settle bounds how long a record handed to a client may take to be written or dropped.
 	Settle() time.Duration
 }
-
-// Notice is a typed fact a unit reports beside its state (store.Notice).
-type Notice = store.Notice
-
-// Offset-map and group-offset types, as the store keeps them.
-type (
-	OffsetRange  = store.OffsetRange
-	RangeKey     = store.RangeKey
-	RangeQuery   = store.RangeQuery
-	RangesAround = store.RangesAround
-	GroupOffset  = store.GroupOffset
-	// PartitionStat is what a source task reports of one of its partitions.
-	PartitionStat = store.PartitionStat
-	// PipelineStat is what a source task measures of its pipeline.
-	PipelineStat = store.PipelineStat
-	// ClientFigures summarise a librdkafka client's statistics.
-	ClientFigures = store.ClientFigures
-)
-
-// Bases of a group offset translation (store.GroupOffset.Basis).
-const (
-	BasisOffsetMap   = store.BasisOffsetMap
-	BasisOffsetSyncs = store.BasisOffsetSyncs
-	BasisNone        = store.BasisNone
-)
-
-// Offset is a source offset in Connect's shape: a partition map and an offset map.
-type Offset = store.Offset
-
-// Loss is a lasting notice about records lost for good, with the key that identifies it (ConnectorEnv.RecordLoss).
-type Loss = store.Loss
-
-// TextStorable reports whether a name from Kafka can be kept as text (store.TextStorable).
-func TextStorable(s string) bool { return store.TextStorable(s) }
-
-// ErrFenced is returned to a connector instance or task that no longer owns its assignment.
-var ErrFenced = store.ErrFenced

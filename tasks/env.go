@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -23,7 +24,7 @@ func (e *runEnv) Running(ctx context.Context) error {
 	return e.w.putStatus(ctx, e.claim, store.StateRunning, "")
 }
 
-func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
+func (e *runEnv) Report(ctx context.Context, notices []kmtype.Notice) error {
 	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
 	for i, n := range notices {
 		msgs[i], kinds[i] = n.Message, n.Kind
@@ -37,11 +38,11 @@ func (e *runEnv) Report(ctx context.Context, notices []Notice) error {
 	return err
 }
 
-func (e *runEnv) PartitionStats(ctx context.Context) ([]PartitionStat, error) {
+func (e *runEnv) PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error) {
 	return e.w.store.ConnectorPartitionStats(ctx, e.work.Connector)
 }
 
-func (e *runEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
+func (e *runEnv) ReadOffsets(ctx context.Context) ([]kmtype.Offset, error) {
 	return e.w.store.Offsets(ctx, e.work.Connector)
 }
 
@@ -51,11 +52,11 @@ func (e *runEnv) Logger() *slog.Logger         { return e.log }
 // connectorEnv is the ConnectorEnv of one connector instance run.
 type connectorEnv struct{ *runEnv }
 
-func (e connectorEnv) RecordLoss(ctx context.Context, loss Loss, keep int) error {
+func (e connectorEnv) RecordLoss(ctx context.Context, loss kmtype.Loss, keep int) error {
 	return e.w.store.PutLoss(ctx, e.claim, loss, keep)
 }
 
-func (e connectorEnv) Losses(ctx context.Context) ([]Loss, error) {
+func (e connectorEnv) Losses(ctx context.Context) ([]kmtype.Loss, error) {
 	return e.w.store.Losses(ctx, e.work.Connector)
 }
 
@@ -89,7 +90,7 @@ func (e connectorEnv) TaskConfigs(ctx context.Context) ([]map[string]string, err
 	return out, nil
 }
 
-func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []PartitionOwner) error {
+func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []kmtype.PartitionOwner) error {
 	n, err := e.w.store.RetainPartitionStats(ctx, e.claim, plan)
 	if err != nil {
 		return err
@@ -100,44 +101,44 @@ func (e connectorEnv) RetainPartitionStats(ctx context.Context, plan []Partition
 	return nil
 }
 
-func (e connectorEnv) PartitionRates(ctx context.Context) ([]PartitionRate, error) {
+func (e connectorEnv) PartitionRates(ctx context.Context) ([]kmtype.PartitionRate, error) {
 	return e.w.store.PartitionRates(ctx, e.work.Connector)
 }
 
 // taskEnv is the TaskEnv of one task run.
 type taskEnv struct{ *runEnv }
 
-func (e taskEnv) CommitOffsets(ctx context.Context, offsets []Offset) error {
+func (e taskEnv) CommitOffsets(ctx context.Context, offsets []kmtype.Offset) error {
 	return e.w.store.CommitOffsets(ctx, e.claim, offsets)
 }
 
-func (e taskEnv) CommitProgress(ctx context.Context, offsets []Offset, ranges []OffsetRange) error {
+func (e taskEnv) CommitProgress(ctx context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error {
 	return e.w.store.CommitProgress(ctx, e.claim, offsets, ranges)
 }
 
-func (e taskEnv) LastOffsetRanges(ctx context.Context, keys []RangeKey) (map[RangeKey]OffsetRange, error) {
+func (e taskEnv) LastOffsetRanges(ctx context.Context, keys []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error) {
 	return e.w.store.LastOffsetRanges(ctx, keys)
 }
 
-func (e taskEnv) PruneOffsetRanges(ctx context.Context, key RangeKey, logStart int64, keep int) error {
+func (e taskEnv) PruneOffsetRanges(ctx context.Context, key kmtype.RangeKey, logStart int64, keep int) error {
 	_, err := e.w.store.PruneOffsetRanges(ctx, key, logStart, keep)
 	return err
 }
 
-func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []RangeQuery) ([]RangesAround, error) {
+func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
 	return e.w.store.OffsetRangesAround(ctx, queries)
 }
 
-func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []PartitionStat) error {
+func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []kmtype.PartitionStat) error {
 	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
 }
 
-func (e taskEnv) PublishPipelineStat(ctx context.Context, st PipelineStat) error {
+func (e taskEnv) PublishPipelineStat(ctx context.Context, st kmtype.PipelineStat) error {
 	st.WorkerCPUCores, st.WorkerCPUs = e.w.cpu.cores()
 	return e.w.store.PutTaskStat(ctx, e.claim, e.w.id, st)
 }
 
-func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []GroupOffset) error {
+func (e taskEnv) PutGroupOffsets(ctx context.Context, groups []string, offsets []kmtype.GroupOffset) error {
 	return e.w.store.PutGroupOffsets(ctx, e.claim, groups, offsets)
 }
 

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -75,7 +76,7 @@ func (e *runEnv) FenceTaskSet(ctx context.Context, fence FenceFunc) error {
 // offsetsEnv is the OffsetsEnv of a STOPPED connector's run.
 type offsetsEnv struct{ *runEnv }
 
-func (e offsetsEnv) ReadOffsets(ctx context.Context) ([]Offset, error) {
+func (e offsetsEnv) ReadOffsets(ctx context.Context) ([]kmtype.Offset, error) {
 	return e.w.store.Offsets(ctx, e.work.Connector)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 	"github.com/kmirror/kmirror/tasks"
@@ -51,7 +52,7 @@ func (r *txnRegistry) WritesOffsets(config map[string]string) bool {
 	return config["offsets"] == "kafka"
 }
 
-func (r *txnRegistry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []tasks.Offset, reset bool) error {
+func (r *txnRegistry) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, config map[string]string, offsets []kmtype.Offset, reset bool) error {
 	if err := env.FenceTaskSet(ctx, func(ctx context.Context, ids []int) error {
 		r.event("offsets writer fenced %v", ids)
 		return nil
@@ -161,7 +162,7 @@ func TestTaskSetFence(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	offsets := []store.Offset{{Partition: map[string]any{"p": 0}, Offset: map[string]any{"offset": 7}}}
+	offsets := []kmtype.Offset{{Partition: map[string]any{"p": 0}, Offset: map[string]any{"offset": 7}}}
 	id, err := s.RequestOffsets(ctx, "x", offsets, false)
 	require.NoError(t, err)
 	awaitOutcome(t, s, id, store.OffsetRequestDone)

@@ -7,8 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
-	"github.com/kmirror/kmirror/store"
 )
 
 // heartbeater keeps the worker's session alive and its lease extended. When the database says the session is
@@ -77,7 +77,7 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 		err := h.cfg.Store.HeartbeatWorker(ctx, h.cfg.WorkerID, sess.id)
 		if ctx.Err() == nil {
 			// Fenced is an answer from PostgreSQL: only other errors mean it was not reached.
-			h.w.observer.Database(err == nil || errors.Is(err, store.ErrFenced))
+			h.w.observer.Database(err == nil || errors.Is(err, kmtype.ErrFenced))
 		}
 		switch {
 		case err == nil:
@@ -92,7 +92,7 @@ func (h *heartbeater) run(ctx context.Context, wake chan<- struct{}) {
 			h.limit.Resolved(ctx, h.log, "heartbeat", "worker heartbeats work again")
 		case ctx.Err() != nil:
 			return
-		case errors.Is(err, store.ErrFenced):
+		case errors.Is(err, kmtype.ErrFenced):
 			h.log.Warn("this worker was declared dead (no heartbeat within the worker TTL, e.g. after a stall); its runs stop and it joins again",
 				"session", sess.id, "worker_ttl", h.cfg.WorkerTTL)
 			sess.lease.revoke()

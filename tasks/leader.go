@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
@@ -88,7 +89,7 @@ func (l *leader) round(ctx context.Context) {
 		l.distrust("campaign", took)
 	}
 	if err := l.assign(ctx, epoch); err != nil && ctx.Err() == nil {
-		if errors.Is(err, store.ErrFenced) {
+		if errors.Is(err, kmtype.ErrFenced) {
 			l.log.Info("leadership moved during assignment", "lease_epoch", epoch)
 			return
 		}

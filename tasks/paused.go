@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -84,7 +85,7 @@ func (e pausedEnv) Running(ctx context.Context) error {
 	return e.w.putStatus(ctx, e.claim, store.StatePaused, "")
 }
 
-func (e pausedEnv) Report(ctx context.Context, notices []Notice) error {
+func (e pausedEnv) Report(ctx context.Context, notices []kmtype.Notice) error {
 	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
 	for i, n := range notices {
 		msgs[i], kinds[i] = n.Message, n.Kind
@@ -98,23 +99,23 @@ func (e pausedEnv) Report(ctx context.Context, notices []Notice) error {
 	return err
 }
 
-func (e pausedEnv) CommitOffsets(context.Context, []Offset) error {
+func (e pausedEnv) CommitOffsets(context.Context, []kmtype.Offset) error {
 	return fmt.Errorf("commit offsets: %w", ErrPausedWrite)
 }
 
-func (e pausedEnv) CommitProgress(context.Context, []Offset, []OffsetRange) error {
+func (e pausedEnv) CommitProgress(context.Context, []kmtype.Offset, []kmtype.OffsetRange) error {
 	return fmt.Errorf("commit progress: %w", ErrPausedWrite)
 }
 
-func (e pausedEnv) PruneOffsetRanges(context.Context, RangeKey, int64, int) error {
+func (e pausedEnv) PruneOffsetRanges(context.Context, kmtype.RangeKey, int64, int) error {
 	return fmt.Errorf("prune the offset map: %w", ErrPausedWrite)
 }
 
-func (e pausedEnv) PublishPipelineStat(context.Context, PipelineStat) error {
+func (e pausedEnv) PublishPipelineStat(context.Context, kmtype.PipelineStat) error {
 	return fmt.Errorf("publish pipeline figures: %w", ErrPausedWrite) // a paused run has no pipeline to measure
 }
 
-func (e pausedEnv) PutGroupOffsets(context.Context, []string, []GroupOffset) error {
+func (e pausedEnv) PutGroupOffsets(context.Context, []string, []kmtype.GroupOffset) error {
 	return fmt.Errorf("put group offsets: %w", ErrPausedWrite)
 }
 

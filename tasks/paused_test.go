@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -72,11 +73,11 @@ func (t monitoringTask) RunPaused(ctx context.Context, env tasks.TaskEnv) error 
 	if err := env.Running(ctx); err != nil {
 		return err
 	}
-	if err := env.Report(ctx, []tasks.Notice{{Kind: "test", Message: "paused with a backlog"}}); err != nil {
+	if err := env.Report(ctx, []kmtype.Notice{{Kind: "test", Message: "paused with a backlog"}}); err != nil {
 		return err
 	}
-	commitErr := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 99}}})
-	if err := env.PublishPipelineStat(ctx, tasks.PipelineStat{}); !errors.Is(err, tasks.ErrPausedWrite) {
+	commitErr := env.CommitOffsets(ctx, []kmtype.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 99}}})
+	if err := env.PublishPipelineStat(ctx, kmtype.PipelineStat{}); !errors.Is(err, tasks.ErrPausedWrite) {
 		commitErr = fmt.Errorf("pipeline figures accepted while paused: %v", err)
 	}
 	rec.mu.Lock()
@@ -97,7 +98,7 @@ func (t monitoringTask) RunPaused(ctx context.Context, env tasks.TaskEnv) error 
 	defer tick.Stop()
 	for n := int64(0); ; n++ {
 		lag := n
-		err := env.PublishPartitionStats(ctx, []tasks.PartitionStat{{Topic: "t", Partition: int32(t.id.Task), RemoteTopic: "src.t",
+		err := env.PublishPartitionStats(ctx, []kmtype.PartitionStat{{Topic: "t", Partition: int32(t.id.Task), RemoteTopic: "src.t",
 			ReplicatedOffset: 10, LagRecords: &lag, Status: "paused"}})
 		if err != nil && ctx.Err() == nil {
 			return err
@@ -122,7 +123,7 @@ func TestPausedTaskMonitors(t *testing.T) {
 	_, err := c.store.CreateConnector(ctx, pm, map[string]string{"name": pm, "connector.class": "Fake", "tasks.max": "2", "monitor": "yes"}, store.TargetStarted)
 	require.NoError(t, err)
 	c.awaitStates(pm, "RUNNING RUNNING RUNNING")
-	var before []store.Offset
+	var before []kmtype.Offset
 	require.Eventually(t, func() bool {
 		before, err = c.store.Offsets(ctx, pm)
 		return err == nil && len(before) == 2

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 	"github.com/kmirror/kmirror/store/storetest"
 	"github.com/kmirror/kmirror/tasks"
@@ -119,14 +120,14 @@ func (t fakeTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	}
 	if t.config["fenced"] == "first" && t.reg.runs(t.id.String()) == 1 {
 		// As a write refused because the claim was lost while the assignment stayed the same.
-		return fmt.Errorf("commit offsets: %w", store.ErrFenced)
+		return fmt.Errorf("commit offsets: %w", kmtype.ErrFenced)
 	}
-	err := env.CommitOffsets(ctx, []tasks.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 1}}})
+	err := env.CommitOffsets(ctx, []kmtype.Offset{{Partition: map[string]any{"task": t.id.Task}, Offset: map[string]any{"offset": 1}}})
 	if err != nil {
 		return err
 	}
 	if t.config["notice"] == t.config["index"] {
-		if err := env.Report(ctx, []tasks.Notice{{Kind: "source_unreachable", Message: "the source does not answer"}}); err != nil {
+		if err := env.Report(ctx, []kmtype.Notice{{Kind: "source_unreachable", Message: "the source does not answer"}}); err != nil {
 			return err
 		}
 	}
@@ -261,7 +262,7 @@ func TestFailureAndRestart(t *testing.T) {
 	require.Contains(t, st.Trace, "replicate: broker said no")
 	require.True(t, strings.HasPrefix(st.Trace, "replicate: broker said no\n"), "the trace starts with the message: %s", st.Trace)
 	require.Contains(t, st.Trace, "\nCaused by: broker said no\n", "a plain error's type says nothing")
-	require.Equal(t, []store.Notice{{Kind: tasks.NoticeFailed, Message: "replicate: broker said no"}}, st.Notices, "a failed task has a notice")
+	require.Equal(t, []kmtype.Notice{{Kind: tasks.NoticeFailed, Message: "replicate: broker said no"}}, st.Notices, "a failed task has a notice")
 	require.Contains(t, st.Trace, `task f-1 of connector "f" on worker w1`)
 
 	// A failed task stays failed across pause and resume.

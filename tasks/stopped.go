@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -21,23 +22,20 @@ type StoppedWatcher interface {
 // StoppedEnv is what WatchStopped may ask of the runtime.
 type StoppedEnv interface {
 	// PartitionStats returns the partitions' stats the stop kept (ConnectorEnv's).
-	PartitionStats(ctx context.Context) ([]PartitionStat, error)
+	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
 	// ReadOffsets returns every stored source offset of the connector.
-	ReadOffsets(ctx context.Context) ([]Offset, error)
+	ReadOffsets(ctx context.Context) ([]kmtype.Offset, error)
 	// RefreshPartitionEnds records the end offsets just seen of partitions in PartitionStats; ErrFenced once the
 	// run lost the connector's unit.
-	RefreshPartitionEnds(ctx context.Context, ends []PartitionEnd) error
+	RefreshPartitionEnds(ctx context.Context, ends []kmtype.PartitionEnd) error
 	StopContext() context.Context
 	Logger() *slog.Logger
 }
 
-// PartitionEnd is a source partition's end offset as just seen.
-type PartitionEnd = store.PartitionEnd
-
 // stoppedEnv is the StoppedEnv of a STOPPED connector's run.
 type stoppedEnv struct{ *runEnv }
 
-func (e stoppedEnv) RefreshPartitionEnds(ctx context.Context, ends []PartitionEnd) error {
+func (e stoppedEnv) RefreshPartitionEnds(ctx context.Context, ends []kmtype.PartitionEnd) error {
 	return e.w.store.RefreshPartitionEnds(ctx, e.claim, ends)
 }
 
@@ -69,7 +67,7 @@ func (w *worker) putIdleStatus(ctx context.Context, c store.Claim, state string)
 	if len(losses) == 0 {
 		return w.putStatus(ctx, c, state, "")
 	}
-	notices, msgs, kinds := make([]Notice, len(losses)), make([]string, len(losses)), make([]string, len(losses))
+	notices, msgs, kinds := make([]kmtype.Notice, len(losses)), make([]string, len(losses)), make([]string, len(losses))
 	for i, l := range losses {
 		notices[i], msgs[i], kinds[i] = l.Notice, l.Notice.Message, l.Notice.Kind
 	}

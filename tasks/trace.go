@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -53,9 +54,9 @@ const NoticeFailed = "failed"
 
 // putFailed records that the run of w holding c failed with err: FAILED, with the trace and a notice.
 func (w *worker) putFailed(ctx context.Context, c store.Claim, wk store.Work, err error) error {
-	n := store.Notice{Kind: NoticeFailed, Message: err.Error()}
+	n := kmtype.Notice{Kind: NoticeFailed, Message: err.Error()}
 	perr := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: store.StateFailed, WorkerID: w.id, Trace: trace(err, wk, w.id),
-		Notices: []store.Notice{n}, Epoch: c.Epoch})
+		Notices: []kmtype.Notice{n}, Epoch: c.Epoch})
 	if perr == nil {
 		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, store.StateFailed)
 		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, []string{NoticeFailed})

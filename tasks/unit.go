@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
 
@@ -327,7 +328,7 @@ func (w *worker) claim(ctx context.Context, r *unitRun) (store.Claim, bool) {
 			return c, true
 		case ctx.Err() != nil:
 			return store.Claim{}, false
-		case errors.Is(err, store.ErrFenced):
+		case errors.Is(err, kmtype.ErrFenced):
 			r.log.Debug("assignment changed before the run could start", "error", err)
 			return store.Claim{}, false
 		case errors.Is(err, store.ErrUnitBusy):

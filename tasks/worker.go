@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/store"
 )
@@ -174,7 +175,7 @@ func (w *worker) transition(handing, taking int) {
 
 // quiet errors end a run without a FAILED status: the unit belongs to someone else now, or no longer exists.
 func quiet(err error) bool {
-	return errors.Is(err, store.ErrFenced) || errors.Is(err, store.ErrNotFound)
+	return errors.Is(err, kmtype.ErrFenced) || errors.Is(err, store.ErrNotFound)
 }
 
 func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace string) error {

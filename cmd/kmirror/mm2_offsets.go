@@ -21,6 +21,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
 	"github.com/kmirror/kmirror/fileaccess"
 )
@@ -221,10 +222,10 @@ func applyMM2Offsets(ctx context.Context, o mm2OffsetsOptions, offsets []mm2offs
 	if err := json.Unmarshal(raw, &config); err != nil {
 		return fmt.Errorf("GET %s/config: %w", shown, err)
 	}
-	if class := config["connector.class"]; !strings.HasSuffix(class, "MirrorSourceConnector") {
+	if class := config[mirrorconfig.ConnectorClassConfig]; !strings.HasSuffix(class, "MirrorSourceConnector") {
 		return fmt.Errorf("kmirror connector %s is a %s, not a MirrorSourceConnector", o.target, class)
 	}
-	alias := config["source.cluster.alias"]
+	alias := config[mirrorconfig.SourceClusterAliasConfig]
 	for _, off := range offsets {
 		if off.Source.Cluster != alias {
 			return fmt.Errorf("kmirror connector %s replicates from source alias %q, but the offsets are for %q: kmirror would ignore them "+

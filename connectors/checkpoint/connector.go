@@ -15,6 +15,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -23,7 +24,7 @@ import (
 // the topic filter accepts), and deals them in contiguous chunks to min(tasks.max, #groups) tasks.
 type checkpointConnector struct {
 	name string
-	cfg  connectors.Config
+	cfg  config
 	log  *slog.Logger
 }
 
@@ -34,7 +35,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	if err := env.Running(ctx); err != nil {
 		return connectors.DropWhenDone(ctx, err)
 	}
-	if !c.cfg.Values.Bool("enabled") || !c.cfg.Values.Bool("emit.checkpoints.enabled") {
+	if !c.cfg.Enabled || !c.cfg.EmitCheckpointsEnabled {
 		// MM2 at this snapshot keeps throwing for a disabled checkpoint connector (KAFKA-18021); zero tasks is
 		// what it was meant to do.
 		c.log.Info("checkpoints are disabled", "source", c.cfg.SourceAlias(), "target", c.cfg.TargetAlias())
@@ -69,22 +70,22 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 
 	topic := policy.CheckpointsTopic(c.cfg.SourceAlias())
 	topicCreated := false
-	refresh := time.Duration(c.cfg.Values.Long("refresh.groups.interval.seconds")) * time.Second
-	if !c.cfg.Values.Bool("refresh.groups.enabled") || refresh <= 0 {
+	refresh := time.Duration(c.cfg.RefreshGroupsIntervalSeconds) * time.Second
+	if !c.cfg.RefreshGroupsEnabled || refresh <= 0 {
 		refresh = 0
 	}
 	var published []string
 	planned := false
 	reported := ""
-	status := connectors.NewFailingJobs(env, c.cfg, c.name)
+	status := connectors.NewFailingJobs(env, c.cfg.Config, c.name)
 	const createJob, groupsJob = "create the checkpoints topic", "list the consumer groups"
 	for {
-		var notices []tasks.Notice
+		var notices []kmtype.Notice
 		delay := refresh
 		if !topicCreated {
 			// MM2 only logs a failure here; the tasks retry their sends (and create the topic) themselves. The
 			// connector shows FAILED until the topic exists.
-			if err := connectors.CreateCompactedTopic(ctx, target, topic, int(c.cfg.Values.Short("checkpoints.topic.replication.factor"))); err != nil {
+			if err := connectors.CreateCompactedTopic(ctx, target, topic, int(c.cfg.CheckpointsTopicReplicationFactor)); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -116,14 +117,14 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 				published, planned = groups, true
 			}
 			if len(groups) == 0 {
-				notices = append(notices, tasks.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
+				notices = append(notices, kmtype.Notice{Kind: NoticeNoGroups, Message: fmt.Sprintf(
 					"no consumer group of source cluster %s matches groups=%q and groups.exclude=%q with a committed offset on a topic the topic filter accepts (topics=%q): the connector runs no task",
-					c.cfg.SourceAlias(), strings.Join(c.cfg.Values.List("groups"), ","), strings.Join(c.cfg.Values.List("groups.exclude"), ","), c.topicsSetting())})
+					c.cfg.SourceAlias(), strings.Join(c.cfg.Groups, ","), strings.Join(c.cfg.GroupsExclude, ","), c.topicsSetting())})
 			}
 		}
 		recovered, err := status.Show(ctx, "")
 		switch {
-		case err != nil && (errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil):
+		case err != nil && (errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil):
 			return connectors.DropWhenDone(ctx, err)
 		case err != nil:
 			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", err)
@@ -152,7 +153,7 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	}
 }
 
-func noticeText(ns []tasks.Notice) string {
+func noticeText(ns []kmtype.Notice) string {
 	var b strings.Builder
 	for _, n := range ns {
 		b.WriteString(n.Kind + ":" + n.Message + "\n")
@@ -169,7 +170,7 @@ func (c *checkpointConnector) newAdmin(role clientconfig.Role) (*kafka.Admin, er
 	if err != nil {
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}
-	if t := time.Duration(c.cfg.Values.Long("admin.timeout.ms")) * time.Millisecond; t > 0 {
+	if t := time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond; t > 0 {
 		admin.Timeout = t
 	}
 	return admin, nil
@@ -219,13 +220,13 @@ func (c *checkpointConnector) taskConfigs(groups []string) []map[string]string {
 	if len(groups) == 0 {
 		return nil
 	}
-	chunks := mirror.GroupContiguous(groups, min(max(c.cfg.Values.Int("tasks.max"), 1), len(groups)))
+	chunks := mirror.GroupContiguous(groups, min(max(c.cfg.TasksMax, 1), len(groups)))
 	out := make([]map[string]string, len(chunks))
 	for i, chunk := range chunks {
 		task := maps.Clone(c.cfg.Raw)
 		task[connectors.TaskClassKey] = connectors.CheckpointTaskClass
-		task[connectors.AssignedGroupsKey] = strings.Join(chunk, ",")
-		task["task.index"] = strconv.Itoa(i)
+		task[mirror.TaskAssignedGroupsConfig] = strings.Join(chunk, ",")
+		task[mirror.TaskIndexConfig] = strconv.Itoa(i)
 		out[i] = task
 	}
 	return out

@@ -10,10 +10,10 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
-func checkpointTestConfig(t *testing.T, extra map[string]string) connectors.Config {
+func checkpointTestConfig(t *testing.T, extra map[string]string) config {
 	t.Helper()
 	raw := map[string]string{
 		"name":                             "ck",
@@ -29,7 +29,7 @@ func checkpointTestConfig(t *testing.T, extra map[string]string) connectors.Conf
 	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.CheckpointConnectorClass)
 	cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
 	require.NoError(t, err)
-	return cfg
+	return newConfig(cfg)
 }
 
 func TestCheckpointTaskConfigsAreContiguousChunks(t *testing.T) {
@@ -40,7 +40,7 @@ func TestCheckpointTaskConfigsAreContiguousChunks(t *testing.T) {
 	for i, cfg := range configs {
 		require.Equal(t, connectors.CheckpointTaskClass, cfg[connectors.TaskClassKey])
 		require.Equal(t, []string{"0", "1", "2"}[i], cfg["task.index"])
-		got = append(got, cfg[connectors.AssignedGroupsKey])
+		got = append(got, cfg[mirror.TaskAssignedGroupsConfig])
 	}
 	// Connect's groupPartitions: the first (7 mod 3) tasks get one more, in list order.
 	require.Equal(t, []string{"g1,g2,g3", "g4,g5", "g6,g7"}, got)
@@ -67,10 +67,10 @@ func TestCheckpointRenamesTopicsAsMM2(t *testing.T) {
 // an aborted transaction), translates exactly from the range after it, the only one there is.
 func TestCheckpointTranslatesTheGapBeforeTheFirstRange(t *testing.T) {
 	updated := time.Now().Add(-time.Minute)
-	next := &tasks.OffsetRange{SourceStart: 4, SourceEnd: 7, TargetStart: 0, SourceNext: 8, GapBefore: 4, UpdatedAt: updated}
+	next := &kmtype.OffsetRange{SourceStart: 4, SourceEnd: 7, TargetStart: 0, SourceNext: 8, GapBefore: 4, UpdatedAt: updated}
 	for c := int64(0); c < 4; c++ {
-		row := tasks.GroupOffset{UpstreamOffset: c}
-		(&checkpointRun{}).translate(&row, tasks.RangesAround{Next: next})
+		row := kmtype.GroupOffset{UpstreamOffset: c}
+		(&checkpointRun{}).translate(&row, kmtype.RangesAround{Next: next})
 		if row.DownstreamOffset == nil || *row.DownstreamOffset != 0 || !row.Exact || row.Basis != basisMap {
 			t.Fatalf("position %d: %+v", c, row)
 		}

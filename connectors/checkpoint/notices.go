@@ -1,6 +1,6 @@
 package checkpoint
 
-// The kinds of notice a checkpoint task or connector shows in its status (tasks.Notice.Kind). Dashboards and
+// The kinds of notice a checkpoint task or connector shows in its status (kmtype.Notice.Kind). Dashboards and
 // metrics key on them; the message says the same for people.
 const (
 	NoticeNoGroups           = "no_groups"           // the checkpoint connector found no consumer group to checkpoint

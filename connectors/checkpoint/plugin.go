@@ -30,10 +30,10 @@ func (p *Plugin) TaskClass() string { return connectors.CheckpointTaskClass }
 
 // NewConnector implements connectors.Plugin.
 func (p *Plugin) NewConnector(name string, cfg connectors.Config, log *slog.Logger) tasks.Connector {
-	return &checkpointConnector{name: name, cfg: cfg, log: log}
+	return &checkpointConnector{name: name, cfg: newConfig(cfg), log: log}
 }
 
 // NewTask implements connectors.Plugin.
 func (p *Plugin) NewTask(id tasks.TaskID, cfg connectors.Config, log *slog.Logger) tasks.Task {
-	return &checkpointTask{id: id, cfg: cfg, log: log, metrics: p.metrics}
+	return &checkpointTask{id: id, cfg: newConfig(cfg), log: log, metrics: p.metrics}
 }

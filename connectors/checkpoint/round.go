@@ -15,8 +15,8 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // checkpointOpaque routes a checkpoint's delivery to the round and translation it belongs to.
@@ -31,13 +31,13 @@ func (r *checkpointRun) round(ctx context.Context) error {
 	readAt := time.Now()
 	offsets, failed, err := r.source.GroupOffsets(ctx, r.groups)
 	if err != nil {
-		r.setNotice("groups", tasks.Notice{Kind: NoticeGroupsUnreadable,
+		r.setNotice("groups", kmtype.Notice{Kind: NoticeGroupsUnreadable,
 			Message: fmt.Sprintf("offsets of consumer groups on source cluster %s could not be read, retrying: %v", r.sourceAlias, err)})
 		return errors.Join(err, r.report(ctx))
 	}
 	if len(failed) > 0 {
 		names := slices.Sorted(maps.Keys(failed))
-		r.setNotice("groups", tasks.Notice{Kind: NoticeGroupsUnreadable,
+		r.setNotice("groups", kmtype.Notice{Kind: NoticeGroupsUnreadable,
 			Message: fmt.Sprintf("offsets of %d consumer group(s) on source cluster %s could not be read, retrying: %s: %v", len(names), r.sourceAlias, names[0], failed[names[0]])})
 	} else {
 		r.clearNotice("groups")
@@ -74,18 +74,18 @@ const checkpointBatchRows = 5_000
 
 // translateGroups translates, checkpoints and publishes the positions of a batch of groups.
 func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, offsets map[string][]kafka.GroupOffset, readAt time.Time) error {
-	var rows []tasks.GroupOffset
-	var queries []tasks.RangeQuery
-	asked := map[tasks.RangeQuery]int{} // groups at the same position (often the log end) share a lookup
-	var lookup []int                    // row -> query
+	var rows []kmtype.GroupOffset
+	var queries []kmtype.RangeQuery
+	asked := map[kmtype.RangeQuery]int{} // groups at the same position (often the log end) share a lookup
+	var lookup []int                     // row -> query
 	for _, g := range groups {
 		for _, o := range offsets[g] {
 			if o.Offset < 0 || !r.topicFilter.Accepts(o.Topic) {
 				continue
 			}
-			rows = append(rows, tasks.GroupOffset{Group: g, Topic: o.Topic, Partition: o.Partition, UpstreamOffset: o.Offset,
+			rows = append(rows, kmtype.GroupOffset{Group: g, Topic: o.Topic, Partition: o.Partition, UpstreamOffset: o.Offset,
 				DownstreamTopic: r.renameTopic(o.Topic), Metadata: o.Metadata, ReadAt: readAt, Basis: basisNone})
-			q := tasks.RangeQuery{Offset: o.Offset, RangeKey: tasks.RangeKey{
+			q := kmtype.RangeQuery{Offset: o.Offset, RangeKey: kmtype.RangeKey{
 				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}}
 			i, ok := asked[q]
 			if !ok {
@@ -135,20 +135,20 @@ const groupNoticePrefix = "group:"
 // publishGroupOffsets stores the translations for the API. A group whose id PostgreSQL cannot hold as text is
 // left out with a notice, so that one group's name never stops the others' translations from being shown;
 // its checkpoints and synced offsets are written all the same.
-func (r *checkpointRun) publishGroupOffsets(ctx context.Context, groups []string, rows []tasks.GroupOffset) error {
+func (r *checkpointRun) publishGroupOffsets(ctx context.Context, groups []string, rows []kmtype.GroupOffset) error {
 	var bad []string
 	for _, g := range groups {
-		if !tasks.TextStorable(g) {
+		if !kmtype.TextStorable(g) {
 			bad = append(bad, g)
 		}
 	}
 	for _, g := range bad {
-		r.setNotice(groupNoticePrefix+g, tasks.Notice{Kind: NoticeGroupNotShown,
+		r.setNotice(groupNoticePrefix+g, kmtype.Notice{Kind: NoticeGroupNotShown,
 			Message: fmt.Sprintf("consumer group %q is checkpointed, but its translations cannot be shown by the groups API: its id is not valid UTF-8 or holds a NUL", g)})
 	}
 	if len(bad) > 0 {
 		groups = slices.DeleteFunc(slices.Clone(groups), func(g string) bool { return slices.Contains(bad, g) })
-		rows = slices.DeleteFunc(slices.Clone(rows), func(o tasks.GroupOffset) bool { return slices.Contains(bad, o.Group) })
+		rows = slices.DeleteFunc(slices.Clone(rows), func(o kmtype.GroupOffset) bool { return slices.Contains(bad, o.Group) })
 	}
 	if err := r.env.PutGroupOffsets(ctx, groups, rows); err != nil {
 		return fmt.Errorf("publish group offsets: %w", err)
@@ -158,14 +158,14 @@ func (r *checkpointRun) publishGroupOffsets(ctx context.Context, groups []string
 
 // Bases of a translation, as the group offsets API shows them.
 const (
-	basisMap   = tasks.BasisOffsetMap
-	basisSyncs = tasks.BasisOffsetSyncs
-	basisNone  = tasks.BasisNone
+	basisMap   = kmtype.BasisOffsetMap
+	basisSyncs = kmtype.BasisOffsetSyncs
+	basisNone  = kmtype.BasisNone
 )
 
 // translate fills in where row's group resumes on the target: exactly from the offset map where it covers the
 // position, else from the offset syncs as MM2 does (never ahead of the true position), else nowhere.
-func (r *checkpointRun) translate(row *tasks.GroupOffset, around tasks.RangesAround) {
+func (r *checkpointRun) translate(row *kmtype.GroupOffset, around kmtype.RangesAround) {
 	prev, next := rangeOf(around.Prev), rangeOf(around.Next)
 	if a, ok := offsetmap.Translate(prev, next, row.UpstreamOffset); ok {
 		d := a.Offset
@@ -183,7 +183,7 @@ func (r *checkpointRun) translate(row *tasks.GroupOffset, around tasks.RangesAro
 	}
 }
 
-func rangeOf(r *tasks.OffsetRange) *offsetmap.Range {
+func rangeOf(r *kmtype.OffsetRange) *offsetmap.Range {
 	if r == nil {
 		return nil
 	}
@@ -200,7 +200,7 @@ func (r *checkpointRun) renameTopic(topic string) string {
 	return r.policy.FormatRemoteTopic(r.sourceAlias, topic)
 }
 
-func checkpointOf(row *tasks.GroupOffset) mirror.Checkpoint {
+func checkpointOf(row *kmtype.GroupOffset) mirror.Checkpoint {
 	return mirror.Checkpoint{Group: row.Group, Topic: row.DownstreamTopic, Partition: row.Partition,
 		UpstreamOffset: row.UpstreamOffset, DownstreamOffset: *row.DownstreamOffset, Metadata: row.Metadata}
 }
@@ -214,7 +214,7 @@ func (r *checkpointRun) lastCheckpoint(c mirror.Checkpoint) (mirror.Checkpoint, 
 
 // emit writes the checkpoints of rows[emit] to partition 0 of the checkpoints topic and waits for them. Only
 // acknowledged checkpoints count as the latest ones; the others are tried again next round.
-func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit []int, readAt time.Time) error {
+func (r *checkpointRun) emit(ctx context.Context, rows []kmtype.GroupOffset, emit []int, readAt time.Time) error {
 	if len(emit) == 0 {
 		return nil
 	}
@@ -278,7 +278,7 @@ func (r *checkpointRun) emit(ctx context.Context, rows []tasks.GroupOffset, emit
 		r.failures = 0
 		// The topic may have been deleted: create it again (as the connector does at start) and write every
 		// checkpoint again next round, since a new topic holds none of the earlier ones.
-		if err := connectors.CreateCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.Values.Short("checkpoints.topic.replication.factor"))); err != nil && ctx.Err() == nil {
+		if err := connectors.CreateCompactedTopic(ctx, r.target, r.topic, int(r.t.cfg.CheckpointsTopicReplicationFactor)); err != nil && ctx.Err() == nil {
 			r.log.Warn("could not create the checkpoints topic", "topic", r.topic, "error", err)
 		}
 		r.mu.Lock()
@@ -296,7 +296,7 @@ func (r *checkpointRun) settle() time.Duration { return r.env.Lease().Settle() +
 
 // awaitDelivery takes one delivery report of this round and applies it; got is false when none came within
 // wait.
-func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOffset, wait time.Duration) (got bool, err error) {
+func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []kmtype.GroupOffset, wait time.Duration) (got bool, err error) {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	for {
@@ -304,7 +304,7 @@ func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOff
 		case <-ctx.Done():
 			return false, ctx.Err()
 		case <-r.env.Lease().Revoked():
-			return false, tasks.ErrFenced
+			return false, kmtype.ErrFenced
 		case <-timer.C:
 			return false, nil
 		case d := <-r.deliveries:
@@ -317,7 +317,7 @@ func (r *checkpointRun) awaitDelivery(ctx context.Context, rows []tasks.GroupOff
 
 // applyDelivery records one delivery report; it returns false for a report of an earlier round (one that
 // stopped waiting for it).
-func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOffset, d kafka.Delivery) bool {
+func (r *checkpointRun) applyDelivery(ctx context.Context, rows []kmtype.GroupOffset, d kafka.Delivery) bool {
 	o, ok := d.Opaque.(checkpointOpaque)
 	if !ok || o.round != r.rounds {
 		return false
@@ -326,7 +326,7 @@ func (r *checkpointRun) applyDelivery(ctx context.Context, rows []tasks.GroupOff
 	if d.Err != nil {
 		r.failures++
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "checkpoint-delivery", "checkpoint not written", "topic", r.topic, "error", d.Err)
-		r.setNotice("checkpoints", tasks.Notice{Kind: NoticeCheckpointsProblem,
+		r.setNotice("checkpoints", kmtype.Notice{Kind: NoticeCheckpointsProblem,
 			Message: fmt.Sprintf("checkpoints could not be written to %s on cluster %s, retrying: %v", r.topic, r.targetAlias, d.Err)})
 		return true
 	}
@@ -365,9 +365,9 @@ func (r *checkpointRun) removeMetrics() {
 }
 
 // setNotice and clearNotice keep the task's status notices; report publishes them when they changed.
-func (r *checkpointRun) setNotice(key string, n tasks.Notice) {
+func (r *checkpointRun) setNotice(key string, n kmtype.Notice) {
 	if r.notices == nil {
-		r.notices = map[string]tasks.Notice{}
+		r.notices = map[string]kmtype.Notice{}
 	}
 	r.notices[key] = n
 }
@@ -375,7 +375,7 @@ func (r *checkpointRun) setNotice(key string, n tasks.Notice) {
 func (r *checkpointRun) clearNotice(key string) { delete(r.notices, key) }
 
 func (r *checkpointRun) report(ctx context.Context) error {
-	var list []tasks.Notice
+	var list []kmtype.Notice
 	var b strings.Builder
 	for _, k := range slices.Sorted(maps.Keys(r.notices)) {
 		list = append(list, r.notices[k])

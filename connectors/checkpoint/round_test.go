@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -13,10 +14,10 @@ import (
 type groupOffsetsEnv struct {
 	tasks.TaskEnv
 	groups []string
-	rows   []tasks.GroupOffset
+	rows   []kmtype.GroupOffset
 }
 
-func (e *groupOffsetsEnv) PutGroupOffsets(_ context.Context, groups []string, rows []tasks.GroupOffset) error {
+func (e *groupOffsetsEnv) PutGroupOffsets(_ context.Context, groups []string, rows []kmtype.GroupOffset) error {
 	e.groups, e.rows = groups, rows
 	return nil
 }
@@ -26,7 +27,7 @@ func (e *groupOffsetsEnv) PutGroupOffsets(_ context.Context, groups []string, ro
 func TestOneGroupsIdNeverStopsTheOthers(t *testing.T) {
 	env := &groupOffsetsEnv{}
 	r := &checkpointRun{env: env}
-	rows := []tasks.GroupOffset{
+	rows := []kmtype.GroupOffset{
 		{Group: "good", Topic: "t", Metadata: "abc\x00\xff"},
 		{Group: "bad\x00", Topic: "t"},
 		{Group: "also-good", Topic: "t"},

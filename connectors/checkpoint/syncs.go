@@ -8,6 +8,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 )
 
 // tailOffsetSyncs feeds the offset-sync store from partition 0 of the offset-syncs topic, from its beginning,
@@ -16,7 +17,7 @@ import (
 // replicated by Java MM2, or positions older than the map keeps).
 func (r *checkpointRun) tailOffsetSyncs(ctx context.Context) {
 	topic, role := r.policy.OffsetSyncsTopic(r.targetAlias), clientconfig.OffsetSyncsConsumer
-	if r.t.cfg.Values.String("offset-syncs.topic.location") == "target" {
+	if r.t.cfg.OffsetSyncsTopicLocation == mirrorconfig.OffsetSyncsLocationTarget {
 		topic = r.policy.OffsetSyncsTopic(r.sourceAlias)
 	}
 	for ctx.Err() == nil {

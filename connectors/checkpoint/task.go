@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
@@ -26,7 +27,7 @@ import (
 // translated offsets to target groups nobody is consuming with.
 type checkpointTask struct {
 	id      tasks.TaskID
-	cfg     connectors.Config
+	cfg     config
 	log     *slog.Logger
 	metrics *metrics.Registry // nil without metrics
 }
@@ -65,7 +66,7 @@ type checkpointRun struct {
 	active   *connectors.TopicRecorder // records the checkpoints topic once checkpoints reach it (GET .../topics)
 	rounds   int64                     // checkpoint rounds so far (routes deliveries to their round)
 	failures int                       // checkpoints of the current round that were not written
-	notices  map[string]tasks.Notice
+	notices  map[string]kmtype.Notice
 	reported string // the notices last published
 }
 
@@ -89,7 +90,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		return err
 	}
 
-	emitEvery := time.Duration(t.cfg.Values.Long("emit.checkpoints.interval.seconds")) * time.Second
+	emitEvery := time.Duration(t.cfg.EmitCheckpointsIntervalSeconds) * time.Second
 	emitEvery = max(emitEvery, time.Second)
 	if m := t.metrics; m != nil {
 		// From the start, so that a task whose rounds never succeed shows its rounds late, not missing.
@@ -99,8 +100,8 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	emit := time.NewTimer(0) // the first round at once: an operator should not wait a minute for the first answer
 	defer emit.Stop()
 	var syncGroups <-chan time.Time
-	if t.cfg.Values.Bool("sync.group.offsets.enabled") {
-		every := max(time.Duration(t.cfg.Values.Long("sync.group.offsets.interval.seconds"))*time.Second, time.Second)
+	if t.cfg.SyncGroupOffsetsEnabled {
+		every := max(time.Duration(t.cfg.SyncGroupOffsetsIntervalSeconds)*time.Second, time.Second)
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		syncGroups = tick.C
@@ -111,7 +112,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 		case <-ctx.Done():
 			return nil
 		case <-revoked:
-			return tasks.ErrFenced
+			return kmtype.ErrFenced
 		case <-emit.C:
 			began := time.Now()
 			if err := r.producer.AuthFailure(); err != nil {
@@ -119,7 +120,7 @@ func (t *checkpointTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 				return fmt.Errorf("emit checkpoints to cluster %s: authenticate: %w", t.cfg.TargetAlias(), err)
 			}
 			if err := r.round(ctx); err != nil {
-				if errors.Is(err, tasks.ErrFenced) {
+				if errors.Is(err, kmtype.ErrFenced) {
 					return err
 				}
 				if ctx.Err() != nil {
@@ -162,12 +163,12 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 	}
 	r.topic = policy.CheckpointsTopic(r.sourceAlias)
 	r.active = connectors.NewTopicRecorder(env, r.topic, t.log)
-	for _, g := range strings.Split(t.cfg.Raw[connectors.AssignedGroupsKey], ",") {
+	for _, g := range strings.Split(t.cfg.Raw[mirror.TaskAssignedGroupsConfig], ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			r.groups = append(r.groups, g)
 		}
 	}
-	index, _ := strconv.Atoi(t.cfg.Raw["task.index"])
+	index, _ := strconv.Atoi(t.cfg.Raw[mirror.TaskIndexConfig])
 	if r.source, err = t.admin(clientconfig.SourceAdmin, index); err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin,
 		return nil, fmt.Errorf("create the %s: %w", role, err)
 	}
 	a.Timeout = 30 * time.Second
-	if ms := t.cfg.Values.Long("admin.timeout.ms"); ms > 0 {
+	if ms := t.cfg.AdminTimeoutMs; ms > 0 {
 		a.Timeout = time.Duration(ms) * time.Millisecond
 	}
 	return a, nil

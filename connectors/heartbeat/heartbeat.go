@@ -13,6 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -20,7 +21,7 @@ import (
 // runs one task that emits a heartbeat every emit.heartbeats.interval.seconds.
 type heartbeatConnector struct {
 	name string
-	cfg  connectors.Config
+	cfg  config
 	log  *slog.Logger
 }
 
@@ -33,7 +34,7 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 		return err
 	}
 	var configs []map[string]string
-	if c.cfg.Values.Bool("emit.heartbeats.enabled") {
+	if c.cfg.EmitHeartbeatsEnabled {
 		task := maps.Clone(c.cfg.Raw)
 		// Only task.class is added: MirrorHeartbeatConnector's one task config is the connector's config, with no
 		// task.index (GET /connectors/{c}/tasks shows it).
@@ -47,7 +48,7 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 	// sends until the topic exists or its retry budget is spent. Here the connector shows FAILED, naming the
 	// target cluster, and retries until the topic exists.
 	const createJob = "create the heartbeats topic"
-	status := connectors.NewFailingJobs(env, c.cfg, c.name)
+	status := connectors.NewFailingJobs(env, c.cfg.Config, c.name)
 	delay := connectors.JobRetryMin
 	for {
 		topic := policy.HeartbeatsTopic()
@@ -62,7 +63,7 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 			status.OK(createJob)
 		}
 		if _, serr := status.Show(ctx, ""); serr != nil {
-			if errors.Is(serr, tasks.ErrFenced) {
+			if errors.Is(serr, kmtype.ErrFenced) {
 				return serr
 			}
 			c.log.Warn("could not show the connector's jobs in its status; will retry", "error", serr)
@@ -89,14 +90,14 @@ func (c *heartbeatConnector) createTopic(ctx context.Context, topic string) erro
 		return err
 	}
 	defer admin.Close()
-	admin.Timeout = time.Duration(c.cfg.Values.Long("admin.timeout.ms")) * time.Millisecond
-	return connectors.CreateCompactedTopic(ctx, admin, topic, int(c.cfg.Values.Short("heartbeats.topic.replication.factor")))
+	admin.Timeout = time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond
+	return connectors.CreateCompactedTopic(ctx, admin, topic, int(c.cfg.HeartbeatsTopicReplicationFactor))
 }
 
 // heartbeatTask is MirrorHeartbeatTask.
 type heartbeatTask struct {
 	id  tasks.TaskID
-	cfg connectors.Config
+	cfg config
 	log *slog.Logger
 }
 
@@ -147,7 +148,7 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 
 	topic := policy.HeartbeatsTopic()
 	source, target := t.cfg.SourceAlias(), t.cfg.TargetAlias()
-	interval := time.Duration(t.cfg.Values.Long("emit.heartbeats.interval.seconds")) * time.Second
+	interval := time.Duration(t.cfg.EmitHeartbeatsIntervalSeconds) * time.Second
 	if interval <= 0 {
 		interval = time.Second
 	}

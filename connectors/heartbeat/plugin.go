@@ -23,10 +23,10 @@ func (Plugin) TaskClass() string { return connectors.HeartbeatTaskClass }
 
 // NewConnector implements connectors.Plugin.
 func (Plugin) NewConnector(name string, cfg connectors.Config, log *slog.Logger) tasks.Connector {
-	return &heartbeatConnector{name: name, cfg: cfg, log: log}
+	return &heartbeatConnector{name: name, cfg: newConfig(cfg), log: log}
 }
 
 // NewTask implements connectors.Plugin.
 func (Plugin) NewTask(id tasks.TaskID, cfg connectors.Config, log *slog.Logger) tasks.Task {
-	return &heartbeatTask{id: id, cfg: cfg, log: log}
+	return &heartbeatTask{id: id, cfg: newConfig(cfg), log: log}
 }

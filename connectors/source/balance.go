@@ -8,7 +8,6 @@ import (
 
 	"github.com/kmirror/kmirror/balance"
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/planner"
 )
 
@@ -21,11 +20,11 @@ const (
 
 // newBalancer returns the balancer of a run of a connector whose partitions move by load, nil otherwise.
 func (c *sourceConnector) newBalancer(a TaskAssignment) *planner.Balancer {
-	if a != AssignTopics || !c.cfg.Kmirror.Bool(mirrorconfig.TaskMovesEnabledConfig) {
+	if a != AssignTopics || !c.cfg.Kmirror.TaskMovesEnabled {
 		return nil
 	}
 	p := balance.DefaultParams()
-	p.Sustain = time.Duration(c.cfg.Kmirror.Long(mirrorconfig.TaskMovesSustainConfig)) * time.Millisecond
+	p.Sustain = time.Duration(c.cfg.Kmirror.TaskMovesSustainMs) * time.Millisecond
 	return planner.NewBalancer(p)
 }
 
@@ -33,7 +32,7 @@ func (c *sourceConnector) newBalancer(a TaskAssignment) *planner.Balancer {
 // (connectors/planner). Each move is published as a new task set, so the runtime hands the partitions over as
 // it does for any task set change: the old runs drain and commit before the new ones claim.
 func (r *sourcePlanner) balance(ctx context.Context) error {
-	maxTasks := r.cfg.Values.Int("tasks.max")
+	maxTasks := r.cfg.TasksMax
 	assigned := planner.Tasks(r.order, maxTasks)
 	owner := make(map[mirror.TopicPartition]int, len(r.order))
 	for task, tps := range assigned {

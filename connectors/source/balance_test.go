@@ -17,10 +17,10 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
-func (e *plannerEnv) PartitionRates(context.Context) ([]tasks.PartitionRate, error) {
+func (e *plannerEnv) PartitionRates(context.Context) ([]kmtype.PartitionRate, error) {
 	e.mu.Lock()
 	rates := e.rates
 	e.mu.Unlock()
@@ -77,15 +77,15 @@ func TestSourceConnectorMovesHotPartitionsApart(t *testing.T) {
 
 	// Every task reports fresh rates for its partitions: the hot topic's at 4 MiB/s, the others at 64 KiB/s.
 	p.env.mu.Lock()
-	p.env.rates = func() []tasks.PartitionRate {
-		var out []tasks.PartitionRate
+	p.env.rates = func() []kmtype.PartitionRate {
+		var out []kmtype.PartitionRate
 		for task, tps := range decodeTasks(t, p.env.taskSets()[len(p.env.taskSets())-1]) {
 			for _, tp := range tps {
 				r := float64(64 << 10)
 				if tp.Topic == topics["hot"] {
 					r = 4 << 20
 				}
-				out = append(out, tasks.PartitionRate{Topic: tp.Topic, Partition: tp.Partition, Task: task, BytesPerSecond: r})
+				out = append(out, kmtype.PartitionRate{Topic: tp.Topic, Partition: tp.Partition, Task: task, BytesPerSecond: r})
 			}
 		}
 		return out
@@ -173,7 +173,7 @@ func TestSourceConnectorBalancerOnlyForGroupedAssignment(t *testing.T) {
 		p, _ := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
 		cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
 		require.NoError(t, err)
-		c := &sourceConnector{cfg: cfg}
+		c := &sourceConnector{cfg: newConfig(cfg)}
 		require.Equal(t, tc.on, c.newBalancer(tc.a) != nil, "%v %v", tc.a, tc.extra)
 	}
 }

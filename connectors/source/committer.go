@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // How often a source task commits acknowledged offsets to PostgreSQL: often enough that a crash re-sends
@@ -39,10 +39,10 @@ type committer struct {
 
 // commitEnv is what the committer asks of the runtime; tasks.TaskEnv answers it.
 type commitEnv interface {
-	CommitProgress(ctx context.Context, offsets []tasks.Offset, ranges []tasks.OffsetRange) error
+	CommitProgress(ctx context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error
 	RecordTopics(ctx context.Context, topics []string) error
-	Report(ctx context.Context, notices []tasks.Notice) error
-	PruneOffsetRanges(ctx context.Context, key tasks.RangeKey, logStart int64, keep int) error
+	Report(ctx context.Context, notices []kmtype.Notice) error
+	PruneOffsetRanges(ctx context.Context, key kmtype.RangeKey, logStart int64, keep int) error
 }
 
 // commitLoop commits acknowledged offsets every sourceCommitInterval, promotes delayed offset syncs every
@@ -83,7 +83,7 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 			r.sampleInFlight(now)
 			began := time.Now()
 			if err := r.commits.commit(ctx); err != nil {
-				if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
+				if errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil {
 					return err
 				}
 				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
@@ -96,18 +96,18 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 }
 
 // rangeKey names a partition in the offset map.
-func (c *committer) rangeKey(p *sourcePartition) tasks.RangeKey {
-	return tasks.RangeKey{SourceAlias: c.sourceAlias, TargetAlias: c.targetAlias, Topic: p.tp.Topic, Partition: p.tp.Partition}
+func (c *committer) rangeKey(p *sourcePartition) kmtype.RangeKey {
+	return kmtype.RangeKey{SourceAlias: c.sourceAlias, TargetAlias: c.targetAlias, Topic: p.tp.Topic, Partition: p.tp.Partition}
 }
 
 // commit stores every partition's acknowledged progress, records newly active topics, and publishes the
 // task's notices when they changed.
 func (c *committer) commit(ctx context.Context) error {
-	var offsets []tasks.Offset
+	var offsets []kmtype.Offset
 	var topics []string
 	var advanced, newlyActive []*sourcePartition
 	var acks []int64
-	var ranges []tasks.OffsetRange
+	var ranges []kmtype.OffsetRange
 	var snaps []offsetmap.Snapshot
 	var mapped []*sourcePartition
 	for _, p := range c.parts {
@@ -116,13 +116,13 @@ func (c *committer) commit(ctx context.Context) error {
 		if len(snap.Ranges) > 0 {
 			k := c.rangeKey(p)
 			for _, rg := range snap.Ranges {
-				ranges = append(ranges, tasks.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
+				ranges = append(ranges, kmtype.OffsetRange{RangeKey: k, SourceID: id, SourceStart: rg.SourceStart, SourceEnd: rg.SourceEnd,
 					TargetStart: rg.TargetStart, SourceNext: rg.SourceNext, GapBefore: rg.GapBefore, UnmappedBefore: rg.UnmappedBefore, Uncommitted: rg.Uncommitted, Rewind: rg.Rewind})
 			}
 			snaps, mapped = append(snaps, snap), append(mapped, p)
 		}
 		if acked > p.committed || (idDirty && acked >= 0) {
-			offsets = append(offsets, tasks.Offset{
+			offsets = append(offsets, kmtype.Offset{
 				Partition: map[string]any{"cluster": c.sourceAlias, "topic": p.tp.Topic, "partition": p.tp.Partition},
 				Offset:    map[string]any{"offset": acked},
 				SourceID:  id,

@@ -10,21 +10,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // commitRecorder is a commitEnv that keeps what it was given and fails each call whose error is set.
 type commitRecorder struct {
-	offsets                        [][]tasks.Offset
-	ranges                         [][]tasks.OffsetRange
+	offsets                        [][]kmtype.Offset
+	ranges                         [][]kmtype.OffsetRange
 	topics                         [][]string
-	reports                        [][]tasks.Notice
-	prunes                         []tasks.RangeKey
+	reports                        [][]kmtype.Notice
+	prunes                         []kmtype.RangeKey
 	commitErr, topicsErr, pruneErr error
 }
 
-func (e *commitRecorder) CommitProgress(_ context.Context, offsets []tasks.Offset, ranges []tasks.OffsetRange) error {
+func (e *commitRecorder) CommitProgress(_ context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error {
 	if e.commitErr != nil {
 		return e.commitErr
 	}
@@ -40,12 +40,12 @@ func (e *commitRecorder) RecordTopics(_ context.Context, topics []string) error 
 	return nil
 }
 
-func (e *commitRecorder) Report(_ context.Context, ns []tasks.Notice) error {
+func (e *commitRecorder) Report(_ context.Context, ns []kmtype.Notice) error {
 	e.reports = append(e.reports, ns)
 	return nil
 }
 
-func (e *commitRecorder) PruneOffsetRanges(_ context.Context, key tasks.RangeKey, _ int64, _ int) error {
+func (e *commitRecorder) PruneOffsetRanges(_ context.Context, key kmtype.RangeKey, _ int64, _ int) error {
 	if e.pruneErr != nil {
 		return e.pruneErr
 	}
@@ -65,7 +65,7 @@ func startedPartition(topic string) *sourcePartition {
 	return p
 }
 
-func committedOffsets(t *testing.T, offsets []tasks.Offset) map[string]int64 {
+func committedOffsets(t *testing.T, offsets []kmtype.Offset) map[string]int64 {
 	t.Helper()
 	out := map[string]int64{}
 	for _, o := range offsets {
@@ -138,16 +138,16 @@ func TestCommitterPublishesNoticesAndStopsWhenFenced(t *testing.T) {
 	env := &commitRecorder{}
 	p := startedPartition("t")
 	c := testCommitter(env, p)
-	c.notices.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable, Message: "no acknowledgement"})
+	c.notices.notice("target", kmtype.Notice{Kind: NoticeTargetUnreachable, Message: "no acknowledgement"})
 	require.NoError(t, c.commit(ctx))
 	require.NoError(t, c.commit(ctx))
 	require.Len(t, env.reports, 1)
 
 	p.forwarded(0, 1000, 10, 5)
 	p.ack(100)
-	env.topicsErr = tasks.ErrFenced
+	env.topicsErr = kmtype.ErrFenced
 	c.notices.clearNotice("target")
-	require.ErrorIs(t, c.commit(ctx), tasks.ErrFenced)
+	require.ErrorIs(t, c.commit(ctx), kmtype.ErrFenced)
 	require.Len(t, env.reports, 1, "nothing more after a fenced call")
 	require.False(t, p.tracked)
 }
@@ -169,7 +169,7 @@ func TestCommitterPrunesOnlyWhatCanChange(t *testing.T) {
 	c.prune(ctx)
 	env.pruneErr = nil
 	c.prune(ctx)
-	require.Equal(t, []tasks.RangeKey{{SourceAlias: "A", TargetAlias: "B", Topic: "t", Partition: 0}}, env.prunes)
+	require.Equal(t, []kmtype.RangeKey{{SourceAlias: "A", TargetAlias: "B", Topic: "t", Partition: 0}}, env.prunes)
 	c.prune(ctx)
 	require.Len(t, env.prunes, 1, "nothing changed since")
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/planner"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -22,14 +23,14 @@ import (
 // partitions to tasks, and keeps remote topic configs and ACLs in step with the source.
 type sourceConnector struct {
 	name       string
-	cfg        connectors.Config
+	cfg        config
 	log        *slog.Logger
 	assignment TaskAssignment
 	metrics    *metrics.Registry // nil: no metrics
 }
 
 func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error {
-	if !c.cfg.Values.Bool("enabled") {
+	if !c.cfg.Enabled {
 		c.log.Info("replication is disabled", "source", c.cfg.SourceAlias(), "target", c.cfg.TargetAlias())
 		if err := env.Running(ctx); err != nil {
 			return connectors.DropWhenDone(ctx, err)
@@ -57,7 +58,7 @@ func (c *sourceConnector) Run(ctx context.Context, env tasks.ConnectorEnv) error
 // goroutine, like the jobs of MM2's single-threaded Scheduler, so it needs no locking.
 type sourcePlanner struct {
 	name string
-	cfg  connectors.Config
+	cfg  config
 	log  *slog.Logger
 	env  tasks.ConnectorEnv
 
@@ -90,7 +91,7 @@ type sourcePlanner struct {
 	// Partitions the source lost (deleted topics, or re-created with fewer partitions): those still planned
 	// while their tasks drain them, and the notices of what they took with them (deleted.go).
 	draining  map[mirror.TopicPartition]*drainState
-	lost      map[string]tasks.Notice
+	lost      map[string]kmtype.Notice
 	lostOrder []string
 	unsaved   []string // keys of lost notices not stored yet (saveLosses)
 }
@@ -109,7 +110,7 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 		return nil, err
 	}
 	assignment := c.assignment
-	if v := c.cfg.Kmirror.String(mirrorconfig.TaskAssignmentConfig); v != "" {
+	if v := c.cfg.Kmirror.TaskAssignment; v != "" {
 		if assignment, err = ParseTaskAssignment(v); err != nil {
 			return nil, fmt.Errorf("%s: %w", mirrorconfig.TaskAssignmentConfig, err)
 		}
@@ -119,10 +120,10 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 		sourceAlias: c.cfg.SourceAlias(), targetAlias: c.cfg.TargetAlias(),
 		policy: policy,
 		selector: mirror.TopicSelector{Policy: policy, Filter: filter, TargetAlias: c.cfg.TargetAlias(),
-			HeartbeatsReplication: c.cfg.Values.Bool("heartbeats.replication.enabled")},
+			HeartbeatsReplication: c.cfg.HeartbeatsReplicationEnabled},
 		configFilter:      configFilter,
-		replicationFactor: c.cfg.Values.Int("replication.factor"),
-		adminTimeout:      time.Duration(c.cfg.Values.Long("admin.timeout.ms")) * time.Millisecond,
+		replicationFactor: c.cfg.ReplicationFactor,
+		adminTimeout:      time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond,
 	}
 	if r.source, err = r.newAdmin(clientconfig.SourceAdmin); err != nil {
 		return nil, err
@@ -160,14 +161,14 @@ func (r *sourcePlanner) close() {
 // only when the task set changed, so that rows left by anything else are gone within a refresh interval. A
 // failure other than fencing is logged: the next round tries again, and replication does not depend on it.
 func (r *sourcePlanner) retainStats(ctx context.Context) error {
-	var plan []tasks.PartitionOwner
-	for task, tps := range planner.Tasks(r.order, r.cfg.Values.Int("tasks.max")) {
+	var plan []kmtype.PartitionOwner
+	for task, tps := range planner.Tasks(r.order, r.cfg.TasksMax) {
 		for _, tp := range tps {
-			plan = append(plan, tasks.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
+			plan = append(plan, kmtype.PartitionOwner{Topic: tp.Topic, Partition: tp.Partition, Task: task})
 		}
 	}
 	err := r.env.RetainPartitionStats(ctx, plan)
-	if errors.Is(err, tasks.ErrFenced) {
+	if errors.Is(err, kmtype.ErrFenced) {
 		return err
 	}
 	if err != nil && ctx.Err() == nil {
@@ -196,23 +197,22 @@ type plannerJob struct {
 // because an operator must fix something, and is retried afterwards the same way, because the tasks keep
 // replicating meanwhile.
 func (r *sourcePlanner) loop(ctx context.Context) error {
-	seconds := func(key string) time.Duration { return time.Duration(r.cfg.Values.Long(key)) * time.Second }
-	every := func(enabledKey, intervalKey string) (bool, time.Duration) {
-		return r.cfg.Values.Bool(enabledKey), seconds(intervalKey)
+	every := func(enabled bool, intervalSeconds int64) (bool, time.Duration) {
+		return enabled, time.Duration(intervalSeconds) * time.Second
 	}
 	var jobs []*plannerJob
-	if r.cfg.Values.Bool("emit.offset-syncs.enabled") {
+	if r.cfg.EmitOffsetSyncsEnabled {
 		jobs = append(jobs, &plannerJob{what: "create the offset-syncs topic", run: r.createOffsetSyncsTopic})
 	}
 	plan := &plannerJob{what: "plan source partitions", run: r.refreshPlan}
-	if on, interval := every("refresh.topics.enabled", "refresh.topics.interval.seconds"); on {
+	if on, interval := every(r.cfg.RefreshTopicsEnabled, r.cfg.RefreshTopicsIntervalSeconds); on {
 		plan.interval = interval
 	}
 	jobs = append(jobs, plan)
-	if on, interval := every("sync.topic.acls.enabled", "sync.topic.acls.interval.seconds"); on {
+	if on, interval := every(r.cfg.SyncTopicACLsEnabled, r.cfg.SyncTopicACLsIntervalSeconds); on {
 		jobs = append(jobs, &plannerJob{what: "sync topic ACLs", run: r.syncTopicACLs, interval: interval, afterPlan: true})
 	}
-	if on, interval := every("sync.topic.configs.enabled", "sync.topic.configs.interval.seconds"); on {
+	if on, interval := every(r.cfg.SyncTopicConfigsEnabled, r.cfg.SyncTopicConfigsIntervalSeconds); on {
 		jobs = append(jobs, &plannerJob{what: "sync topic configs", run: r.syncTopicConfigs, interval: interval, afterPlan: true})
 	}
 	if r.balancer != nil {
@@ -224,7 +224,7 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 			j.next = start
 		}
 	}
-	status := connectors.NewFailingJobs(r.env, r.cfg, r.name)
+	status := connectors.NewFailingJobs(r.env, r.cfg.Config, r.name)
 	if err := r.reportPreviousConfig(ctx, status); err != nil {
 		return err
 	}
@@ -294,8 +294,8 @@ func (r *sourcePlanner) loop(ctx context.Context) error {
 func (r *sourcePlanner) reportPreviousConfig(ctx context.Context, status *connectors.FailingJobs) error {
 	previous, err := status.TasksOnPreviousConfig(ctx)
 	if err == nil && previous {
-		n := tasks.Notice{Kind: connectors.NoticeTasksOnPreviousConfig, Message: connectors.TasksOnPreviousConfigPending}
-		if err = r.env.Report(ctx, []tasks.Notice{n}); err == nil {
+		n := kmtype.Notice{Kind: connectors.NoticeTasksOnPreviousConfig, Message: connectors.TasksOnPreviousConfigPending}
+		if err = r.env.Report(ctx, []kmtype.Notice{n}); err == nil {
 			r.reported = n.Message
 		}
 	}
@@ -319,7 +319,7 @@ func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg str
 	switch {
 	case err == nil || ctx.Err() != nil:
 		return nil
-	case errors.Is(err, tasks.ErrFenced):
+	case errors.Is(err, kmtype.ErrFenced):
 		return err
 	}
 	r.log.Warn(msg, "error", err)
@@ -331,7 +331,7 @@ func (r *sourcePlanner) statusNotWritten(ctx context.Context, err error, msg str
 func (r *sourcePlanner) jobFailed(j *plannerJob, err error) error {
 	var stop *plannerStopError
 	switch {
-	case errors.Is(err, tasks.ErrFenced):
+	case errors.Is(err, kmtype.ErrFenced):
 		return err
 	case errors.As(err, &stop):
 		return stop.err
@@ -356,7 +356,7 @@ func (r *sourcePlanner) jobFailed(j *plannerJob, err error) error {
 // else manages the topic.
 func (r *sourcePlanner) createOffsetSyncsTopic(ctx context.Context) error {
 	topic, cluster := r.policy.OffsetSyncsTopic(r.targetAlias), r.sourceAlias
-	if r.cfg.Values.String("offset-syncs.topic.location") == "target" {
+	if r.cfg.OffsetSyncsTopicLocation == mirrorconfig.OffsetSyncsLocationTarget {
 		topic, cluster = r.policy.OffsetSyncsTopic(r.sourceAlias), r.targetAlias
 	}
 	admin, err := r.newAdmin(clientconfig.OffsetSyncsAdmin)
@@ -364,7 +364,7 @@ func (r *sourcePlanner) createOffsetSyncsTopic(ctx context.Context) error {
 		return err
 	}
 	defer admin.Close()
-	err = connectors.CreateCompactedTopic(ctx, admin, topic, int(r.cfg.Values.Short("offset-syncs.topic.replication.factor")))
+	err = connectors.CreateCompactedTopic(ctx, admin, topic, int(r.cfg.OffsetSyncsTopicReplicationFactor))
 	if kafka.IsAuthorization(err) {
 		r.log.Warn("not allowed to create the offset-syncs topic; assuming it exists", "topic", topic, "cluster", cluster, "error", err)
 		return nil
@@ -397,7 +397,7 @@ func (e *plannerRetryError) Error() string { return e.err.Error() }
 func (e *plannerRetryError) Unwrap() error { return e.err }
 
 func plannerRetry(err error) error {
-	if errors.Is(err, tasks.ErrFenced) {
+	if errors.Is(err, kmtype.ErrFenced) {
 		return err
 	}
 	return &plannerRetryError{err: err}

@@ -21,6 +21,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -33,22 +34,22 @@ type plannerEnv struct {
 	failure  error // what Failing showed last; nil once Running or Report showed RUNNING again
 	sets     [][]map[string]string
 	notice   string
-	retained [][]tasks.PartitionOwner     // every plan handed to RetainPartitionStats
-	stats    []tasks.PartitionStat        // what PartitionStats answers
-	offsets  []tasks.Offset               // what ReadOffsets answers
-	notices  []tasks.Notice               // the notices last reported
-	rates    func() []tasks.PartitionRate // what PartitionRates returns; nil: nothing reported
-	resumeAt []map[string]string          // the task set TaskConfigs returns before the run publishes one
-	losses   []tasks.Loss                 // what RecordLoss kept
+	retained [][]kmtype.PartitionOwner     // every plan handed to RetainPartitionStats
+	stats    []kmtype.PartitionStat        // what PartitionStats answers
+	offsets  []kmtype.Offset               // what ReadOffsets answers
+	notices  []kmtype.Notice               // the notices last reported
+	rates    func() []kmtype.PartitionRate // what PartitionRates returns; nil: nothing reported
+	resumeAt []map[string]string           // the task set TaskConfigs returns before the run publishes one
+	losses   []kmtype.Loss                 // what RecordLoss kept
 }
 
-func (e *plannerEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
+func (e *plannerEnv) PartitionStats(context.Context) ([]kmtype.PartitionStat, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.stats), nil
 }
 
-func (e *plannerEnv) ReadOffsets(context.Context) ([]tasks.Offset, error) {
+func (e *plannerEnv) ReadOffsets(context.Context) ([]kmtype.Offset, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.offsets), nil
@@ -85,10 +86,10 @@ func (e *plannerEnv) SetTaskConfigs(_ context.Context, configs []map[string]stri
 	return nil
 }
 
-func (e *plannerEnv) RecordLoss(_ context.Context, loss tasks.Loss, keep int) error {
+func (e *plannerEnv) RecordLoss(_ context.Context, loss kmtype.Loss, keep int) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.losses = slices.DeleteFunc(e.losses, func(l tasks.Loss) bool { return l.Key == loss.Key })
+	e.losses = slices.DeleteFunc(e.losses, func(l kmtype.Loss) bool { return l.Key == loss.Key })
 	e.losses = append(e.losses, loss)
 	if len(e.losses) > keep {
 		e.losses = e.losses[len(e.losses)-keep:]
@@ -96,13 +97,13 @@ func (e *plannerEnv) RecordLoss(_ context.Context, loss tasks.Loss, keep int) er
 	return nil
 }
 
-func (e *plannerEnv) Losses(context.Context) ([]tasks.Loss, error) {
+func (e *plannerEnv) Losses(context.Context) ([]kmtype.Loss, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.losses), nil
 }
 
-func (e *plannerEnv) RetainPartitionStats(_ context.Context, plan []tasks.PartitionOwner) error {
+func (e *plannerEnv) RetainPartitionStats(_ context.Context, plan []kmtype.PartitionOwner) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.retained = append(e.retained, slices.Clone(plan))
@@ -124,7 +125,7 @@ func (e *plannerEnv) lastRetained() []string {
 	return out
 }
 
-func (e *plannerEnv) Report(_ context.Context, notices []tasks.Notice) error {
+func (e *plannerEnv) Report(_ context.Context, notices []kmtype.Notice) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var msgs []string

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // A partition of a deleted source topic (or of one re-created with fewer partitions) stays in the plan while its
@@ -43,7 +43,7 @@ func goneFromPlan(order []mirror.TopicPartition, all map[string]int) []mirror.To
 // planStats reads the partitions' last published stats when this round needs them: on the first plan of a run
 // (the stats of partitions a previous plan held, whose topic may be gone since) and while partitions of the plan
 // are gone. nil when not needed or unreadable (ok false then).
-func (r *sourcePlanner) planStats(ctx context.Context, gone []mirror.TopicPartition) (stats map[mirror.TopicPartition]tasks.PartitionStat, ok bool) {
+func (r *sourcePlanner) planStats(ctx context.Context, gone []mirror.TopicPartition) (stats map[mirror.TopicPartition]kmtype.PartitionStat, ok bool) {
 	if r.planned && len(gone) == 0 {
 		return nil, true
 	}
@@ -54,7 +54,7 @@ func (r *sourcePlanner) planStats(ctx context.Context, gone []mirror.TopicPartit
 		}
 		return nil, false
 	}
-	stats = make(map[mirror.TopicPartition]tasks.PartitionStat, len(list))
+	stats = make(map[mirror.TopicPartition]kmtype.PartitionStat, len(list))
 	for _, st := range list {
 		stats[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}] = st
 	}
@@ -66,7 +66,7 @@ func (r *sourcePlanner) planStats(ctx context.Context, gone []mirror.TopicPartit
 // keeps their places). statsOK false means the stats could not be read: a partition then stays until it has
 // been idle for goneDrainIdle since its drain began.
 func (r *sourcePlanner) withDraining(gone []mirror.TopicPartition, topics map[string]int,
-	stats map[mirror.TopicPartition]tasks.PartitionStat, statsOK bool) map[string]int {
+	stats map[mirror.TopicPartition]kmtype.PartitionStat, statsOK bool) map[string]int {
 	if len(gone) == 0 {
 		r.draining = nil
 		return topics
@@ -104,7 +104,7 @@ func (r *sourcePlanner) withDraining(gone []mirror.TopicPartition, topics map[st
 // same; the task's own notice names them.) A notice is shown only when something was lost, or when no end offset was ever seen (whether anything
 // was lost cannot be known then); a lossless deletion is logged. It returns whether a notice was added.
 func (r *sourcePlanner) judgeDropped(ctx context.Context, all map[string]int, order []mirror.TopicPartition,
-	stats map[mirror.TopicPartition]tasks.PartitionStat) bool {
+	stats map[mirror.TopicPartition]kmtype.PartitionStat) bool {
 	inPlan := make(map[mirror.TopicPartition]bool, len(order))
 	for _, tp := range order {
 		inPlan[tp] = true
@@ -161,7 +161,7 @@ func (r *sourcePlanner) committedOffsets(ctx context.Context) map[mirror.TopicPa
 
 // judgeGone judges one dropped partition (see judgeDropped); recreated says the topic exists again with
 // partitions partitions.
-func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionStat, committed map[mirror.TopicPartition]int64,
+func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st kmtype.PartitionStat, committed map[mirror.TopicPartition]int64,
 	recreated bool, partitions int) bool {
 	from := st.ReplicatedOffset
 	if c, ok := committed[tp]; ok {
@@ -208,14 +208,14 @@ func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st tasks.PartitionSt
 
 // lossNotice keeps a notice about a deleted partition in the connector's status; saveLosses keeps it beyond
 // this run.
-func (r *sourcePlanner) lossNotice(key string, n tasks.Notice) {
+func (r *sourcePlanner) lossNotice(key string, n kmtype.Notice) {
 	r.keepLoss(key, n)
 	r.unsaved = append(r.unsaved, key)
 }
 
-func (r *sourcePlanner) keepLoss(key string, n tasks.Notice) {
+func (r *sourcePlanner) keepLoss(key string, n kmtype.Notice) {
 	if r.lost == nil {
-		r.lost = map[string]tasks.Notice{}
+		r.lost = map[string]kmtype.Notice{}
 	}
 	if _, ok := r.lost[key]; !ok {
 		r.lostOrder = append(r.lostOrder, key)
@@ -233,8 +233,8 @@ func (r *sourcePlanner) saveLosses(ctx context.Context) error {
 	for len(r.unsaved) > 0 {
 		key := r.unsaved[0]
 		if n, ok := r.lost[key]; ok {
-			err := r.env.RecordLoss(ctx, tasks.Loss{Key: key, Notice: n}, maxLossNotices)
-			if errors.Is(err, tasks.ErrFenced) {
+			err := r.env.RecordLoss(ctx, kmtype.Loss{Key: key, Notice: n}, maxLossNotices)
+			if errors.Is(err, kmtype.ErrFenced) {
 				return err
 			}
 			if err != nil {
@@ -264,8 +264,8 @@ func (r *sourcePlanner) loadLosses(ctx context.Context) {
 }
 
 // lossNotices returns the notices about deleted partitions, oldest first.
-func (r *sourcePlanner) lossNotices() []tasks.Notice {
-	out := make([]tasks.Notice, 0, len(r.lostOrder))
+func (r *sourcePlanner) lossNotices() []kmtype.Notice {
+	out := make([]kmtype.Notice, 0, len(r.lostOrder))
 	for _, k := range r.lostOrder {
 		out = append(out, r.lost[k])
 	}

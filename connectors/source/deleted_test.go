@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 func deletedPlanner(env *plannerEnv) *sourcePlanner {
@@ -32,7 +32,7 @@ func TestGonePartitionsDrainBeforeTheyLeaveThePlan(t *testing.T) {
 	require.Equal(t, []mirror.TopicPartition{tp("del", 0), tp("del", 1), tp("small", 1)}, gone)
 
 	topics := map[string]int{"kept": 1, "small": 1}
-	stats := map[mirror.TopicPartition]tasks.PartitionStat{
+	stats := map[mirror.TopicPartition]kmtype.PartitionStat{
 		tp("del", 0):   {Topic: "del", Partition: 0, ReplicatedOffset: 10, Status: statusOK},
 		tp("del", 1):   {Topic: "del", Partition: 1, ReplicatedOffset: 7, Status: statusDeleted},
 		tp("small", 1): {Topic: "small", Partition: 1, ReplicatedOffset: 3, Status: statusWarn},
@@ -42,7 +42,7 @@ func TestGonePartitionsDrainBeforeTheyLeaveThePlan(t *testing.T) {
 	require.Equal(t, map[string]int{"kept": 1, "small": 1}, topics, "the listing itself is left alone")
 
 	// The task moved del-0 on and then said it was done; small-1 stands still past the idle bound.
-	stats[tp("del", 0)] = tasks.PartitionStat{Topic: "del", Partition: 0, ReplicatedOffset: 20, Status: statusDeleted}
+	stats[tp("del", 0)] = kmtype.PartitionStat{Topic: "del", Partition: 0, ReplicatedOffset: 20, Status: statusDeleted}
 	r.draining[tp("small", 1)].movedAt = time.Now().Add(-goneDrainIdle)
 	planned = r.withDraining(gone, topics, stats, true)
 	require.Equal(t, topics, planned)
@@ -60,14 +60,14 @@ func TestGonePartitionsDrainBeforeTheyLeaveThePlan(t *testing.T) {
 // A dropped partition of a deleted topic is reported with exactly the offsets between the committed one and the
 // end last seen; nothing is shown when nothing was lost, or for a topic that is only no longer selected.
 func TestDroppedPartitionsReportWhatTheyTook(t *testing.T) {
-	env := &plannerEnv{offsets: []tasks.Offset{
+	env := &plannerEnv{offsets: []kmtype.Offset{
 		{Partition: map[string]any{"cluster": "A", "topic": "del", "partition": 0}, Offset: map[string]any{"offset": int64(49)}},
 		{Partition: map[string]any{"cluster": "A", "topic": "del", "partition": 1}, Offset: map[string]any{"offset": int64(99)}},
 		{Partition: map[string]any{"cluster": "other", "topic": "del", "partition": 2}, Offset: map[string]any{"offset": int64(1000)}},
 	}}
 	r := deletedPlanner(env)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	stats := map[mirror.TopicPartition]tasks.PartitionStat{
+	stats := map[mirror.TopicPartition]kmtype.PartitionStat{
 		// committed 49 beats the published 40: records 50..99 are lost
 		tp("del", 0): {Topic: "del", Partition: 0, Task: 2, ReplicatedOffset: 40, EndOffset: i64(100), Status: statusDeleted, UpdatedAt: at},
 		// caught up: nothing lost
@@ -86,7 +86,7 @@ func TestDroppedPartitionsReportWhatTheyTook(t *testing.T) {
 
 	got := r.lossNotices()
 	require.Len(t, got, 3)
-	byKey := map[string]tasks.Notice{}
+	byKey := map[string]kmtype.Notice{}
 	for _, n := range got {
 		byKey[n.Topic+"-"+string(rune('0'+*n.Partition))] = n
 	}

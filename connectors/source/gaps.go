@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // consumeError decides what a consumer error means: nil to go on, or the error that ends the pipeline.
@@ -19,7 +19,7 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err
 		case kafka.IsOffsetOutOfRange(pe.Err):
 			return r.outOfRange(ctx, consumer, pe)
 		case kafka.IsUnknownTopic(pe.Err):
-			r.notice("topic:"+pe.Topic, tasks.Notice{Kind: NoticeSourceTopicMissing, Topic: pe.Topic,
+			r.notice("topic:"+pe.Topic, kmtype.Notice{Kind: NoticeSourceTopicMissing, Topic: pe.Topic,
 				Message: fmt.Sprintf("source topic %s no longer exists on %s; its partitions leave this task at the connector's next topic refresh", pe.Topic, r.sourceAlias)})
 			return nil
 		case kafka.IsAuthorization(pe.Err):
@@ -45,7 +45,7 @@ func (r *sourceRun) consumeError(ctx context.Context, consumer sourceReader, err
 	}
 	if kafka.IsRetriable(err) {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "source", "source cluster error, retrying", "cluster", r.sourceAlias, "error", err)
-		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable, Message: fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err)})
+		r.notice("source", kmtype.Notice{Kind: NoticeSourceUnreachable, Message: fmt.Sprintf("source cluster %s: %v (retrying)", r.sourceAlias, err)})
 		return nil
 	}
 	r.limit.Log(ctx, r.log, slog.LevelWarn, "consume", "consumer error", "error", err)

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // How often a running source task checks that its source topics and remote topics are still the ones it
@@ -43,7 +43,7 @@ type topicIDReader interface {
 
 // partitionStatsReader is what loadSeenEnds asks of the runtime; tasks.TaskEnv answers it.
 type partitionStatsReader interface {
-	PartitionStats(ctx context.Context) ([]tasks.PartitionStat, error)
+	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
 }
 
 // identityCheck is the outcome of one check of topic ids.
@@ -196,7 +196,7 @@ func (w *identityWatch) checkRemotes(ctx context.Context, admin topicIDReader) e
 		switch {
 		case !ok:
 			if known != "" {
-				w.notices.notice(missingKey, tasks.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
+				w.notices.notice(missingKey, kmtype.Notice{Kind: NoticeRemoteTopicMissing, Topic: remote,
 					Message: fmt.Sprintf("remote topic %s no longer exists on %s: its records wait (and are retried) until the connector's next topic refresh creates it again; what was replicated to it is gone from %s",
 						remote, w.targetAlias, w.targetAlias)})
 			}
@@ -207,7 +207,7 @@ func (w *identityWatch) checkRemotes(ctx context.Context, admin topicIDReader) e
 			msg := fmt.Sprintf("remote topic %s on %s was deleted and re-created (topic id %s, now %s): the records replicated to it before are gone from %s; replication goes on from the committed offsets (reset the connector's offsets to replicate everything again)",
 				remote, w.targetAlias, known, cur, w.targetAlias)
 			w.log.Error(msg, "topic", remote)
-			w.notices.notice("remote-recreated:"+remote+":"+cur, tasks.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
+			w.notices.notice("remote-recreated:"+remote+":"+cur, kmtype.Notice{Kind: NoticeRemoteTopicRecreated, Topic: remote, Message: msg})
 			w.remoteIDs[remote] = cur
 		default:
 			w.notices.clearNotice(missingKey)

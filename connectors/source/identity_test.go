@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // TestRecreatedTopicReportsWhatTheEndedPipelineHadRead covers a source topic deleted while its pipeline was
@@ -23,7 +23,7 @@ func TestRecreatedTopicReportsWhatTheEndedPipelineHadRead(t *testing.T) {
 		r := &identityWatch{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B", notices: &noticeBoard{}}
 		return p, r
 	}
-	only := func(t *testing.T, r *identityWatch) tasks.Notice {
+	only := func(t *testing.T, r *identityWatch) kmtype.Notice {
 		t.Helper()
 		require.Len(t, r.notices.notices, 1)
 		for _, n := range r.notices.notices {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // partitionMetrics is one partition's series in the metrics registry. Its zero value reports nothing, so a
@@ -167,7 +167,7 @@ func (t *sourceTask) clientLabels(role clientconfig.Role, props map[string]strin
 // end finishes a run: unless it was fenced, it leaves its partitions' last positions behind marked stop, and
 // it removes their series and the task's.
 func (r *sourceRun) end(err error) {
-	if !errors.Is(err, tasks.ErrFenced) {
+	if !errors.Is(err, kmtype.ErrFenced) {
 		r.publishFinalStats()
 	}
 	for _, p := range r.parts {

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // maxNotices bounds the notices a task shows: loss notices of a long run (many retention gaps) must not grow
@@ -20,18 +20,18 @@ const maxNotices = 20
 // publishes them. Its zero value is empty and ready; it is safe for concurrent use.
 type noticeBoard struct {
 	noticeMu    sync.Mutex
-	notices     map[string]tasks.Notice
+	notices     map[string]kmtype.Notice
 	noticeOrder []string    // notice keys, oldest first (may hold keys already cleared)
 	hasNotices  atomic.Bool // lets the hot path skip the lock when there is nothing to clear
 	dirty       atomic.Bool // notices changed since they were last published
 }
 
 // notice sets one of the task's status notices (by key).
-func (b *noticeBoard) notice(key string, n tasks.Notice) {
+func (b *noticeBoard) notice(key string, n kmtype.Notice) {
 	b.noticeMu.Lock()
 	defer b.noticeMu.Unlock()
 	if b.notices == nil {
-		b.notices = map[string]tasks.Notice{}
+		b.notices = map[string]kmtype.Notice{}
 	}
 	if _, ok := b.notices[key]; !ok {
 		b.noticeOrder = append(b.noticeOrder, key)
@@ -74,11 +74,11 @@ func (b *noticeBoard) clearNotice(key string) {
 }
 
 // noticeList returns the notices in the order of their keys, so that the status reads the same every time.
-func (b *noticeBoard) noticeList() []tasks.Notice {
+func (b *noticeBoard) noticeList() []kmtype.Notice {
 	b.noticeMu.Lock()
 	defer b.noticeMu.Unlock()
 	keys := slices.Sorted(maps.Keys(b.notices))
-	out := make([]tasks.Notice, 0, len(keys))
+	out := make([]kmtype.Notice, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, b.notices[k])
 	}
@@ -87,7 +87,7 @@ func (b *noticeBoard) noticeList() []tasks.Notice {
 
 // publishNotices hands the notices to report when they changed since they were last published; when report
 // fails they count as changed still, so the next call tries again.
-func (b *noticeBoard) publishNotices(ctx context.Context, report func(context.Context, []tasks.Notice) error) error {
+func (b *noticeBoard) publishNotices(ctx context.Context, report func(context.Context, []kmtype.Notice) error) error {
 	if !b.dirty.Swap(false) {
 		return nil
 	}

@@ -1,8 +1,8 @@
 package source
 
-import "github.com/kmirror/kmirror/tasks"
+import "github.com/kmirror/kmirror/kmtype"
 
-// The kinds of notice a source task or connector shows in its status (tasks.Notice.Kind). Dashboards and
+// The kinds of notice a source task or connector shows in its status (kmtype.Notice.Kind). Dashboards and
 // metrics key on them; the message says the same for people.
 const (
 	NoticeDataNotReplicated    = "data_not_replicated"    // records gone from the source before they were replicated (offsets given)
@@ -20,8 +20,8 @@ const (
 )
 
 // partitionNotice is a notice about one partition, with the offsets it concerns (first > last: none).
-func partitionNotice(kind, msg, topic string, partition int32, first, last int64) tasks.Notice {
-	n := tasks.Notice{Kind: kind, Message: msg, Topic: topic, Partition: &partition}
+func partitionNotice(kind, msg, topic string, partition int32, first, last int64) kmtype.Notice {
+	n := kmtype.Notice{Kind: kind, Message: msg, Topic: topic, Partition: &partition}
 	if first <= last {
 		n.FirstOffset, n.LastOffset = &first, &last
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -44,7 +45,7 @@ func (p *Plugin) WritesOffsets() bool { return p.eos.Enabled() }
 
 // WriteOffsets implements connectors.OffsetsPlugin: on a worker with exactly-once source support, a
 // MirrorSourceConnector's altered or reset offsets are written to its offsets topic on the target.
-func (p *Plugin) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg connectors.Config, offsets []tasks.Offset, reset bool) error {
+func (p *Plugin) WriteOffsets(ctx context.Context, env tasks.OffsetsEnv, connector string, cfg connectors.Config, offsets []kmtype.Offset, reset bool) error {
 	records, err := offsetsTopicRecords(connector, offsets)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ type offsetsTopicRecord struct {
 
 // offsetsTopicRecords turns the requested offsets (validated by the REST API as MirrorSourceConnector's
 // alterOffsets does) into offsets topic records in Java MM2's key form.
-func offsetsTopicRecords(connector string, offsets []tasks.Offset) ([]offsetsTopicRecord, error) {
+func offsetsTopicRecords(connector string, offsets []kmtype.Offset) ([]offsetsTopicRecord, error) {
 	out := make([]offsetsTopicRecord, 0, len(offsets))
 	for _, o := range offsets {
 		part, err := mirrorPartition(o.Partition)
@@ -133,7 +134,7 @@ type offsetsWrite struct {
 
 func newOffsetsWrite(cfg connectors.Config, connector string, log *slog.Logger) (*offsetsWrite, error) {
 	w := &offsetsWrite{connector: connector, topic: mm2offsets.Topic(cfg.SourceAlias()), targetAlias: cfg.TargetAlias(), log: log}
-	if t := strings.TrimSpace(cfg.Raw["offsets.storage.topic"]); t != "" {
+	if t := strings.TrimSpace(cfg.MirrorSource().OffsetsStorageTopic); t != "" {
 		w.topic = t // as the tasks do (newSourceTxns)
 	}
 	var err error

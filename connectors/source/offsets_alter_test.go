@@ -10,14 +10,14 @@ import (
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // The records of an offsets change are Java MM2's: its key bytes, {"offset":n}, and a null value for a
 // tombstone, whatever number type the store handed the offsets over in.
 func TestOffsetsTopicRecords(t *testing.T) {
 	t.Parallel()
-	recs, err := offsetsTopicRecords("mm2", []tasks.Offset{
+	recs, err := offsetsTopicRecords("mm2", []kmtype.Offset{
 		{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": json.Number("3")}, Offset: map[string]any{"offset": json.Number("41")}},
 		{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": int64(4)}},
 	})
@@ -28,9 +28,9 @@ func TestOffsetsTopicRecords(t *testing.T) {
 	require.Equal(t, `["mm2",{"cluster":"A","partition":4,"topic":"t"}]`, string(recs[1].key))
 	require.Nil(t, recs[1].value, "a tombstone")
 
-	_, err = offsetsTopicRecords("mm2", []tasks.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": "x"}}})
+	_, err = offsetsTopicRecords("mm2", []kmtype.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": "x"}}})
 	require.ErrorContains(t, err, "is not a MirrorSourceConnector partition")
-	_, err = offsetsTopicRecords("mm2", []tasks.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": int64(0)},
+	_, err = offsetsTopicRecords("mm2", []kmtype.Offset{{Partition: map[string]any{"cluster": "A", "topic": "t", "partition": int64(0)},
 		Offset: map[string]any{"offset": json.Number("1.5")}}})
 	require.ErrorContains(t, err, "is not an integer")
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -116,7 +117,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 			return nil
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "paused-offsets", "paused: reading the source's offsets failed, will retry", "error", err)
-		r.notice("source", tasks.Notice{Kind: NoticeSourceUnreachable,
+		r.notice("source", kmtype.Notice{Kind: NoticeSourceUnreachable,
 			Message: fmt.Sprintf("source cluster %s: %v (retrying); the paused partitions' backlog is not known meanwhile", r.sourceAlias, err)})
 		return r.reportPausedNotices(ctx)
 	}
@@ -159,7 +160,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 			end = known // deleted or re-created while paused: what was last seen of the topic it replicated
 		}
 		pos := pp.replicatedOffset(low, end, r.resetPolicy == "latest")
-		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
+		stat := kmtype.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: statusPaused}
 		// Retention deleting the backlog of a connector paused too long is what an operator must see before the
 		// resume, not after it: the partition is truncated, and the notice gives the offsets lost.
@@ -192,7 +193,7 @@ func (r *sourceRun) pausedTick(ctx context.Context, w *pausedWatch) error {
 		p.stats.pausedSeen = p.stats.publishedAt
 	}
 	if err := r.publishStats(ctx, ""); err != nil {
-		if errors.Is(err, tasks.ErrFenced) {
+		if errors.Is(err, kmtype.ErrFenced) {
 			return err
 		}
 		if ctx.Err() == nil {
@@ -228,7 +229,7 @@ func (r *sourceRun) liveIDs(ctx context.Context, w *pausedWatch) []kafka.Partiti
 // reportPausedNotices shows the task's notices in its status when they changed (the status stays PAUSED).
 func (r *sourceRun) reportPausedNotices(ctx context.Context) error {
 	if err := r.publishNotices(ctx, r.env.Report); err != nil {
-		if errors.Is(err, tasks.ErrFenced) {
+		if errors.Is(err, kmtype.ErrFenced) {
 			return err
 		}
 		if ctx.Err() == nil {
@@ -317,10 +318,10 @@ func (r *sourceRun) endPaused(err error) {
 		revoked = true
 	default:
 	}
-	if !revoked && !errors.Is(err, tasks.ErrFenced) {
+	if !revoked && !errors.Is(err, kmtype.ErrFenced) {
 		finalCtx, cancel := context.WithTimeout(r.env.StopContext(), 5*time.Second)
 		defer cancel()
-		if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, tasks.ErrFenced) {
+		if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, kmtype.ErrFenced) {
 			r.log.Debug("could not publish the partitions' final stats", "error", err)
 		}
 	}

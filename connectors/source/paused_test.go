@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -22,36 +23,36 @@ import (
 type pausedTestEnv struct {
 	tasks.TaskEnv // nil: what the paused run must not call panics
 	t             *testing.T
-	offsets       []tasks.Offset
+	offsets       []kmtype.Offset
 	log           *slog.Logger
 	revoked       chan struct{}
 	stop          context.Context
 
 	mu        sync.Mutex
-	published [][]tasks.PartitionStat
+	published [][]kmtype.PartitionStat
 	at        []time.Time
 }
 
-func (e *pausedTestEnv) ReadOffsets(context.Context) ([]tasks.Offset, error) { return e.offsets, nil }
-func (e *pausedTestEnv) PartitionStats(context.Context) ([]tasks.PartitionStat, error) {
+func (e *pausedTestEnv) ReadOffsets(context.Context) ([]kmtype.Offset, error) { return e.offsets, nil }
+func (e *pausedTestEnv) PartitionStats(context.Context) ([]kmtype.PartitionStat, error) {
 	return nil, nil
 }
-func (e *pausedTestEnv) LastOffsetRanges(context.Context, []tasks.RangeKey) (map[tasks.RangeKey]tasks.OffsetRange, error) {
+func (e *pausedTestEnv) LastOffsetRanges(context.Context, []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error) {
 	return nil, nil
 }
-func (e *pausedTestEnv) PublishPartitionStats(_ context.Context, stats []tasks.PartitionStat) error {
+func (e *pausedTestEnv) PublishPartitionStats(_ context.Context, stats []kmtype.PartitionStat) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.published = append(e.published, stats)
 	e.at = append(e.at, time.Now())
 	return nil
 }
-func (e *pausedTestEnv) Report(context.Context, []tasks.Notice) error { return nil }
-func (e *pausedTestEnv) CommitOffsets(context.Context, []tasks.Offset) error {
+func (e *pausedTestEnv) Report(context.Context, []kmtype.Notice) error { return nil }
+func (e *pausedTestEnv) CommitOffsets(context.Context, []kmtype.Offset) error {
 	e.t.Error("a paused run committed offsets")
 	return tasks.ErrPausedWrite
 }
-func (e *pausedTestEnv) CommitProgress(context.Context, []tasks.Offset, []tasks.OffsetRange) error {
+func (e *pausedTestEnv) CommitProgress(context.Context, []kmtype.Offset, []kmtype.OffsetRange) error {
 	e.t.Error("a paused run committed progress")
 	return tasks.ErrPausedWrite
 }
@@ -60,10 +61,10 @@ func (e *pausedTestEnv) StopContext() context.Context { return e.stop }
 func (e *pausedTestEnv) Logger() *slog.Logger         { return e.log }
 
 // latest returns the newest stats of each partition published so far, and when the last publication was.
-func (e *pausedTestEnv) latest() (map[int32]tasks.PartitionStat, []time.Time) {
+func (e *pausedTestEnv) latest() (map[int32]kmtype.PartitionStat, []time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := map[int32]tasks.PartitionStat{}
+	out := map[int32]kmtype.PartitionStat{}
 	for _, pub := range e.published {
 		for _, s := range pub {
 			out[s.Partition] = s
@@ -100,14 +101,14 @@ func TestPausedSourceTaskWatchesManyPartitions(t *testing.T) {
 	kafkatest.Produce(t, "A", recs)
 
 	// Partition p % 3: 0 caught up (offset 1 stored), 1 one behind (offset 0), 2 never replicated (none).
-	var offsets []tasks.Offset
+	var offsets []kmtype.Offset
 	var tps []mirror.TopicPartition
 	for p := range int32(partitions) {
 		tps = append(tps, mirror.TopicPartition{Topic: topic, Partition: p})
 		if p%3 == 2 {
 			continue
 		}
-		offsets = append(offsets, tasks.Offset{Partition: map[string]any{"cluster": "A", "topic": topic, "partition": p},
+		offsets = append(offsets, kmtype.Offset{Partition: map[string]any{"cluster": "A", "topic": topic, "partition": p},
 			Offset: map[string]any{"offset": int64(1 - p%3)}})
 	}
 	cfg := maps.Clone(plannerConfig(t, topic))

@@ -6,8 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // pipelineClock splits the poll loop's wall time into waiting for the source, waiting for the target, and the
@@ -99,12 +99,12 @@ func (c *pipelineClock) fractions(now time.Time) (source, target float64, interv
 
 // clientFigures keeps the last summary of a replication client's librdkafka statistics.
 type clientFigures struct {
-	last atomic.Pointer[tasks.ClientFigures]
+	last atomic.Pointer[kmtype.ClientFigures]
 }
 
 func (f *clientFigures) record(d *metrics.ClientDoc) {
 	s := metrics.SummarizeDoc(d)
-	f.last.Store(&tasks.ClientFigures{
+	f.last.Store(&kmtype.ClientFigures{
 		BatchAvgBytes: s.BatchAvgBytes, BatchAvgRecords: s.BatchAvgRecords, Batches: s.Batches, RTTAvgMs: s.RTTAvgMs,
 		ThrottleAvgMs: s.ThrottleAvgMs, InFlightRequests: s.InFlightRequests, InFlightMax: s.InFlightMax,
 	})
@@ -125,7 +125,7 @@ const (
 )
 
 // pipelineSettings fills the producer and consumer settings capacity advice quotes.
-func (r *sourceRun) pipelineSettings(st *tasks.PipelineStat) {
+func (r *sourceRun) pipelineSettings(st *kmtype.PipelineStat) {
 	st.BatchSizeBytes = propInt(r.producerProps, libDefaultBatchSize, "batch.size")
 	st.QueueMaxBytes = 1024 * propInt(r.producerProps, libDefaultQueueKiB, "queue.buffering.max.kbytes")
 	st.LingerMs = float64(propInt(r.producerProps, libDefaultLingerMs, "linger.ms", "queue.buffering.max.ms"))
@@ -145,7 +145,7 @@ func (r *sourceRun) publishPipeline(ctx context.Context, now time.Time) error {
 	if !ok {
 		return nil
 	}
-	st := tasks.PipelineStat{
+	st := kmtype.PipelineStat{
 		IntervalSeconds:    interval.Seconds(),
 		WaitSourceFraction: round4(source), WaitTargetFraction: round4(target), BusyFraction: round4(1 - source - target),
 		Producer: r.producerFigures.last.Load(), Consumer: r.consumerFigures.last.Load(),

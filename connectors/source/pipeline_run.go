@@ -9,6 +9,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -39,7 +40,7 @@ func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syn
 	if f := r.failure.Load(); f != nil {
 		return *f
 	}
-	if errors.Is(committerErr, tasks.ErrFenced) {
+	if errors.Is(committerErr, kmtype.ErrFenced) {
 		return committerErr
 	}
 	if committerErr != nil && !errors.Is(committerErr, context.Canceled) {
@@ -232,7 +233,7 @@ func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, s
 // (after dropping everything queued and in flight) if it is revoked.
 func (r *sourceRun) awaitLease(ctx context.Context, lease tasks.Lease, producer purger) error {
 	r.log.Warn("writes paused: this worker's heartbeats have not been confirmed for a while (is the database reachable?)")
-	r.notice("lease", tasks.Notice{Kind: NoticeWritesPaused, Message: "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are"})
+	r.notice("lease", kmtype.Notice{Kind: NoticeWritesPaused, Message: "writes paused: this worker's heartbeats to the database have not been confirmed for a while; replication resumes when they are"})
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {

@@ -80,11 +80,11 @@ func (p *Plugin) TaskClass() string { return connectors.SourceTaskClass }
 
 // NewConnector implements connectors.Plugin.
 func (p *Plugin) NewConnector(name string, cfg connectors.Config, log *slog.Logger) tasks.Connector {
-	return &sourceConnector{name: name, cfg: cfg, log: log, assignment: p.assign, metrics: p.metrics}
+	return &sourceConnector{name: name, cfg: newConfig(cfg), log: log, assignment: p.assign, metrics: p.metrics}
 }
 
 // NewTask implements connectors.Plugin.
 func (p *Plugin) NewTask(id tasks.TaskID, cfg connectors.Config, log *slog.Logger) tasks.Task {
-	return &sourceTask{id: id, cfg: cfg, log: log, syncs: p.syncs, admins: p.admins, metrics: p.metrics, eos: p.eos.Enabled(), dataPath: p.data,
+	return &sourceTask{id: id, cfg: newConfig(cfg), log: log, syncs: p.syncs, admins: p.admins, metrics: p.metrics, eos: p.eos.Enabled(), dataPath: p.data,
 		procs: p.procs, consumerStatsMax: p.consumerStatsMax, producerStatsMax: p.producerStatsMax}
 }

@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // stallWatch watches the acknowledgements of a run's partitions. The commit loop's check pauses forwarding
@@ -94,7 +94,7 @@ func (w *stallWatch) setUnreachable(unreachable bool) {
 	w.unreachable = unreachable
 	if unreachable {
 		w.log.Warn("the target acknowledges nothing; forwarding paused until it does", "cluster", w.targetAlias, "after", w.stallAfter)
-		w.notices.notice("target", tasks.Notice{Kind: NoticeTargetUnreachable,
+		w.notices.notice("target", kmtype.Notice{Kind: NoticeTargetUnreachable,
 			Message: fmt.Sprintf("target cluster %s has acknowledged no record for %s (down or unreachable?); replication waits and retries", w.targetAlias, w.stallAfter)})
 	} else {
 		w.log.Info("the target acknowledges again; forwarding resumed", "cluster", w.targetAlias)

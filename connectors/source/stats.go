@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
-	"github.com/kmirror/kmirror/tasks"
 )
 
 // How often a source task samples where its partitions stand (positions, lag, status: the metrics), and how
@@ -30,7 +30,7 @@ const (
 	sourceWatermarkSampleMax = 250
 )
 
-// Partition statuses (tasks.PartitionStat.Status and the kmirror_partition_status state set).
+// Partition statuses (kmtype.PartitionStat.Status and the kmirror_partition_status state set).
 const (
 	statusOK        = "ok"        // caught up at least once in the window, or the lag is falling
 	statusWarn      = "warn"      // the position moves, but the lag grew all through the window
@@ -57,10 +57,10 @@ type lagSample struct {
 type partitionStats struct {
 	samples [statusWindow]lagSample
 	n, next int // samples held; where the next one goes
-	last    tasks.PartitionStat
+	last    kmtype.PartitionStat
 	ready   bool // last has been computed at least once
 
-	published   tasks.PartitionStat // what was last published, and when
+	published   kmtype.PartitionStat // what was last published, and when
 	publishedAt time.Time
 	// pausedSeen is publishedAt as the paused watch's previous look found it: unchanged since then means that
 	// look left the partition out.
@@ -245,7 +245,7 @@ func (r *sourceRun) sampleStats(consumer sourceReader, now time.Time) {
 			p.metrics.setStatus(status)
 		}
 
-		stat := tasks.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
+		stat := kmtype.PartitionStat{Topic: p.tp.Topic, Partition: p.tp.Partition, RemoteTopic: *p.remote,
 			ReplicatedOffset: pos, Status: status}
 		setPosition(&stat, pos, end, headTS, pp.lastTS, now)
 		// The task's own samples, not the compat gauges' rate: Kafka's rule counts that over at least 30 s, so
@@ -307,7 +307,7 @@ func watermarkWindow(n int, next *int) (first, reads int) {
 // negative): the end and the lag in records, the lag in seconds (0 when caught up, else the age of the record at
 // pos from headTS: its source timestamp, or when kmirror first saw it), and the source timestamp of the last
 // replicated record.
-func setPosition(stat *tasks.PartitionStat, pos, end int64, headTS time.Time, lastTS int64, now time.Time) {
+func setPosition(stat *kmtype.PartitionStat, pos, end int64, headTS time.Time, lastTS int64, now time.Time) {
 	if end >= 0 {
 		lag := max(end-pos, 0)
 		e := end
@@ -331,7 +331,7 @@ func setPosition(stat *tasks.PartitionStat, pos, end int64, headTS time.Time, la
 // ends). ErrFenced means the run lost its unit.
 func (r *sourceRun) publishStats(ctx context.Context, status string) error {
 	now := time.Now()
-	stats := make([]tasks.PartitionStat, 0, len(r.parts))
+	stats := make([]kmtype.PartitionStat, 0, len(r.parts))
 	var sent []*sourcePartition
 	for _, p := range r.parts {
 		ps := &p.stats
@@ -365,7 +365,7 @@ func (r *sourceRun) publishStats(ctx context.Context, status string) error {
 }
 
 // sameStat tells whether two publications of a partition say the same.
-func sameStat(a, b tasks.PartitionStat) bool {
+func sameStat(a, b kmtype.PartitionStat) bool {
 	return a.Topic == b.Topic && a.Partition == b.Partition && a.RemoteTopic == b.RemoteTopic &&
 		a.ReplicatedOffset == b.ReplicatedOffset && samePtr(a.EndOffset, b.EndOffset) && samePtr(a.LagRecords, b.LagRecords) &&
 		samePtr(a.LagSeconds, b.LagSeconds) && a.RecordsPerSecond == b.RecordsPerSecond && a.BytesPerSecond == b.BytesPerSecond &&
@@ -382,7 +382,7 @@ func (r *sourceRun) publishFinalStats() {
 	}
 	finalCtx, cancel := context.WithTimeout(r.env.StopContext(), 5*time.Second) // within the stop budget
 	defer cancel()
-	if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, tasks.ErrFenced) {
+	if err := r.publishStats(finalCtx, statusStop); err != nil && !errors.Is(err, kmtype.ErrFenced) {
 		r.log.Debug("could not publish the partitions' final stats", "error", err)
 	}
 }
@@ -398,7 +398,7 @@ func (r *sourceRun) statsTick(ctx context.Context, consumer sourceReader, now ti
 		err = r.publishPipeline(ctx, now)
 	}
 	if err != nil {
-		if errors.Is(err, tasks.ErrFenced) || ctx.Err() != nil {
+		if errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil {
 			return err
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "partition-stats", "publishing partition stats failed, will retry", "error", err)

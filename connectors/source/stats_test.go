@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -110,10 +111,10 @@ func TestReplicatedOffset(t *testing.T) {
 // statsEnv records what a run publishes.
 type statsEnv struct {
 	tasks.TaskEnv
-	published [][]tasks.PartitionStat
+	published [][]kmtype.PartitionStat
 }
 
-func (e *statsEnv) PublishPartitionStats(_ context.Context, stats []tasks.PartitionStat) error {
+func (e *statsEnv) PublishPartitionStats(_ context.Context, stats []kmtype.PartitionStat) error {
 	e.published = append(e.published, stats)
 	return nil
 }
@@ -125,7 +126,7 @@ func TestQuietPartitionsArePublishedLessOften(t *testing.T) {
 	quiet := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 0}, "A.t", 41, "")
 	busy := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 1}, "A.t", 41, "")
 	r := &sourceRun{env: env, parts: []*sourcePartition{quiet, busy}}
-	names := func(stats []tasks.PartitionStat) (out []int32) {
+	names := func(stats []kmtype.PartitionStat) (out []int32) {
 		for _, s := range stats {
 			out = append(out, s.Partition)
 		}

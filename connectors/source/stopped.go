@@ -11,6 +11,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -27,9 +28,10 @@ var _ connectors.StoppedPlugin = (*Plugin)(nil)
 const stoppedQuickLooks = 10
 
 // WatchStopped implements connectors.StoppedPlugin.
-func (p *Plugin) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, cfg connectors.Config) error {
+func (p *Plugin) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, parsed connectors.Config) error {
 	log := env.Logger()
-	if !cfg.Values.Bool("enabled") {
+	cfg := newConfig(parsed)
+	if !cfg.Enabled {
 		return nil // nothing replicates: there is nothing to judge either
 	}
 	props, err := cfg.ClientProps(clientconfig.SourceAdmin, connector, -1)
@@ -111,16 +113,16 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 	// Every kept partition's position follows its committed offset, also where the topic is gone: a task that
 	// finds it re-created trusts an end only at its position. It is recorded before the source is asked, so that
 	// a source slow to answer cannot hold it back.
-	positions := make([]tasks.PartitionEnd, 0, len(stats))
+	positions := make([]kmtype.PartitionEnd, 0, len(stats))
 	for _, st := range stats {
-		e := tasks.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
+		e := kmtype.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
 		if n, ok := next[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}]; ok {
 			e.Next = n
 		}
 		positions = append(positions, e)
 	}
 	if err := w.env.RefreshPartitionEnds(ctx, positions); err != nil {
-		if errors.Is(err, tasks.ErrFenced) {
+		if errors.Is(err, kmtype.ErrFenced) {
 			return false, err
 		}
 		w.warn(ctx, "recording the committed positions failed, will retry", err)
@@ -137,7 +139,7 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		}
 	}
 	if err := w.env.RefreshPartitionEnds(ctx, positions); err != nil {
-		if errors.Is(err, tasks.ErrFenced) {
+		if errors.Is(err, kmtype.ErrFenced) {
 			return false, err
 		}
 		w.warn(ctx, "recording the end offsets failed, will retry", err)
@@ -153,7 +155,7 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 // ends asks the source for the end offsets of the kept partitions whose topic is still the incarnation their
 // offsets belong to (ids, by partition; "" unknown: the one seen at the first look): a deleted topic's partition
 // would fail the whole request, and a re-created one's end is not the end of what the stats describe.
-func (w *stoppedWatch) ends(ctx context.Context, stats []tasks.PartitionStat, ids map[mirror.TopicPartition]string) (map[kafka.PartitionID]int64, error) {
+func (w *stoppedWatch) ends(ctx context.Context, stats []kmtype.PartitionStat, ids map[mirror.TopicPartition]string) (map[kafka.PartitionID]int64, error) {
 	topics := map[string]bool{}
 	for _, st := range stats {
 		topics[st.Topic] = true

@@ -14,7 +14,9 @@ import (
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 	"github.com/kmirror/kmirror/metrics"
 	"github.com/kmirror/kmirror/tasks"
@@ -24,7 +26,7 @@ import (
 // remote topics, committing each partition's progress only over records the target acknowledged.
 type sourceTask struct {
 	id      tasks.TaskID
-	cfg     connectors.Config
+	cfg     config
 	log     *slog.Logger
 	syncs   *producerPool     // the worker's shared offset-sync producers
 	admins  *adminPool        // the worker's shared admin clients of C-path tasks
@@ -66,7 +68,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 		case ctx.Err() != nil && !errors.Is(err, errLeaseRevoked):
 			return err
 		case errors.Is(err, errLeaseRevoked):
-			return tasks.ErrFenced
+			return kmtype.ErrFenced
 		case errors.Is(err, errRecreated):
 			continue // at once: the pipeline starts the re-created topics over
 		case !errors.As(err, &pe):
@@ -84,7 +86,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 			backoff = min(2*backoff, 30*time.Second)
 		}
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "pipeline", "replication pipeline failed; restarting it from the acknowledged offsets", "error", err, "delay", delay)
-		r.notice("pipeline", tasks.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
+		r.notice("pipeline", kmtype.Notice{Kind: NoticePipelineRestarted, Message: fmt.Sprintf("replication restarted after: %v", err)})
 		select {
 		case <-ctx.Done():
 			return nil
@@ -180,8 +182,8 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 		t: t, env: env, log: t.log,
 		sourceAlias: t.cfg.SourceAlias(), targetAlias: t.cfg.TargetAlias(),
 		bySource: map[string][]*sourcePartition{}, byRemote: map[string][]*sourcePartition{},
-		offsetLagMax: t.cfg.Values.Long("offset.lag.max"),
-		pollTimeout:  min(time.Duration(t.cfg.Values.Long("consumer.poll.timeout.ms"))*time.Millisecond, 100*time.Millisecond),
+		offsetLagMax: t.cfg.OffsetLagMax,
+		pollTimeout:  min(time.Duration(t.cfg.ConsumerPollTimeoutMs)*time.Millisecond, 100*time.Millisecond),
 		limit:        lograte.New(30 * time.Second),
 	}
 	r.stalls = &stallWatch{notices: &r.noticeBoard, log: r.log, sourceAlias: r.sourceAlias, targetAlias: r.targetAlias}
@@ -212,7 +214,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if r.producerProps, err = t.cfg.ClientProps(clientconfig.ReplicationProducer, t.id.Connector, index); err != nil {
 		return nil, err
 	}
-	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.Values.Int("tasks.max"))
+	PipelineDefaults(r.consumerProps, r.producerProps, t.cfg.TasksMax)
 	connectors.CapDelivery(r.producerProps, env.Lease().Settle(), r.log)
 	if ms, err := strconv.ParseInt(r.producerProps["message.timeout.ms"], 10, 64); err == nil {
 		r.stalls.stallAfter = time.Duration(ms) * time.Millisecond / 4
@@ -228,14 +230,14 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 			return nil, err
 		}
 	}
-	if t.cfg.Values.Bool("emit.offset-syncs.enabled") {
+	if t.cfg.EmitOffsetSyncsEnabled {
 		// One producer per connector and worker, shared by its tasks (producerPool): no task index in its
 		// client.id, so the tasks' properties are identical.
 		if r.syncProps, err = t.cfg.ClientProps(clientconfig.OffsetSyncsProducer, t.id.Connector, -1); err != nil {
 			return nil, err
 		}
 		r.syncTopic = policy.OffsetSyncsTopic(r.targetAlias)
-		if t.cfg.Values.String("offset-syncs.topic.location") == "target" {
+		if t.cfg.OffsetSyncsTopicLocation == mirrorconfig.OffsetSyncsLocationTarget {
 			r.syncTopic = policy.OffsetSyncsTopic(r.sourceAlias)
 		}
 	}
@@ -273,7 +275,7 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 // loadRanges lets each partition's offset map continue its last stored range, when that range belongs to the
 // source incarnation the partition's offset does.
 func (r *sourceRun) loadRanges(ctx context.Context) error {
-	keys := make([]tasks.RangeKey, len(r.parts))
+	keys := make([]kmtype.RangeKey, len(r.parts))
 	for i, p := range r.parts {
 		keys[i] = r.commits.rangeKey(p)
 	}

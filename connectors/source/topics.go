@@ -13,7 +13,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/planner"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // sourceTaskConfigs is MirrorSourceConnector.taskConfigs: the partitions dealt round-robin to
@@ -141,7 +141,7 @@ func (r *sourcePlanner) refreshPlan(ctx context.Context) error {
 	gone := goneFromPlan(r.order, all)
 	stats, statsOK := r.planStats(ctx, gone)
 	planned := r.withDraining(gone, topics, stats, statsOK)
-	maxTasks := r.cfg.Values.Int("tasks.max")
+	maxTasks := r.cfg.TasksMax
 	order := partitionOrder(r.order, planned, maxTasks, r.assignment)
 	if min(maxTasks, len(order)) != min(maxTasks, len(r.order)) {
 		r.lastMove = nil // the tasks are dealt anew: their last moves no longer describe them
@@ -262,10 +262,10 @@ func (r *sourcePlanner) reportProblems(ctx context.Context, topics map[string]in
 		}
 	}
 	var lines []string
-	var notices []tasks.Notice
+	var notices []kmtype.Notice
 	for _, remote := range slices.Sorted(maps.Keys(r.problems)) {
 		lines = append(lines, r.problems[remote])
-		notices = append(notices, tasks.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
+		notices = append(notices, kmtype.Notice{Kind: NoticeRemoteTopicProblem, Topic: remote, Message: r.problems[remote]})
 	}
 	for _, n := range r.lossNotices() {
 		lines = append(lines, n.Message)
@@ -310,7 +310,7 @@ func (r *sourcePlanner) growRemoteTopics(ctx context.Context, topics map[string]
 // publish hands the runtime the task set computed from the current partition order, unless it is the set
 // published last.
 func (r *sourcePlanner) publish(ctx context.Context) error {
-	configs := sourceTaskConfigs(r.cfg.Raw, r.order, r.cfg.Values.Int("tasks.max"), r.assignment, r.lastMove)
+	configs := sourceTaskConfigs(r.cfg.Raw, r.order, r.cfg.TasksMax, r.assignment, r.lastMove)
 	if r.planned && slices.EqualFunc(configs, r.published, maps.Equal) {
 		r.log.Debug("task set unchanged", "tasks", len(configs), "partitions", len(r.order))
 		return nil

@@ -17,7 +17,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
-	"github.com/kmirror/kmirror/tasks"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Exactly-once replication: the state machine is described in doc_transactions.go.
@@ -83,7 +83,7 @@ type sourceTxns struct {
 // exactly-once source support (validation ran on another worker, or before this one was restarted without the
 // switch): replicating at-least-once instead would be a silent fallback. The task fails, naming the fix.
 func (t *sourceTask) requireExactlyOnce() error {
-	level := strings.ToLower(strings.TrimSpace(t.cfg.Raw["exactly.once.support"]))
+	level := strings.ToLower(strings.TrimSpace(t.cfg.ExactlyOnceSupport))
 	if t.eos || level != mirrorconfig.ExactlyOnceRequired {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 	x := &sourceTxns{
 		connector:      r.t.id.Connector,
 		txnID:          transactionalID(r.t.id.Connector, task),
-		boundary:       strings.ToLower(strings.TrimSpace(cfg.Values.String("transaction.boundary"))),
+		boundary:       strings.ToLower(strings.TrimSpace(cfg.TransactionBoundary)),
 		interval:       defaultTransactionInterval,
 		maxPollRecords: defaultMaxPollRecords,
 		offsetsTopic:   mm2offsets.Topic(r.sourceAlias),
@@ -131,7 +131,7 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 	default:
 		return nil, fmt.Errorf("transaction.boundary=%q: must be poll or interval", x.boundary)
 	}
-	if raw, ok := cfg.Raw["transaction.boundary.interval.ms"]; ok && strings.TrimSpace(raw) != "" {
+	if raw, ok := cfg.Raw[mirrorconfig.TransactionBoundaryIntervalMsConfig]; ok && strings.TrimSpace(raw) != "" {
 		ms, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
 		if err != nil || ms < 0 {
 			return nil, fmt.Errorf("transaction.boundary.interval.ms=%q: must be a number of milliseconds >= 0", raw)
@@ -141,7 +141,7 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 	if n, err := strconv.Atoi(firstSet(cfg.Raw, "source.consumer.max.poll.records", "consumer.max.poll.records")); err == nil && n > 0 {
 		x.maxPollRecords = n
 	}
-	if t := strings.TrimSpace(cfg.Raw["offsets.storage.topic"]); t != "" {
+	if t := strings.TrimSpace(cfg.OffsetsStorageTopic); t != "" {
 		x.offsetsTopic = t // Connect's per-connector offsets topic, on the target cluster as in Connect
 	}
 
@@ -260,7 +260,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *
 	})
 	switch {
 	case err == nil:
-	case ctx.Err() != nil || errors.Is(err, tasks.ErrFenced):
+	case ctx.Err() != nil || errors.Is(err, kmtype.ErrFenced):
 		return err
 	case fenceErr != nil:
 		return fail(fmt.Errorf("exactly-once source support: the target cluster %s did not fence the transactional ids of the previous task set: %w", r.targetAlias, err))

@@ -32,7 +32,7 @@ func txnRun(t *testing.T, extra map[string]string) *sourceRun {
 	cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
 	require.NoError(t, err)
 	log := slog.New(slog.DiscardHandler)
-	r := &sourceRun{t: &sourceTask{id: tasks.TaskID{Connector: "mm2", Task: 2}, cfg: cfg, log: log, eos: true}, log: log, sourceAlias: "A", targetAlias: "B"}
+	r := &sourceRun{t: &sourceTask{id: tasks.TaskID{Connector: "mm2", Task: 2}, cfg: newConfig(cfg), log: log, eos: true}, log: log, sourceAlias: "A", targetAlias: "B"}
 	r.consumerProps, err = cfg.ClientProps(clientconfig.ReplicationConsumer, "mm2", 2)
 	require.NoError(t, err)
 	r.producerProps, err = cfg.ClientProps(clientconfig.ReplicationProducer, "mm2", 2)

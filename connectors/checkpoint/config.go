@@ -1,0 +1,17 @@
+package checkpoint
+
+import (
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+)
+
+// config is a MirrorCheckpointConnector config (or one of its tasks'), parsed once: what every connector's
+// config has, and its keys typed, so that a misspelt key does not compile.
+type config struct {
+	connectors.Config
+	mirrorconfig.CheckpointConfig
+}
+
+func newConfig(c connectors.Config) config {
+	return config{Config: c, CheckpointConfig: c.MirrorCheckpoint()}
+}
