@@ -136,7 +136,7 @@ func (r *Registry) offsetsPlugin(config map[string]string) (OffsetsPlugin, bool)
 
 // WatchStopped implements tasks.StoppedWatcher through the plugin of config's class, if it watches at all.
 func (r *Registry) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connector string, config map[string]string) error {
-	p, ok := mirrorconfig.LookupPlugin(config["connector.class"])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
 		return nil
 	}
