@@ -52,9 +52,9 @@ type flows struct {
 
 // open parses connector name's config and opens admin clients on both of its clusters.
 func (fs flows) open(name string, config map[string]string) (*flow, error) {
-	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassKey])
+	p, ok := mirrorconfig.LookupPlugin(config[mirrorconfig.ConnectorClassConfig])
 	if !ok {
-		return nil, fmt.Errorf("unknown connector class %q", config[mirrorconfig.ConnectorClassKey])
+		return nil, fmt.Errorf("unknown connector class %q", config[mirrorconfig.ConnectorClassConfig])
 	}
 	def := mirrorconfig.ConfigDef(p)
 	values, err := def.Parse(config)
@@ -69,7 +69,7 @@ func (fs flows) open(name string, config map[string]string) (*flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &flow{Class: p.Class, SourceAlias: values.String(mirrorconfig.SourceClusterAliasKey), TargetAlias: values.String(mirrorconfig.TargetClusterAliasKey),
+	f := &flow{Class: p.Class, SourceAlias: values.String(mirrorconfig.SourceClusterAliasConfig), TargetAlias: values.String(mirrorconfig.TargetClusterAliasConfig),
 		Policy: policy, Topics: topics}
 	log := fs.log.With("connector", name)
 	open := func(role clientconfig.Role) (*kafka.Admin, error) {
@@ -84,7 +84,7 @@ func (fs flows) open(name string, config map[string]string) (*flow, error) {
 			return nil, fmt.Errorf("create the %s: %w", role, err)
 		}
 		a.Timeout = flowAdminTimeout
-		if ms := values.Long(mirrorconfig.AdminTimeoutMsKey); ms > 0 && time.Duration(ms)*time.Millisecond < a.Timeout {
+		if ms := values.Long(mirrorconfig.AdminTimeoutMsConfig); ms > 0 && time.Duration(ms)*time.Millisecond < a.Timeout {
 			a.Timeout = time.Duration(ms) * time.Millisecond
 		}
 		return a, nil

@@ -55,7 +55,7 @@ func (o *operation) groups(ctx context.Context, rep *Report) error {
 // keeps those of the source connector's aliases).
 func (o *operation) checkpointConnectors(ctx context.Context) ([]store.Connector, error) {
 	isCheckpoint := func(c store.Connector) bool {
-		p, ok := mirrorconfig.LookupPlugin(c.Config[mirrorconfig.ConnectorClassKey])
+		p, ok := mirrorconfig.LookupPlugin(c.Config[mirrorconfig.ConnectorClassConfig])
 		return ok && p.Class == mirrorconfig.CheckpointConnectorClass
 	}
 	if o.f.CheckpointConnector != "" {
