@@ -49,20 +49,12 @@ func (p *Producer) CommitTransaction(ctx context.Context) error {
 	if left := p.Flush(ctx); left > 0 {
 		return fmt.Errorf("commit transaction: %d records outstanding: %w", left, ErrTimedOut)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err := p.txnUsableLocked(); err != nil {
-		return fmt.Errorf("commit transaction: %w", err)
-	}
-	if p.txn == nil {
-		return fmt.Errorf("commit transaction: none open: %w", ErrState)
-	}
-	if p.txnFailed {
-		return fmt.Errorf("commit transaction: %w", ErrTxnAbortable)
-	}
-	err := p.txn.Commit()
-	p.txn = nil
-	return err
+	return p.endTxn("commit transaction", func(tx *Txn) error {
+		if p.txnFailed {
+			return ErrTxnAbortable
+		}
+		return tx.Commit()
+	})
 }
 
 // AbortTransaction drops the open transaction's queued records (their deliveries fail with ErrPurged) and ends
@@ -72,15 +64,23 @@ func (p *Producer) AbortTransaction(ctx context.Context) error {
 		return err
 	}
 	p.Flush(ctx)
+	return p.endTxn("abort transaction", (*Txn).Abort)
+}
+
+// endTxn ends the open transaction with end, unless the producer is fenced or failed; the transaction stays
+// open when end fails.
+func (p *Producer) endTxn(what string, end func(*Txn) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := p.txnUsableLocked(); err != nil {
-		return fmt.Errorf("abort transaction: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if p.txn == nil {
-		return fmt.Errorf("abort transaction: none open: %w", ErrState)
+		return fmt.Errorf("%s: none open: %w", what, ErrState)
 	}
-	err := p.txn.Abort()
+	if err := end(p.txn); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	p.txn, p.txnFailed = nil, false
-	return err
+	return nil
 }
