@@ -71,6 +71,8 @@ var goodBodies = map[string]string{
 	"PUT /connectors/{connector}/resume":                "",
 	"PUT /connectors/{connector}/stop":                  "",
 	"PUT /connectors/{connector}/topics/reset":          "",
+	"POST /connectors/{connector}/failover":             `{"drain_timeout_ms":0,"checkpoint_connector":"cp"}`,
+	"POST /connectors/{connector}/failback":             `{"drain_timeout_ms":0,"failover_of":"ab"}`,
 }
 
 // badBodies derives the bodies with a NUL or invalid UTF-8 from a good one: in the first member's key, in the

@@ -94,13 +94,9 @@ func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind str
 	if err != nil {
 		return err
 	}
-	var req failoverRequest
-	if len(bytes.TrimSpace(body)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&req); err != nil {
-			return badBody("%s", failoverBodyError(err))
-		}
+	req, err := decodeFailoverRequest(body)
+	if err != nil {
+		return err
 	}
 	drain := defaultDrainTimeout
 	if req.DrainTimeoutMs != nil {
@@ -170,13 +166,52 @@ func (s *server) checkClass(r *http.Request, field, name, class string) error {
 	return nil
 }
 
-// failoverBodyError says what is wrong with a failover request body without echoing Go's type names.
-func failoverBodyError(err error) string {
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return typeErr.Field + " has the wrong type"
+// decodeFailoverRequest reads a failover or failback body member by member, as the other bodies are read: bad
+// UTF-8, a NUL or an unknown key is refused naming the field, and nothing Go-specific reaches the message.
+func decodeFailoverRequest(body []byte) (failoverRequest, error) {
+	var req failoverRequest
+	if len(bytes.TrimSpace(body)) == 0 {
+		return req, nil
 	}
-	return err.Error()
+	dec, err := objectDecoder(body, "a JSON object")
+	if err != nil {
+		return req, err
+	}
+	text := func(key string, raw json.RawMessage) (*string, error) {
+		if isNull(raw) {
+			return nil, nil
+		}
+		var v string
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, badBody("%q must be a string, not %s", key, jsonKind(raw))
+		}
+		if strings.ContainsRune(v, 0) {
+			return nil, badBody("the value of %q contains a NUL character (\\u0000)", key)
+		}
+		return &v, nil
+	}
+	err = eachMember(dec, func(key string, raw json.RawMessage) error {
+		var err error
+		switch key {
+		case "failover_of":
+			req.FailoverOf, err = text(key, raw)
+		case "checkpoint_connector":
+			req.CheckpointConnector, err = text(key, raw)
+		case "drain_timeout_ms":
+			if isNull(raw) {
+				return nil
+			}
+			var ms int64
+			if json.Unmarshal(raw, &ms) != nil {
+				return badBody("%q must be a whole number of milliseconds, not %s", key, jsonKind(raw))
+			}
+			req.DrainTimeoutMs = &ms
+		default:
+			return badBody(`Unrecognized field %q (known fields: "checkpoint_connector", "drain_timeout_ms", "failover_of")`, key)
+		}
+		return err
+	})
+	return req, err
 }
 
 // getFailover is GET /connectors/{connector}/failover: the connector's latest failover, running or ended.

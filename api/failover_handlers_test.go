@@ -26,14 +26,14 @@ func TestFailoverRequests(t *testing.T) {
 	requireError(t, f.do("POST", "/connectors/src/failover", `{"drain_timeout_ms":-1}`), 400,
 		"Invalid request body: drain_timeout_ms must be between 0 and 3600000, not -1")
 	requireError(t, f.do("POST", "/connectors/src/failover", `{"drain_timeout_ms":"soon"}`), 400,
-		"Invalid request body: drain_timeout_ms has the wrong type")
+		`Invalid request body: "drain_timeout_ms" must be a whole number of milliseconds, not a string`)
 	requireError(t, f.do("POST", "/connectors/src/failover", `{"checkpoint_connector":"gone"}`), 400,
 		"Invalid request body: checkpoint_connector: connector gone not found")
 	requireError(t, f.do("POST", "/connectors/src/failover", `{"checkpoint_connector":"src"}`), 400,
 		"Invalid request body: checkpoint_connector: connector src is not a MirrorCheckpointConnector")
 	r := f.do("POST", "/connectors/src/failover", `{"drain_timeout":1}`)
 	require.Equal(t, 400, r.status, r.body)
-	require.Contains(t, r.body, `unknown field \"drain_timeout\"`)
+	require.Contains(t, r.body, `Unrecognized field \"drain_timeout\"`)
 	requireError(t, f.do("GET", "/connectors/src/failover", ""), 404, "Connector src has no failover")
 
 	r = f.do("POST", "/connectors/src/failover", `{"checkpoint_connector":"ck","drain_timeout_ms":5000}`)
