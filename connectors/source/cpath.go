@@ -157,58 +157,14 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias, "data_path", "c")
 	reader := newCPathReader(pl, r.parts)
 
-	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
-	committer := make(chan error, 1)
-	go func() { committer <- r.commitLoop(commitCtx, syncs, reader) }()
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, reader)
-	}()
-	overdueWatched := make(chan struct{})
-	go func() {
-		defer close(overdueWatched)
-		r.watchOverdue(watchCtx, pl)
-	}()
+	watches := r.startWatches(ctx, syncs, reader, sourceAdmin, targetAdmin, pl)
+	loopErr, committerErr, committerDone := r.cPollLoop(ctx, pl, reader, syncs, watches.committer)
+	watches.stopWatches()
 
-	loopErr, committerErr, committerDone := r.cPollLoop(ctx, pl, reader, syncs, committer)
-	stopWatching()
-	<-watched
-	<-overdueWatched
-
-	// Soft stop, as replicate's: everything in flight reaches the target (or fails) within the stop budget; a
-	// revoked lease drops what is queued at once.
-	lease := r.env.Lease()
-	flushCtx, cancelFlush := context.WithCancel(r.env.StopContext())
-	go func() {
-		select {
-		case <-lease.Revoked():
-			cancelFlush()
-		case <-flushCtx.Done():
-		}
-	}()
-	left := pl.Outstanding()
-	if r.failure.Load() == nil && pl.AuthFailure() == nil && pl.Fatal() == nil {
-		left = pl.Flush(flushCtx)
-	}
-	// Otherwise nothing more may be written (after a delivery failure: overdue.go), or the producer
-	// delivers nothing more: waiting would keep a failed task RUNNING until the stop budget or
-	// message.timeout.ms ran out (records queued before a failed authentication was known).
-	_ = r.applyReports(pl, pl.Take(), syncs) // a refusal was reported by the poll loop already
-	if left > 0 {
-		if err := pl.Purge(true); err != nil {
-			r.log.Warn("purge the producer", "error", err)
-		}
-		pl.Flush(r.env.StopContext()) // purged records report at once
-		_ = r.applyReports(pl, pl.Take(), syncs)
-		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
-	}
-	cancelFlush()
-	stopCommitter()
-	if !committerDone {
-		committerErr = <-committer
-	}
+	// Soft stop, as replicate's; the C path applies the delivery reports each flush leaves (a refusal was
+	// reported by the poll loop already).
+	r.drain(pl, func() { _ = r.applyReports(pl, pl.Take(), syncs) })
+	committerErr = watches.stopCommits(committerErr, committerDone)
 	pl.Close()
 	return r.settle(ctx, loopErr, committerErr, syncs)
 }

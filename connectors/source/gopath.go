@@ -87,61 +87,17 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		}
 	}
 
-	commitCtx, stopCommitter := context.WithCancel(context.WithoutCancel(ctx))
-	committer := make(chan error, 1)
-	go func() { committer <- r.commitLoop(commitCtx, syncs, consumer) }()
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	watched := make(chan struct{})
-	go func() {
-		defer close(watched)
-		r.ids.watch(watchCtx, sourceAdmin, targetAdmin, consumer)
-	}()
-	overdueWatched := make(chan struct{})
-	go func() {
-		defer close(overdueWatched)
-		r.watchOverdue(watchCtx, producer)
-	}()
+	watches := r.startWatches(ctx, syncs, consumer, sourceAdmin, targetAdmin, producer)
+	loopErr, committerErr, committerDone := r.pollLoop(ctx, consumer, producer, watches.committer)
+	watches.stopWatches()
 
-	loopErr, committerErr, committerDone := r.pollLoop(ctx, consumer, producer, committer)
-	stopWatching()
-	<-watched
-	<-overdueWatched
-
-	// Soft stop: let everything in flight reach the target (or fail), then commit it. The stop budget ends the
-	// wait; a revoked lease ends it at once, dropping what is queued.
-	lease := r.env.Lease()
-	flushCtx, cancelFlush := context.WithCancel(r.env.StopContext())
-	go func() {
-		select {
-		case <-lease.Revoked():
-			cancelFlush()
-		case <-flushCtx.Done():
-		}
-	}()
-	left := producer.Outstanding()
-	if r.failure.Load() == nil && producer.AuthFailure() == nil && producer.Fatal() == nil {
-		left = producer.Flush(flushCtx)
-	}
-	// After a delivery failure nothing the producer holds may be written: the next pipeline sends it again
-	// after the failed record (overdue.go). A failed or broken producer delivers nothing more: waiting
-	// would keep a failed task RUNNING until the stop budget or the delivery timeout ran out (records queued
-	// before a failed authentication was known), as the C path found (replicateC).
-	if left > 0 {
-		if err := producer.Purge(true); err != nil {
-			r.log.Warn("purge the producer", "error", err)
-		}
-		producer.Flush(r.env.StopContext()) // purged records report at once
-		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
-	}
-	cancelFlush()
+	// Soft stop: let everything in flight reach the target (or fail), then commit it.
+	left := r.drain(producer, func() {})
 	if r.txns != nil {
 		r.txns.endPipeline(ctx, r, producer, loopErr == nil && left == 0)
 	}
 	closeProducer()
-	stopCommitter()
-	if !committerDone {
-		committerErr = <-committer
-	}
+	committerErr = watches.stopCommits(committerErr, committerDone)
 	return r.settle(ctx, loopErr, committerErr, syncs)
 }
 

@@ -1,0 +1,101 @@
+package source
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/tasks"
+)
+
+// drainEnv is a TaskEnv whose run has a stop context and a lease that may be revoked.
+type drainEnv struct {
+	tasks.TaskEnv
+	stop    context.Context
+	revoked chan struct{}
+}
+
+func (e drainEnv) StopContext() context.Context { return e.stop }
+func (e drainEnv) Lease() tasks.Lease           { return drainLease{revoked: e.revoked} }
+
+type drainLease struct {
+	tasks.Lease
+	revoked chan struct{}
+}
+
+func (l drainLease) Revoked() <-chan struct{} { return l.revoked }
+
+// drainProducer holds records that Flush delivers, unless it is stuck: then only a purge reports them.
+type drainProducer struct {
+	held               int
+	stuck              bool
+	fatal, auth        error
+	flushes, purges    int
+	purgedWithInFlight bool
+}
+
+func (p *drainProducer) Fatal() error       { return p.fatal }
+func (p *drainProducer) AuthFailure() error { return p.auth }
+func (p *drainProducer) Outstanding() int   { return p.held }
+func (p *drainProducer) Purge(inFlight bool) error {
+	p.purges++
+	p.purgedWithInFlight = inFlight
+	p.held = 0
+	return nil
+}
+
+func (p *drainProducer) Flush(ctx context.Context) int {
+	p.flushes++
+	if p.stuck && p.held > 0 {
+		<-ctx.Done()
+		return p.held
+	}
+	p.held = 0
+	return 0
+}
+
+func drainRun(stop context.Context, revoked chan struct{}) *sourceRun {
+	return &sourceRun{env: drainEnv{stop: stop, revoked: revoked}, log: slog.New(slog.DiscardHandler)}
+}
+
+// The soft stop lets a healthy producer deliver what it holds; it drops what is left once the stop budget is
+// spent or the lease revoked, and at once when nothing more can be delivered (a failed delivery, a fatal
+// producer, a failed authentication).
+func TestDrainDeliversWithinTheStopBudgetOnly(t *testing.T) {
+	reports := 0
+	reported := func() { reports++ }
+
+	p := &drainProducer{held: 5}
+	require.Zero(t, drainRun(context.Background(), make(chan struct{})).drain(p, reported))
+	require.Equal(t, 0, p.purges, "everything delivered")
+	require.Equal(t, 1, reports)
+
+	spent, spend := context.WithCancel(context.Background())
+	spend()
+	p = &drainProducer{held: 5, stuck: true}
+	require.Equal(t, 5, drainRun(spent, make(chan struct{})).drain(p, reported))
+	require.Equal(t, 1, p.purges, "the budget spent: dropped")
+	require.True(t, p.purgedWithInFlight)
+	require.Equal(t, 3, reports, "reports applied after the flush and after the purge")
+
+	revoked := make(chan struct{})
+	close(revoked)
+	p = &drainProducer{held: 2, stuck: true}
+	require.Equal(t, 2, drainRun(context.Background(), revoked).drain(p, reported), "a revoked lease drops at once")
+
+	r := drainRun(context.Background(), make(chan struct{}))
+	failed := errors.New("delivery failed")
+	r.failure.Store(&failed)
+	p = &drainProducer{held: 3}
+	require.Equal(t, 3, r.drain(p, reported))
+	require.Equal(t, 1, p.purges)
+	require.Equal(t, 1, p.flushes, "only the purged records' reports are awaited")
+
+	for _, p := range []*drainProducer{{held: 1, fatal: errors.New("fatal")}, {held: 1, auth: errors.New("authentication failed")}} {
+		require.Equal(t, 1, drainRun(context.Background(), make(chan struct{})).drain(p, reported))
+		require.Equal(t, 1, p.purges)
+	}
+}
