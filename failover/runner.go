@@ -18,11 +18,6 @@ import (
 	"github.com/kmirror/kmirror/store"
 )
 
-// Flows opens the clients and naming rules of a connector's flow (connectors.Registry).
-type Flows interface {
-	OpenFlow(name string, config map[string]string) (*flow, error)
-}
-
 // Runner takes filed failovers and runs them, one at a time.
 type Runner struct {
 	store    *store.Store
