@@ -112,12 +112,12 @@ func (s *Store) PutPartitionStats(ctx context.Context, c Claim, worker string, s
 				$12::float8[], $13::timestamptz[], $14::text[]) AS u(t, p, r, o, e, l, ls, rps, bps, lr, st)
 			WHERE EXISTS (SELECT 1 FROM connectors c JOIN assignments a ON a.connector_name = c.name
 				WHERE c.name = $1 AND a.task_id = $2 AND a.run_epoch = $15 AND (a.run_generation >= c.task_generation
-					OR (c.target_state = $16 AND NOT EXISTS (SELECT 1 FROM task_configs t WHERE t.connector_name = c.name))))
+					OR $16::bool))
 			ON CONFLICT (connector_name, topic, partition) DO UPDATE
 			SET remote_topic = EXCLUDED.remote_topic, task_id = EXCLUDED.task_id, worker_id = EXCLUDED.worker_id,
 			    records_per_second = EXCLUDED.records_per_second, bytes_per_second = EXCLUDED.bytes_per_second,
 			    last_replicated_at = EXCLUDED.last_replicated_at, status = EXCLUDED.status, updated_at = now(), `+update,
-			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch, TargetStopped)
+			c.Connector, c.Task, worker, topics, parts, remotes, repl, ends, lags, lagSecs, rps, bps, last, statuses, c.Epoch, stopping)
 		return err
 	})
 	if err != nil {
