@@ -14,6 +14,7 @@ import (
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/cpath"
 	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // The C path's batches and pacing. cpathPace is the bound of produced-but-undelivered bytes per partition,
@@ -77,18 +78,27 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 	return c.pl.Seek(i, offset)
 }
 
-// replicateC is replicate on the C path: the same pipeline — identity checks, offset syncs, admin clients,
-// start positions, committer, identity watcher, soft stop — with a C pipeline for consumer and producer.
-func (r *sourceRun) replicateC(ctx context.Context) error {
-	r.failure.Store(nil)
-	r.ids.recreated.Store(nil)
-	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
-	defer removeConsumerStats()
-	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
-	defer removeProducerStats()
+// cEngine is the C data path: one pipeline of a consumer and a producer that moves records in C, with the
+// worker's pooled admin clients beside it, and Go applying what each step reports (applyBatch).
+type cEngine struct {
+	r             *sourceRun
+	pl            *cpath.Pipeline
+	rd            *cpathReader
+	syncs         *offsetSyncer
+	lastPositions time.Time // when an idle step last read the pipeline's positions
+	closers       []func()  // what close undoes, in order
+}
 
-	// The pipeline's clients start first, as the Go path's do, so that the producer's request for its producer
-	// id overlaps the admin work below; awaitProducer then holds consuming back until it has one.
+func (c *cEngine) name() string { return string(DataPathC) }
+
+// openSource makes the pipeline — both its clients, as the Go path's start before the admin work, so that the
+// producer's request for its producer id overlaps it; assign then holds consuming back until it has one
+// (awaitProducer) — and takes the source admin client.
+func (c *cEngine) openSource() (*kafka.Admin, error) {
+	r := c.r
+	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
+	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
+	c.closers = append(c.closers, removeConsumerStats, removeProducerStats)
 	parts := make([]cpath.Part, len(r.parts))
 	for i, p := range r.parts {
 		parts[i] = cpath.Part{Topic: p.tp.Topic, Partition: p.tp.Partition, Remote: *p.remote}
@@ -111,62 +121,104 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		},
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer pl.Close()
+	c.pl, c.rd = pl, newCPathReader(pl, r.parts)
+	c.closers = append(c.closers, pl.Close)
 	if !pl.OwnThread() {
-		defer r.t.procs.hold()() // the pipeline steps in this goroutine's thread: see cpathProcs
+		c.closers = append(c.closers, r.t.procs.hold()) // the pipeline steps in this goroutine's thread: see cpathProcs
 	}
-	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
-
 	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
 	// (adminPool).
 	sourceAdmin, releaseSource, err := r.acquireAdmin(clientconfig.SourceAdmin, r.consumerProps)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer releaseSource()
-	r.sourceAdmin = sourceAdmin
-	syncs, err := r.startSyncs()
-	if err != nil {
-		return err
-	}
-	if syncs != nil {
-		defer syncs.close()
-	}
-	targetAdmin, releaseTarget, err := r.acquireAdmin(clientconfig.TargetAdmin, r.producerProps)
-	if err != nil {
-		return err
-	}
-	defer releaseTarget()
-	r.awaitRemotesWritable(ctx, targetAdmin)
+	c.closers = append(c.closers, releaseSource)
+	return sourceAdmin, nil
+}
 
-	starts, err := r.startOffsets(ctx, sourceAdmin)
+func (c *cEngine) openTarget(syncs *offsetSyncer) (*kafka.Admin, error) {
+	c.syncs = syncs
+	targetAdmin, releaseTarget, err := c.r.acquireAdmin(clientconfig.TargetAdmin, c.r.producerProps)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.awaitProducer(ctx, pl)
+	c.closers = append(c.closers, releaseTarget)
+	return targetAdmin, nil
+}
+
+func (c *cEngine) assign(ctx context.Context, starts []kafka.Start) error {
+	c.r.awaitProducer(ctx, c.pl)
 	offsets := make([]int64, len(starts))
-	for i, p := range r.parts {
-		p.startAt = starts[i].Offset
-		offsets[i] = starts[i].Offset // kafka's and cpath's logical offsets are librdkafka's
+	for i, s := range starts {
+		offsets[i] = s.Offset // kafka's and cpath's logical offsets are librdkafka's
 	}
-	if err := pl.Assign(offsets); err != nil {
-		return err
+	return c.pl.Assign(offsets)
+}
+
+func (c *cEngine) reader() sourceReader { return c.rd }
+
+// A step waiting for room in a full producer queue gives up when the run stops, as forward does.
+func (c *cEngine) interruptOn(ctx context.Context) func() bool {
+	return context.AfterFunc(ctx, c.pl.Interrupt)
+}
+
+// reported applies the delivery reports a flush left (a refusal was reported by the poll loop already).
+func (c *cEngine) reported()                { _ = c.r.applyReports(c.pl, c.pl.Take(), c.syncs) }
+func (c *cEngine) txnProducer() txnProducer { return nil }
+func (c *cEngine) closeProducer()           {} // the producer is the pipeline's: it closes with it
+
+func (c *cEngine) close() {
+	for i := len(c.closers) - 1; i >= 0; i-- {
+		c.closers[i]()
 	}
-	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias, "data_path", "c")
-	reader := newCPathReader(pl, r.parts)
+	c.closers = nil
+}
 
-	watches := r.startWatches(ctx, syncs, reader, sourceAdmin, targetAdmin, pl)
-	loopErr, committerErr, committerDone := r.cPollLoop(ctx, pl, reader, syncs, watches.committer)
-	watches.stopWatches()
+// The pipeline's side of engineProducer.
+func (c *cEngine) Fatal() error                  { return c.pl.Fatal() }
+func (c *cEngine) AuthFailure() error            { return c.pl.AuthFailure() }
+func (c *cEngine) Outstanding() int              { return c.pl.Outstanding() }
+func (c *cEngine) Flush(ctx context.Context) int { return c.pl.Flush(ctx) }
+func (c *cEngine) Purge(inFlight bool) error     { return c.pl.Purge(inFlight) }
 
-	// Soft stop, as replicate's; the C path applies the delivery reports each flush leaves (a refusal was
-	// reported by the poll loop already).
-	r.drain(pl, func() { _ = r.applyReports(pl, pl.Take(), syncs) })
-	committerErr = watches.stopCommits(committerErr, committerDone)
-	pl.Close()
-	return r.settle(ctx, loopErr, committerErr, syncs)
+// pause queues nothing more while the target acknowledges nothing, but keeps serving reports.
+func (c *cEngine) pause(ctx context.Context) error {
+	start := time.Now()
+	c.pl.Serve(10 * time.Millisecond)
+	c.r.clock.targetWait(time.Since(start))
+	return c.r.applyBatch(ctx, c.pl, c.rd, c.pl.Take(), c.syncs)
+}
+
+// step steps the pipeline for up to cpathSteps and applies what moved.
+func (c *cEngine) step(ctx context.Context, lease tasks.Lease) (bool, error) {
+	r, pl := c.r, c.pl
+	b := pl.Steps(cpathWait, cpathBatch, lease.ValidFor(), cpathSteps)
+	// The steps' time waiting for the target (pacing, a full producer queue) and, in steps that consumed
+	// nothing, for the source, are timed in C.
+	r.clock.targetWait(b.TargetWait)
+	r.clock.sourceWait(b.SourceWait)
+	forwarded := len(b.Forwarded) > 0
+	// Idle: the consumer had nothing, and every record it returned is with the producer, so the consumer's
+	// position is what has been read through (readPositions' condition on the Go path).
+	idle := b.Consumed == 0 && !b.Paced && b.Pending == 0 && b.TargetWait == 0
+	if err := r.applyBatch(ctx, pl, c.rd, b, c.syncs); err != nil {
+		return false, err
+	}
+	if idle {
+		if now := time.Now(); now.Sub(c.lastPositions) >= sourcePositionInterval {
+			c.lastPositions = now
+			r.readPositionsC(pl)
+		}
+	}
+	if forwarded && !lease.Valid() {
+		// The lease ended while records were being handed over: nothing queued may be sent now, and the
+		// pipeline ends (the Go engine's leaseLapsed).
+		f := b.Forwarded[0]
+		r.leaseLapsed(r.parts[f.Part], f.First, pl)
+	}
+	return false, nil
 }
 
 // awaitProducer holds consuming back until the pipeline's producer can send, for up to the producer's delivery
@@ -208,66 +260,6 @@ func (r *sourceRun) pooledAdminProps(role clientconfig.Role, clientProps map[str
 	props := cpathAdminProps(clientProps)
 	props["client.id"] = named["client.id"]
 	return props, nil
-}
-
-// cPollLoop is pollLoop on the C path: it steps the pipeline until ctx is done or something breaks, and
-// applies what each call of steps moved. It hands records over only while the run's lease is valid.
-func (r *sourceRun) cPollLoop(ctx context.Context, pl *cpath.Pipeline, reader *cpathReader, syncs *offsetSyncer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
-	lease := r.env.Lease()
-	// A step waiting for room in a full producer queue gives up when the run stops, as forward does.
-	stopInterrupt := context.AfterFunc(ctx, pl.Interrupt)
-	defer stopInterrupt()
-	var lastPositions time.Time
-	for ctx.Err() == nil {
-		if stop, loopErr, committerErr, committerDone := r.loopEnds(pl, committer); stop {
-			return loopErr, committerErr, committerDone
-		}
-		if !lease.Valid() {
-			start := time.Now()
-			err := r.awaitLease(ctx, lease, pl)
-			r.clock.targetWait(time.Since(start))
-			if err != nil {
-				return err, nil, false
-			}
-			continue
-		}
-		if r.stalls.stalled.Load() {
-			// As pollLoop: queue nothing more while the target acknowledges nothing, but keep serving reports.
-			start := time.Now()
-			pl.Serve(10 * time.Millisecond)
-			r.clock.targetWait(time.Since(start))
-			if err := r.applyBatch(ctx, pl, reader, pl.Take(), syncs); err != nil {
-				return err, nil, false
-			}
-			continue
-		}
-
-		b := pl.Steps(cpathWait, cpathBatch, lease.ValidFor(), cpathSteps)
-		// The steps' time waiting for the target (pacing, a full producer queue) and, in steps that consumed
-		// nothing, for the source, are timed in C.
-		r.clock.targetWait(b.TargetWait)
-		r.clock.sourceWait(b.SourceWait)
-		forwarded := len(b.Forwarded) > 0
-		// Idle: the consumer had nothing, and every record it returned is with the producer, so the consumer's
-		// position is what has been read through (readPositions' condition on the Go path).
-		idle := b.Consumed == 0 && !b.Paced && b.Pending == 0 && b.TargetWait == 0
-		if err := r.applyBatch(ctx, pl, reader, b, syncs); err != nil {
-			return err, nil, false
-		}
-		if idle {
-			if now := time.Now(); now.Sub(lastPositions) >= sourcePositionInterval {
-				lastPositions = now
-				r.readPositionsC(pl)
-			}
-		}
-		if forwarded && !lease.Valid() {
-			// The lease ended while records were being handed over: nothing queued may be sent now, and the
-			// pipeline ends (pollLoop's leaseLapsed).
-			f := b.Forwarded[0]
-			r.leaseLapsed(r.parts[f.Part], f.First, pl)
-		}
-	}
-	return nil, nil, false
 }
 
 // readPositionsC is readPositions for a C pipeline.

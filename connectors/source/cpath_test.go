@@ -25,10 +25,7 @@ func TestDataPathAutoTakesCUnlessExactlyOnceOrLingerZero(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseDataPath(%q): %v", tc.flag, err)
 		}
-		r := &sourceRun{t: &sourceTask{dataPath: d}, producerProps: tc.producer}
-		if tc.txns {
-			r.txns = &sourceTxns{}
-		}
+		r := &sourceRun{t: &sourceTask{dataPath: d, eos: tc.txns}, producerProps: tc.producer}
 		if got := r.usesCPath(); got != tc.want {
 			t.Errorf("--data-path=%q, producer %v, exactly-once %v: C path %v, want %v", tc.flag, tc.producer, tc.txns, got, tc.want)
 		}

@@ -39,8 +39,8 @@ func ParseDataPath(s string) (DataPath, error) {
 
 // usesCPath tells whether this run replicates on the C path (DataPathAuto's rule).
 func (r *sourceRun) usesCPath() bool {
-	if r.txns != nil {
-		return false
+	if r.t.eos {
+		return false // exactly-once mode's transactions are the Go engine's
 	}
 	switch r.t.dataPath {
 	case DataPathGo:

@@ -2,9 +2,51 @@ package source
 
 import (
 	"context"
+	"log/slog"
+	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/tasks"
 )
+
+// engine is one data path of a source run: what the Go path (goEngine, gopath.go) and the C path (cEngine,
+// cpath.go) truly differ in. The run skeleton (replicate) does everything else once: offset syncs, start
+// positions, the watches, the loop head (loopEnds, the lease, the stall pause), the soft stop and settle, with
+// exactly-once as hooks (txnHooks). The two differ in which clients they make and in what order (the Go path's
+// consumer and producer carry their own admin clients, and the producer's delivery handler needs the offset
+// syncer; the C path makes its pipeline first, so that its producer's id request overlaps the admin work, and
+// takes pooled admin clients), in how partitions are assigned (the C path waits for its producer's id first),
+// and in how records move: the Go engine forwards record by record and its producer reports deliveries on a
+// goroutine of its own, the C engine steps in C and applies each batch's facts, reports included, itself.
+type engine interface {
+	engineProducer
+	// name is the data path's name in the logs (data_path).
+	name() string
+	// openSource makes the source side's clients and returns the admin client beside them on the source.
+	openSource() (*kafka.Admin, error)
+	// openTarget makes the target side's clients and returns the admin client beside them on the target.
+	openTarget(syncs *offsetSyncer) (*kafka.Admin, error)
+	// assign starts each of the run's partitions at starts (in r.parts' order).
+	assign(ctx context.Context, starts []kafka.Start) error
+	// reader answers the committer and the identity watch about the source partitions.
+	reader() sourceReader
+	// interruptOn makes a step waiting for room in the producer's queue give up once ctx ends; stop undoes it.
+	interruptOn(ctx context.Context) (stop func() bool)
+	// step moves records once, while the lease is valid: it returns stop when the loop must end without an
+	// error (a record abandoned because the pipeline is stopping or broken), and the error that ends it.
+	step(ctx context.Context, lease tasks.Lease) (stop bool, err error)
+	// pause is one moment of the stall pause: nothing more is handed over, deliveries are still served.
+	pause(ctx context.Context) error
+	// reported applies the delivery reports a flush of the soft stop left, for an engine that applies them
+	// itself.
+	reported()
+	// txnProducer is the transactional producer exactly-once mode drives (nil: the engine has none).
+	txnProducer() txnProducer
+	// closeProducer closes the target side's clients once the soft stop is over.
+	closeProducer()
+	// close closes everything the engine made; it may be called more than once.
+	close()
+}
 
 // engineProducer is what the pipeline skeleton asks of a data path's target side, as it runs and as it ends:
 // the Go path's *kafka.Producer and the C path's *cpath.Pipeline both answer it.
@@ -21,7 +63,111 @@ var (
 	_ engineProducer = (*kafka.Producer)(nil)
 	_ sourceReader   = (*kafka.Consumer)(nil)
 	_ sourceReader   = (*cpathReader)(nil)
+	_ engine         = (*goEngine)(nil)
+	_ engine         = (*cEngine)(nil)
 )
+
+// newEngine returns the engine of this run's data path (usesCPath).
+func (r *sourceRun) newEngine() engine {
+	if r.usesCPath() {
+		return &cEngine{r: r}
+	}
+	return &goEngine{r: r}
+}
+
+// replicate runs one pipeline — consumer, producer, committer — until ctx is done (nil), the pipeline breaks
+// (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
+// the task must fail (any other error). It always commits what was acknowledged.
+func (r *sourceRun) replicate(ctx context.Context) error {
+	r.failure.Store(nil)
+	r.ids.recreated.Store(nil)
+	e := r.newEngine()
+	defer e.close()
+	sourceAdmin, err := e.openSource()
+	if err != nil {
+		return err
+	}
+	r.sourceAdmin = sourceAdmin
+	syncs, err := r.startSyncs()
+	if err != nil {
+		return err
+	}
+	if syncs != nil {
+		defer syncs.close()
+	}
+	targetAdmin, err := e.openTarget(syncs)
+	if err != nil {
+		return err
+	}
+	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
+	r.awaitRemotesWritable(ctx, targetAdmin)
+	if err := r.txn.startPipeline(ctx, r, e.txnProducer(), targetAdmin, syncs); err != nil {
+		return err
+	}
+	starts, err := r.startOffsets(ctx, sourceAdmin)
+	if err != nil {
+		return err
+	}
+	for i, p := range r.parts {
+		p.startAt = starts[i].Offset
+	}
+	if err := e.assign(ctx, starts); err != nil {
+		return err
+	}
+	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias, "data_path", e.name())
+	if r.log.Enabled(ctx, slog.LevelDebug) {
+		for _, s := range starts {
+			r.log.Debug("partition starts", "topic", s.Topic, "partition", s.Partition, "offset", s.Offset)
+		}
+	}
+
+	watches := r.startWatches(ctx, syncs, e.reader(), sourceAdmin, targetAdmin, e)
+	loopErr, committerErr, committerDone := r.pollLoop(ctx, e, watches.committer)
+	watches.stopWatches()
+
+	// Soft stop: let everything in flight reach the target (or fail), then commit it.
+	left := r.drain(e, e.reported)
+	r.txn.endPipeline(ctx, r, e.txnProducer(), loopErr == nil && left == 0)
+	e.closeProducer()
+	committerErr = watches.stopCommits(committerErr, committerDone)
+	e.close()
+	return r.settle(ctx, loopErr, committerErr, syncs)
+}
+
+// pollLoop steps the engine until ctx is done or something breaks. It hands records over only while the
+// run's lease is valid, and none while the target acknowledges nothing (the stall pause). When it returns
+// because the committer stopped, it returns the committer's result too (committerDone), which it has taken
+// from the channel.
+func (r *sourceRun) pollLoop(ctx context.Context, e engine, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
+	lease := r.env.Lease()
+	defer e.interruptOn(ctx)()
+	for ctx.Err() == nil {
+		if stop, loopErr, committerErr, committerDone := r.loopEnds(e, committer); stop {
+			return loopErr, committerErr, committerDone
+		}
+		if !lease.Valid() {
+			start := time.Now()
+			err := r.awaitLease(ctx, lease, e)
+			r.clock.targetWait(time.Since(start))
+			if err != nil {
+				return err, nil, false
+			}
+			continue
+		}
+		if r.stalls.stalled.Load() {
+			// The target has acknowledged nothing for a while: queueing more now would only give the producer
+			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
+			if err := e.pause(ctx); err != nil {
+				return err, nil, false
+			}
+			continue
+		}
+		if stop, err := e.step(ctx, lease); stop || err != nil {
+			return err, nil, false
+		}
+	}
+	return nil, nil, false
+}
 
 // pipelineWatches is what runs beside a pipeline's poll loop, on either data path: the commit loop, the
 // identity watch and the overdue watch.

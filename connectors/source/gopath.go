@@ -3,189 +3,154 @@ package source
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/tasks"
 )
 
-// replicate runs one pipeline — consumer, producer, committer — until ctx is done (nil), the pipeline breaks
-// (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
-// the task must fail (any other error). It always commits what was acknowledged.
-func (r *sourceRun) replicate(ctx context.Context) (err error) {
-	if r.usesCPath() {
-		return r.replicateC(ctx)
-	}
-	r.failure.Store(nil)
-	r.ids.recreated.Store(nil)
-	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
-	defer removeConsumerStats() // after the consumer closed: no statistics come later
-	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
-	if err != nil {
-		return err
-	}
-	defer consumer.Close()
-	sourceAdmin, err := consumer.Admin()
-	if err != nil {
-		return err
-	}
-	defer sourceAdmin.Close()
-	sourceAdmin.Timeout = taskAdminTimeout
-	r.sourceAdmin = sourceAdmin
-
-	syncs, err := r.startSyncs()
-	if err != nil {
-		return err
-	}
-	if syncs != nil {
-		defer syncs.close()
-	}
-	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.statsEvery(clientconfig.ReplicationProducer), r.producerFigures.record)
-	defer removeProducerStats()
-	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
-	if err != nil {
-		return err
-	}
-	r.producer.Store(producer)
-	defer r.producer.Store(nil)
-	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
-	targetAdmin, err := producer.Admin()
-	if err != nil {
-		producer.Close()
-		return err
-	}
-	targetAdmin.Timeout = taskAdminTimeout
-	closeProducer := func() {
-		targetAdmin.Close()
-		producer.Close()
-	}
-	r.awaitRemotesWritable(ctx, targetAdmin)
-	if r.txns != nil {
-		if err := r.txns.startPipeline(ctx, r, producer, targetAdmin, syncs); err != nil {
-			closeProducer()
-			return err
-		}
-	}
-
-	starts, err := r.startOffsets(ctx, sourceAdmin)
-	if err != nil {
-		closeProducer()
-		return err
-	}
-	for i, p := range r.parts {
-		p.startAt = starts[i].Offset
-	}
-	if err := consumer.Assign(starts); err != nil {
-		closeProducer()
-		return err
-	}
-	r.log.Info("replicating", "partitions", len(r.parts), "source", r.sourceAlias, "target", r.targetAlias, "data_path", "go")
-	if r.log.Enabled(ctx, slog.LevelDebug) {
-		for _, s := range starts {
-			r.log.Debug("partition starts", "topic", s.Topic, "partition", s.Partition, "offset", s.Offset)
-		}
-	}
-
-	watches := r.startWatches(ctx, syncs, consumer, sourceAdmin, targetAdmin, producer)
-	loopErr, committerErr, committerDone := r.pollLoop(ctx, consumer, producer, watches.committer)
-	watches.stopWatches()
-
-	// Soft stop: let everything in flight reach the target (or fail), then commit it.
-	left := r.drain(producer, func() {})
-	if r.txns != nil {
-		r.txns.endPipeline(ctx, r, producer, loopErr == nil && left == 0)
-	}
-	closeProducer()
-	committerErr = watches.stopCommits(committerErr, committerDone)
-	return r.settle(ctx, loopErr, committerErr, syncs)
+// goEngine is the Go data path: a consumer and a producer of package kafka, each with its admin client, and
+// every record handed over by the poll loop, one by one (step). The producer reports deliveries on its own
+// goroutine (delivered).
+type goEngine struct {
+	r                        *sourceRun
+	consumer                 *kafka.Consumer
+	producer                 *kafka.Producer
+	sourceAdmin, targetAdmin *kafka.Admin
+	lastPositions            time.Time // when an idle step last read the consumer's positions
+	closers                  []func()  // what close undoes, in order
 }
 
-// pollLoop moves records from the consumer to the producer until ctx is done or something breaks. It hands a
-// record over only while the run's lease is valid. When it returns because the committer stopped, it returns
-// the committer's result too (committerDone), which it has taken from the channel.
-func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, producer *kafka.Producer, committer <-chan error) (loopErr, committerErr error, committerDone bool) {
-	lease := r.env.Lease()
-	var lastPositions time.Time
-	for ctx.Err() == nil {
-		if stop, loopErr, committerErr, committerDone := r.loopEnds(producer, committer); stop {
-			return loopErr, committerErr, committerDone
-		}
-		if !lease.Valid() {
-			start := time.Now()
-			err := r.awaitLease(ctx, lease, producer)
-			r.clock.targetWait(time.Since(start))
-			if err != nil {
-				return err, nil, false
-			}
-			continue
-		}
-		if r.stalls.stalled.Load() {
-			// The target has acknowledged nothing for a while: queueing more now would only give the producer
-			// records that outlive the stuck ones, and if those time out, the newer ones would land first.
-			time.Sleep(10 * time.Millisecond)
-			r.clock.targetWait(10 * time.Millisecond)
-			continue
-		}
+func (g *goEngine) name() string { return string(DataPathGo) }
 
-		pollStart, timed := r.clock.pollStart()
-		wait := r.pollWait()
-		rec, ok, err := consumer.Poll(wait)
-		r.clock.pollEnd(pollStart, timed, ok, wait)
-		if err != nil {
-			if err := r.consumeError(ctx, consumer, err); err != nil {
-				return err, nil, false
-			}
-			continue
-		}
-		if !ok {
-			if r.txns != nil {
-				if err := r.txns.idle(ctx, r, producer); err != nil {
-					return err, nil, false
-				}
-			}
-			if now := time.Now(); now.Sub(lastPositions) >= sourcePositionInterval {
-				lastPositions = now
-				r.readPositions(consumer)
-			}
-			continue
-		}
-		p := lookup(r.bySource, rec.Topic(), rec.Partition())
-		if p == nil {
-			continue // not ours (cannot happen with assign, but never forward a stray record)
-		}
-		r.clearNotice("source")
-		off, ts, valueBytes := rec.Offset(), rec.Timestamp(), len(rec.Value())
-		if p.next < 0 && r.firstRecord(consumer, p, off) {
-			continue // read again from the start
-		}
-		if r.txns != nil {
-			if err := r.txns.beforeForward(producer); err != nil {
-				return err, nil, false
-			}
-		}
-		p.next = off + 1
-		p.forwarded(off, unixMilli(ts), rec.Size(), valueBytes)
-		if err := r.forward(ctx, producer, rec, p); err != nil {
-			p.unforward()
-			if errors.Is(err, errAbandoned) {
-				return nil, nil, false
-			}
-			return err, nil, false
-		}
-		p.metrics.fetched(valueBytes, ts)
-		if r.txns != nil {
-			if err := r.txns.forwarded(ctx, r, producer, p, off); err != nil {
-				return err, nil, false
-			}
-		}
-		if !lease.Valid() {
-			// The lease ended while the record was being handed over (the process stalled in between): it may
-			// have been queued after the lease ended, so nothing queued may be sent now, and the pipeline ends.
-			r.leaseLapsed(p, off, producer)
-		}
+func (g *goEngine) openSource() (*kafka.Admin, error) {
+	r := g.r
+	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
+	g.closers = append(g.closers, removeConsumerStats) // after the consumer closed: no statistics come later
+	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
+	if err != nil {
+		return nil, err
 	}
-	return nil, nil, false
+	g.consumer = consumer
+	g.closers = append(g.closers, func() { consumer.Close() })
+	if g.sourceAdmin, err = consumer.Admin(); err != nil {
+		return nil, err
+	}
+	g.closers = append(g.closers, g.sourceAdmin.Close)
+	g.sourceAdmin.Timeout = taskAdminTimeout
+	return g.sourceAdmin, nil
+}
+
+func (g *goEngine) openTarget(syncs *offsetSyncer) (*kafka.Admin, error) {
+	r := g.r
+	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.statsEvery(clientconfig.ReplicationProducer), r.producerFigures.record)
+	g.closers = append(g.closers, removeProducerStats)
+	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
+	if err != nil {
+		return nil, err
+	}
+	g.producer = producer
+	r.producer.Store(producer)
+	g.closers = append(g.closers, func() { r.producer.Store(nil) }, g.closeProducer)
+	if g.targetAdmin, err = producer.Admin(); err != nil {
+		return nil, err
+	}
+	g.targetAdmin.Timeout = taskAdminTimeout
+	return g.targetAdmin, nil
+}
+
+// closeProducer closes the producer and its admin client (once).
+func (g *goEngine) closeProducer() {
+	if g.targetAdmin != nil {
+		g.targetAdmin.Close()
+		g.targetAdmin = nil
+	}
+	if g.producer != nil {
+		g.producer.Close()
+		g.producer = nil
+	}
+}
+
+func (g *goEngine) close() {
+	for i := len(g.closers) - 1; i >= 0; i-- {
+		g.closers[i]()
+	}
+	g.closers = nil
+}
+
+func (g *goEngine) assign(_ context.Context, starts []kafka.Start) error {
+	return g.consumer.Assign(starts)
+}
+func (g *goEngine) reader() sourceReader                    { return g.consumer }
+func (g *goEngine) interruptOn(context.Context) func() bool { return func() bool { return false } }
+func (g *goEngine) reported()                               {}
+func (g *goEngine) txnProducer() txnProducer                { return g.producer }
+
+// The producer's side of engineProducer.
+func (g *goEngine) Fatal() error                  { return g.producer.Fatal() }
+func (g *goEngine) AuthFailure() error            { return g.producer.AuthFailure() }
+func (g *goEngine) Outstanding() int              { return g.producer.Outstanding() }
+func (g *goEngine) Flush(ctx context.Context) int { return g.producer.Flush(ctx) }
+func (g *goEngine) Purge(inFlight bool) error     { return g.producer.Purge(inFlight) }
+
+func (g *goEngine) pause(context.Context) error {
+	time.Sleep(10 * time.Millisecond) // the producer serves its reports on its own goroutine meanwhile
+	g.r.clock.targetWait(10 * time.Millisecond)
+	return nil
+}
+
+// step polls the consumer once and hands the record it returned, if any, to the producer.
+func (g *goEngine) step(ctx context.Context, lease tasks.Lease) (bool, error) {
+	r, consumer, producer := g.r, g.consumer, g.producer
+	pollStart, timed := r.clock.pollStart()
+	wait := r.pollWait()
+	rec, ok, err := consumer.Poll(wait)
+	r.clock.pollEnd(pollStart, timed, ok, wait)
+	if err != nil {
+		return false, r.consumeError(ctx, consumer, err)
+	}
+	if !ok {
+		if err := r.txn.idle(ctx, r, producer); err != nil {
+			return false, err
+		}
+		if now := time.Now(); now.Sub(g.lastPositions) >= sourcePositionInterval {
+			g.lastPositions = now
+			r.readPositions(consumer)
+		}
+		return false, nil
+	}
+	p := lookup(r.bySource, rec.Topic(), rec.Partition())
+	if p == nil {
+		return false, nil // not ours (cannot happen with assign, but never forward a stray record)
+	}
+	r.clearNotice("source")
+	off, ts, valueBytes := rec.Offset(), rec.Timestamp(), len(rec.Value())
+	if p.next < 0 && r.firstRecord(consumer, p, off) {
+		return false, nil // read again from the start
+	}
+	if err := r.txn.beforeForward(producer); err != nil {
+		return false, err
+	}
+	p.next = off + 1
+	p.forwarded(off, unixMilli(ts), rec.Size(), valueBytes)
+	if err := r.forward(ctx, producer, rec, p); err != nil {
+		p.unforward()
+		if errors.Is(err, errAbandoned) {
+			return true, nil
+		}
+		return false, err
+	}
+	p.metrics.fetched(valueBytes, ts)
+	if err := r.txn.forwarded(ctx, r, producer, p, off); err != nil {
+		return false, err
+	}
+	if !lease.Valid() {
+		// The lease ended while the record was being handed over (the process stalled in between): it may
+		// have been queued after the lease ended, so nothing queued may be sent now, and the pipeline ends.
+		r.leaseLapsed(p, off, producer)
+	}
+	return false, nil
 }
 
 // firstRecord checks a partition's first record of the pipeline against where the pipeline started the
@@ -288,7 +253,7 @@ func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec k
 
 // delivered handles one delivery report of the replication producer.
 func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
-	if r.txns != nil && r.txns.delivered(r, d) {
+	if r.txn.delivered(r, d) {
 		return
 	}
 	p := lookup(r.byRemote, d.Topic, d.Partition)
@@ -296,7 +261,7 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		r.log.Error("delivery report for a partition this task does not replicate", "topic", d.Topic, "partition", d.Partition)
 		return
 	}
-	if d.Err == nil && d.Unconfirmed && r.txns == nil {
+	if d.Err == nil && d.Unconfirmed && r.txn.unconfirmedCounts() {
 		// When the partition already had a delivery with an offset from this producer, the broker holds the
 		// producer's state and would have refused the later request had this one not been written: the
 		// implicit acknowledgement is true. Its target offset is unknown, so the offset map leaves it out. (In

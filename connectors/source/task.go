@@ -60,9 +60,7 @@ func (t *sourceTask) Run(ctx context.Context, env tasks.TaskEnv) (err error) {
 	for {
 		began := time.Now()
 		err := r.replicate(ctx)
-		if r.txns != nil {
-			err = r.txns.fenced(r, err)
-		}
+		err = r.txn.fenced(r, err)
 		var pe *pipelineError
 		switch {
 		case ctx.Err() != nil && !errors.Is(err, errLeaseRevoked):
@@ -136,7 +134,7 @@ type sourceRun struct {
 	sourceAdmin *kafka.Admin   // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
-	txns        *sourceTxns // exactly-once mode (transactions.go); nil without it
+	txn         txnHooks    // exactly-once mode's (sourceTxns, transactions.go) or at-least-once's
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
@@ -225,8 +223,9 @@ func (t *sourceTask) prepare(ctx context.Context, env tasks.TaskEnv) (*sourceRun
 	if !t.eos {
 		requireGapless(r.producerProps, r.log)
 	}
+	r.txn = atLeastOnce{}
 	if t.eos {
-		if r.txns, err = r.newSourceTxns(index); err != nil {
+		if r.txn, err = r.newSourceTxns(index); err != nil {
 			return nil, err
 		}
 	}

@@ -86,7 +86,7 @@ func TestUnconfirmedDeliveryAfterAConfirmedOneCounts(t *testing.T) {
 // unconfirmedFixture is a run with one partition whose stored offset is 9 and n records forwarded from 10 on.
 func unconfirmedFixture(n int) (*sourcePartition, *sourceRun) {
 	p := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 0}, "A.t", 9, "")
-	r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B",
+	r := &sourceRun{log: slog.New(slog.DiscardHandler), sourceAlias: "A", targetAlias: "B", txn: atLeastOnce{},
 		byRemote: map[string][]*sourcePartition{"A.t": {p}}}
 	for off := int64(10); off < 10+int64(n); off++ {
 		p.forwarded(off, 0, 1, 1)

@@ -217,7 +217,7 @@ func firstSet(m map[string]string, keys ...string) string {
 // every older producer of the task's transactional.id (InitTransactions, which also aborts what they left
 // open), and then reads the offsets of the last committed transactions, which say where each partition
 // resumes. The order matters: read before the fence, a zombie could still commit after the read.
-func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer *kafka.Producer, admin *kafka.Admin, syncs *offsetSyncer) error {
+func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin *kafka.Admin, syncs *offsetSyncer) error {
 	x.open, x.batch, x.touched, x.produced, x.syncs = false, 0, nil, 0, syncs
 	x.reported.Store(0)
 	for _, p := range r.parts {

@@ -1,7 +1,8 @@
 package source
 
-// What the Go data path calls in exactly-once mode (transactions.go): before and after each record, while
-// idle, on each delivery, at each transaction boundary, and as a pipeline ends.
+// The hooks the run skeleton and the Go engine call as a pipeline starts, before and after each record, while
+// idle, on each delivery, at each transaction boundary, and as a pipeline ends: exactly-once mode's
+// (sourceTxns, transactions.go) or at-least-once's, which do nothing.
 
 import (
 	"context"
@@ -15,6 +16,66 @@ import (
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/mm2offsets"
 )
+
+// txnHooks is what a replication mode adds to the run skeleton (replicate) and to the engine that forwards
+// records one by one (goEngine). Exactly-once runs on the Go engine only (usesCPath).
+type txnHooks interface {
+	// startPipeline runs before the pipeline assigns its partitions.
+	startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin *kafka.Admin, syncs *offsetSyncer) error
+	// pollTimeout is how long the next poll may wait for a record, given the run's wait.
+	pollTimeout(wait time.Duration) time.Duration
+	// idle is called when the consumer had nothing to return.
+	idle(ctx context.Context, r *sourceRun, producer txnProducer) error
+	// beforeForward is called before a record is handed to the producer; forwarded after.
+	beforeForward(producer txnProducer) error
+	forwarded(ctx context.Context, r *sourceRun, producer txnProducer, p *sourcePartition, offset int64) error
+	// delivered takes a delivery report first, and tells whether it took it over from the ordinary handler.
+	delivered(r *sourceRun, d kafka.Delivery) bool
+	// unconfirmedCounts tells whether a report without a target offset after a confirmed one counts as an
+	// acknowledgement (kafka.Delivery.Unconfirmed).
+	unconfirmedCounts() bool
+	// endPipeline ends the pipeline's replication as it stops; clean: stopped with everything delivered.
+	endPipeline(ctx context.Context, r *sourceRun, producer txnProducer, clean bool)
+	// fenced decides what a pipeline's error means for the run.
+	fenced(r *sourceRun, err error) error
+}
+
+// txnProducer is what exactly-once mode asks of the replication producer: *kafka.Producer answers it.
+type txnProducer interface {
+	InitTransactions(ctx context.Context) error
+	BeginTransaction() error
+	CommitTransaction(ctx context.Context) error
+	AbortTransaction(ctx context.Context) error
+	Produce(topic string, partition int32, key, value []byte, headers []kafka.Header, ts time.Time, opaque any) error
+	Flush(ctx context.Context) int
+}
+
+var (
+	_ txnHooks    = atLeastOnce{}
+	_ txnHooks    = (*sourceTxns)(nil)
+	_ txnProducer = (*kafka.Producer)(nil)
+)
+
+// atLeastOnce is the hooks of a run without exactly-once: the target's acknowledgements alone decide.
+type atLeastOnce struct{}
+
+func (atLeastOnce) startPipeline(context.Context, *sourceRun, txnProducer, *kafka.Admin, *offsetSyncer) error {
+	return nil
+}
+func (atLeastOnce) pollTimeout(wait time.Duration) time.Duration               { return wait }
+func (atLeastOnce) idle(context.Context, *sourceRun, txnProducer) error        { return nil }
+func (atLeastOnce) beforeForward(txnProducer) error                            { return nil }
+func (atLeastOnce) delivered(*sourceRun, kafka.Delivery) bool                  { return false }
+func (atLeastOnce) unconfirmedCounts() bool                                    { return true }
+func (atLeastOnce) endPipeline(context.Context, *sourceRun, txnProducer, bool) {}
+func (atLeastOnce) fenced(_ *sourceRun, err error) error                       { return err }
+func (atLeastOnce) forwarded(context.Context, *sourceRun, txnProducer, *sourcePartition, int64) error {
+	return nil
+}
+
+// unconfirmedCounts is false in exactly-once mode: the transaction is aborted instead, its records count only
+// when it commits.
+func (x *sourceTxns) unconfirmedCounts() bool { return false }
 
 // pollTimeout is how long the poll loop may wait for the next record. With a transaction open, a poll
 // boundary ends when the consumer has nothing fetched (Connect's poll() returns what one consumer poll
@@ -31,7 +92,7 @@ func (x *sourceTxns) pollTimeout(wait time.Duration) time.Duration {
 }
 
 // beforeForward opens a transaction for the record about to be forwarded, if none is open.
-func (x *sourceTxns) beforeForward(producer *kafka.Producer) error {
+func (x *sourceTxns) beforeForward(producer txnProducer) error {
 	if x.open {
 		return nil
 	}
@@ -46,7 +107,7 @@ func (x *sourceTxns) beforeForward(producer *kafka.Producer) error {
 
 // forwarded accounts a record handed to the producer in the open transaction, and commits the transaction
 // when its boundary is reached.
-func (x *sourceTxns) forwarded(ctx context.Context, r *sourceRun, producer *kafka.Producer, p *sourcePartition, offset int64) error {
+func (x *sourceTxns) forwarded(ctx context.Context, r *sourceRun, producer txnProducer, p *sourcePartition, offset int64) error {
 	if p.txnLast < 0 {
 		x.touched = append(x.touched, p)
 	}
@@ -63,7 +124,7 @@ func (x *sourceTxns) forwarded(ctx context.Context, r *sourceRun, producer *kafk
 
 // idle is called when the consumer had nothing to return: the end of a poll batch, or a moment to see whether
 // the interval is over.
-func (x *sourceTxns) idle(ctx context.Context, r *sourceRun, producer *kafka.Producer) error {
+func (x *sourceTxns) idle(ctx context.Context, r *sourceRun, producer txnProducer) error {
 	if !x.open {
 		return nil
 	}
@@ -109,7 +170,7 @@ func (x *sourceTxns) delivered(r *sourceRun, d kafka.Delivery) bool {
 // the transaction, commits, and then lets the partitions advance over their staged records and sends their
 // offset syncs. A commit happens only while the run's lease is valid; otherwise the transaction stays open
 // until the lease is valid again or the run ends (and aborts it).
-func (x *sourceTxns) commit(ctx context.Context, r *sourceRun, producer *kafka.Producer) error {
+func (x *sourceTxns) commit(ctx context.Context, r *sourceRun, producer txnProducer) error {
 	if !x.open || !r.env.Lease().Valid() {
 		return nil
 	}
@@ -170,7 +231,7 @@ func (x *sourceTxns) commit(ctx context.Context, r *sourceRun, producer *kafka.P
 }
 
 // produceOffset queues one offsets record in the open transaction, in the partition Java's producer would use.
-func (x *sourceTxns) produceOffset(ctx context.Context, producer *kafka.Producer, key, value []byte) error {
+func (x *sourceTxns) produceOffset(ctx context.Context, producer txnProducer, key, value []byte) error {
 	part := mm2offsets.PartitionFor(key, x.offsetsPartitions)
 	for {
 		err := producer.Produce(x.offsetsTopic, part, key, value, nil, time.Time{}, offsetsRecord{})
@@ -238,7 +299,7 @@ func (x *sourceTxns) fenced(r *sourceRun, err error) error {
 // abort aborts the open transaction, if any, and forgets its staged records. Errors are logged: an abort
 // that fails is completed by the next owner's (or pipeline's) InitTransactions, or by the coordinator's
 // transaction timeout.
-func (x *sourceTxns) abort(ctx context.Context, producer *kafka.Producer, r *sourceRun) {
+func (x *sourceTxns) abort(ctx context.Context, producer txnProducer, r *sourceRun) {
 	if !x.open {
 		return
 	}
@@ -270,25 +331,21 @@ func (x *sourceTxns) dropStaged() {
 
 // endPipeline ends the transaction of a pipeline that stops: committed when the pipeline stops cleanly (ctx
 // done, everything delivered, lease valid), aborted otherwise.
-func (x *sourceTxns) endPipeline(ctx context.Context, r *sourceRun, producer *kafka.Producer, clean bool) error {
+func (x *sourceTxns) endPipeline(ctx context.Context, r *sourceRun, producer txnProducer, clean bool) {
 	if !x.open {
-		return nil
+		return
 	}
 	if clean && r.failure.Load() == nil && r.env.Lease().Valid() {
 		if err := x.commit(ctx, r, producer); err == nil && !x.open {
-			return nil
+			return
 		} else if err != nil {
 			r.log.Warn("committing the last transaction at stop failed; it is aborted and replicated again by the next owner", "error", err)
 		}
 	}
 	x.abort(ctx, producer, r)
-	return nil
 }
 
 // pollWait is how long the poll loop's next poll may wait for a record.
 func (r *sourceRun) pollWait() time.Duration {
-	if r.txns == nil {
-		return r.pollTimeout
-	}
-	return r.txns.pollTimeout(r.pollTimeout)
+	return r.txn.pollTimeout(r.pollTimeout)
 }
