@@ -104,7 +104,7 @@ func TestPooledAdminPropsAreTheConnectors(t *testing.T) {
 	require.Equal(t, "ssl", src["security.protocol"], "the source admin does not connect as the consumer does")
 }
 
-// TestTasksOfAConnectorShareAnAdminClient: what replicateC calls gives two tasks of one connector on one worker
+// TestTasksOfAConnectorShareAnAdminClient: what the C engine calls gives two tasks of one connector on one worker
 // the same admin client, and it stays open until both have released it.
 func TestTasksOfAConnectorShareAnAdminClient(t *testing.T) {
 	pool := newAdminPool(slog.New(slog.DiscardHandler))

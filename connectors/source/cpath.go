@@ -32,11 +32,11 @@ const (
 
 // cpathReader answers sourceReader for a C pipeline, whose partitions are the run's parts in order.
 type cpathReader struct {
-	pl  *cpath.Pipeline
+	pl  cPipeline
 	idx map[mirror.TopicPartition]int
 }
 
-func newCPathReader(pl *cpath.Pipeline, parts []*sourcePartition) *cpathReader {
+func newCPathReader(pl cPipeline, parts []*sourcePartition) *cpathReader {
 	idx := make(map[mirror.TopicPartition]int, len(parts))
 	for i, p := range parts {
 		idx[p.tp] = i
@@ -82,11 +82,50 @@ func (c *cpathReader) Seek(topic string, partition int32, offset int64) error {
 // worker's pooled admin clients beside it, and Go applying what each step reports (applyBatch).
 type cEngine struct {
 	r             *sourceRun
-	pl            *cpath.Pipeline
+	clients       cClients
+	pl            cPipeline
 	rd            *cpathReader
 	syncs         *offsetSyncer
 	lastPositions time.Time // when an idle step last read the pipeline's positions
 	closers       []func()  // what close undoes, in order
+}
+
+// cPipeline is what the C engine asks of its pipeline: *cpath.Pipeline answers it, and a test double that
+// reports what it moved in cpath.Batch values can.
+type cPipeline interface {
+	engineProducer
+	Assign(starts []int64) error
+	Steps(timeout time.Duration, max int, validFor, budget time.Duration) *cpath.Batch
+	Take() *cpath.Batch
+	Serve(timeout time.Duration)
+	ProducerReady(ctx context.Context, timeout time.Duration) bool
+	Positions() ([]int64, error)
+	Seek(part int, offset int64) error
+	Watermarks(part int, timeout time.Duration) (low, high int64, err error)
+	CachedWatermarks(part int) (low, high int64, err error)
+	Interrupt()
+	OwnThread() bool
+	Close()
+}
+
+// cClients makes the C engine's pipeline and takes its admin clients: cpathClients, or a test double's.
+type cClients interface {
+	pipeline(cfg cpath.Config) (cPipeline, error)
+	admin(r *sourceRun, role clientconfig.Role, clientProps map[string]string) (clusterAdmin, func(), error)
+}
+
+var (
+	_ cPipeline = (*cpath.Pipeline)(nil)
+	_ cClients  = cpathClients{}
+)
+
+// cpathClients makes pipelines of package cpath, and takes the worker's pooled admin clients (acquireAdmin).
+type cpathClients struct{}
+
+func (cpathClients) pipeline(cfg cpath.Config) (cPipeline, error) { return cpath.New(cfg) }
+
+func (cpathClients) admin(r *sourceRun, role clientconfig.Role, clientProps map[string]string) (clusterAdmin, func(), error) {
+	return r.acquireAdmin(role, clientProps)
 }
 
 func (c *cEngine) name() string { return string(DataPathC) }
@@ -94,7 +133,7 @@ func (c *cEngine) name() string { return string(DataPathC) }
 // openSource makes the pipeline — both its clients, as the Go path's start before the admin work, so that the
 // producer's request for its producer id overlaps it; assign then holds consuming back until it has one
 // (awaitProducer) — and takes the source admin client.
-func (c *cEngine) openSource() (*kafka.Admin, error) {
+func (c *cEngine) openSource() (clusterAdmin, error) {
 	r := c.r
 	consumerStats, removeConsumerStats := r.t.statsSink(clientconfig.ReplicationConsumer, r.consumerProps, r.consumerFigures.record)
 	producerStats, removeProducerStats := r.t.statsSink(clientconfig.ReplicationProducer, r.producerProps, r.producerFigures.record)
@@ -104,7 +143,7 @@ func (c *cEngine) openSource() (*kafka.Admin, error) {
 		parts[i] = cpath.Part{Topic: p.tp.Topic, Partition: p.tp.Partition, Remote: *p.remote}
 	}
 	batch := propInt(r.producerProps, libDefaultBatchSize, "batch.size")
-	pl, err := cpath.New(cpath.Config{
+	pl, err := c.clients.pipeline(cpath.Config{
 		Consumer: cpathProps(r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer)),
 		Producer: cpathProducerProps(r.producerProps, r.statsEvery(clientconfig.ReplicationProducer)), Parts: parts,
 		PaceBytes: int64(cpathPace * float64(batch)),
@@ -130,7 +169,7 @@ func (c *cEngine) openSource() (*kafka.Admin, error) {
 	}
 	// The admin requests go through clients of package kafka, which the connector's tasks on this worker share
 	// (adminPool).
-	sourceAdmin, releaseSource, err := r.acquireAdmin(clientconfig.SourceAdmin, r.consumerProps)
+	sourceAdmin, releaseSource, err := c.clients.admin(r, clientconfig.SourceAdmin, r.consumerProps)
 	if err != nil {
 		return nil, err
 	}
@@ -138,9 +177,9 @@ func (c *cEngine) openSource() (*kafka.Admin, error) {
 	return sourceAdmin, nil
 }
 
-func (c *cEngine) openTarget(syncs *offsetSyncer) (*kafka.Admin, error) {
+func (c *cEngine) openTarget(syncs *offsetSyncer) (clusterAdmin, error) {
 	c.syncs = syncs
-	targetAdmin, releaseTarget, err := c.r.acquireAdmin(clientconfig.TargetAdmin, c.r.producerProps)
+	targetAdmin, releaseTarget, err := c.clients.admin(c.r, clientconfig.TargetAdmin, c.r.producerProps)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +265,7 @@ func (c *cEngine) step(ctx context.Context, lease tasks.Lease) (bool, error) {
 // handed to it meanwhile waited in its queue on the clock of the overdue watch and the stall pause. Past
 // stallAfter the wait is reported as a stall is, so that a target down at start is visible as soon as
 // before; past the timeout the pipeline starts anyway, and the clients' errors come with its first step.
-func (r *sourceRun) awaitProducer(ctx context.Context, pl *cpath.Pipeline) {
+func (r *sourceRun) awaitProducer(ctx context.Context, pl cPipeline) {
 	start := time.Now()
 	defer func() { r.clock.targetWait(time.Since(start)) }()
 	if pl.ProducerReady(ctx, r.stalls.stallAfter) {
@@ -263,7 +302,7 @@ func (r *sourceRun) pooledAdminProps(role clientconfig.Role, clientProps map[str
 }
 
 // readPositionsC is readPositions for a C pipeline.
-func (r *sourceRun) readPositionsC(pl *cpath.Pipeline) {
+func (r *sourceRun) readPositionsC(pl cPipeline) {
 	pos, err := pl.Positions()
 	if err != nil {
 		return
@@ -277,7 +316,7 @@ func (r *sourceRun) readPositionsC(pl *cpath.Pipeline) {
 
 // applyBatch applies one step's batch: forwarded records, delivery reports, failures and consumer errors. It
 // returns the error that ends the pipeline, if any.
-func (r *sourceRun) applyBatch(ctx context.Context, pl *cpath.Pipeline, reader *cpathReader, b *cpath.Batch, syncs *offsetSyncer) error {
+func (r *sourceRun) applyBatch(ctx context.Context, pl cPipeline, reader *cpathReader, b *cpath.Batch, syncs *offsetSyncer) error {
 	if b.Consumed > 0 {
 		r.clearNotice("source")
 	}
@@ -316,7 +355,7 @@ func (r *sourceRun) applyBatch(ctx context.Context, pl *cpath.Pipeline, reader *
 
 // applyReports applies a batch's delivery reports and failures; it returns the error of a record the
 // producer refused, if any, which ends the pipeline.
-func (r *sourceRun) applyReports(pl *cpath.Pipeline, b *cpath.Batch, syncs *offsetSyncer) error {
+func (r *sourceRun) applyReports(pl cPipeline, b *cpath.Batch, syncs *offsetSyncer) error {
 	var at time.Time
 	for _, a := range b.Acked {
 		p := r.parts[a.Part]

@@ -23,9 +23,9 @@ type engine interface {
 	// name is the data path's name in the logs (data_path).
 	name() string
 	// openSource makes the source side's clients and returns the admin client beside them on the source.
-	openSource() (*kafka.Admin, error)
+	openSource() (clusterAdmin, error)
 	// openTarget makes the target side's clients and returns the admin client beside them on the target.
-	openTarget(syncs *offsetSyncer) (*kafka.Admin, error)
+	openTarget(syncs *offsetSyncer) (clusterAdmin, error)
 	// assign starts each of the run's partitions at starts (in r.parts' order).
 	assign(ctx context.Context, starts []kafka.Start) error
 	// reader answers the committer and the identity watch about the source partitions.
@@ -48,6 +48,16 @@ type engine interface {
 	close()
 }
 
+// clusterAdmin is what a pipeline asks of the admin clients beside its clients: topic ids and partition
+// counts, log offsets, and (exactly-once) the offsets topic. *kafka.Admin answers it.
+type clusterAdmin interface {
+	topicIDReader
+	TopicShapes(ctx context.Context, topics []string) (map[string]kafka.TopicShape, error)
+	LogOffsets(ctx context.Context, parts []kafka.PartitionID, readCommitted, starts bool) (map[kafka.PartitionID]kafka.LogOffsets, map[kafka.PartitionID]error, error)
+	PartitionCount(ctx context.Context, topic string) (int, error)
+	CreateTopics(ctx context.Context, topics []kafka.NewTopic) (map[string]error, error)
+}
+
 // engineProducer is what the pipeline skeleton asks of a data path's target side, as it runs and as it ends:
 // the Go path's *kafka.Producer and the C path's *cpath.Pipeline both answer it.
 type engineProducer interface {
@@ -63,6 +73,7 @@ var (
 	_ engineProducer = (*kafka.Producer)(nil)
 	_ sourceReader   = (*kafka.Consumer)(nil)
 	_ sourceReader   = (*cpathReader)(nil)
+	_ clusterAdmin   = (*kafka.Admin)(nil)
 	_ engine         = (*goEngine)(nil)
 	_ engine         = (*cEngine)(nil)
 )
@@ -70,18 +81,22 @@ var (
 // newEngine returns the engine of this run's data path (usesCPath).
 func (r *sourceRun) newEngine() engine {
 	if r.usesCPath() {
-		return &cEngine{r: r}
+		return &cEngine{r: r, clients: cpathClients{}}
 	}
-	return &goEngine{r: r}
+	return &goEngine{r: r, clients: kafkaClients{}}
 }
 
 // replicate runs one pipeline — consumer, producer, committer — until ctx is done (nil), the pipeline breaks
 // (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
 // the task must fail (any other error). It always commits what was acknowledged.
 func (r *sourceRun) replicate(ctx context.Context) error {
+	return r.replicateWith(ctx, r.newEngine())
+}
+
+// replicateWith is replicate on engine e.
+func (r *sourceRun) replicateWith(ctx context.Context, e engine) error {
 	r.failure.Store(nil)
 	r.ids.recreated.Store(nil)
-	e := r.newEngine()
 	defer e.close()
 	sourceAdmin, err := e.openSource()
 	if err != nil {
@@ -180,7 +195,7 @@ type pipelineWatches struct {
 // startWatches starts the commit loop, the identity watch and the overdue watch of a pipeline that reads
 // through reader and writes through producer. The commit loop outlives ctx (it commits through the soft stop)
 // until stopCommits; the watches end with ctx or stopWatches.
-func (r *sourceRun) startWatches(ctx context.Context, syncs *offsetSyncer, reader sourceReader, sourceAdmin, targetAdmin *kafka.Admin,
+func (r *sourceRun) startWatches(ctx context.Context, syncs *offsetSyncer, reader sourceReader, sourceAdmin, targetAdmin clusterAdmin,
 	producer purger) *pipelineWatches {
 	w := &pipelineWatches{committer: make(chan error, 1), watched: make(chan struct{}), overdueWatched: make(chan struct{})}
 	var commitCtx, watchCtx context.Context

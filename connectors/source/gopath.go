@@ -10,69 +10,129 @@ import (
 	"github.com/kmirror/kmirror/tasks"
 )
 
-// goEngine is the Go data path: a consumer and a producer of package kafka, each with its admin client, and
-// every record handed over by the poll loop, one by one (step). The producer reports deliveries on its own
-// goroutine (delivered).
+// goEngine is the Go data path: a consumer and a producer, each with its admin client, and every record
+// handed over by the poll loop, one by one (step). The producer reports deliveries on its own goroutine
+// (delivered).
 type goEngine struct {
-	r                        *sourceRun
-	consumer                 *kafka.Consumer
-	producer                 *kafka.Producer
-	sourceAdmin, targetAdmin *kafka.Admin
-	lastPositions            time.Time // when an idle step last read the consumer's positions
-	closers                  []func()  // what close undoes, in order
+	r             *sourceRun
+	clients       goClients
+	consumer      goConsumer
+	producer      goProducer
+	lastPositions time.Time // when an idle step last read the consumer's positions
+	stopProducer  func()    // closes the producer and its admin client (closeProducer)
+	closers       []func()  // what close undoes after the producer, in order
+}
+
+// goConsumer is what the Go engine asks of its consumer: *kafka.Consumer answers it, and a test double of
+// the source log can.
+type goConsumer interface {
+	sourceReader
+	Assign(starts []kafka.Start) error
+	Position(starts []kafka.Start) (map[kafka.Start]int64, error)
+	Poll(timeout time.Duration) (kafka.Record, bool, error)
+}
+
+// goProducer is what the Go engine and exactly-once mode ask of the replication producer: *kafka.Producer
+// answers it, and a test double of the target can.
+type goProducer interface {
+	engineProducer
+	txnProducer
+	Forward(rec kafka.Record, topic *string) error
+}
+
+// goClients makes the Go engine's clients, each with the admin client beside it and what closes them both:
+// kafkaClients, or a test double's.
+type goClients interface {
+	consumer(r *sourceRun) (goConsumer, clusterAdmin, func(), error)
+	producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error)
+}
+
+var (
+	_ goConsumer = (*kafka.Consumer)(nil)
+	_ goProducer = (*kafka.Producer)(nil)
+	_ goClients  = kafkaClients{}
+)
+
+// kafkaClients makes the Go engine's clients of package kafka; their admin clients ride on their connections.
+type kafkaClients struct{}
+
+func (kafkaClients) consumer(r *sourceRun) (goConsumer, clusterAdmin, func(), error) {
+	stats, removeStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
+	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, stats...)
+	if err != nil {
+		removeStats()
+		return nil, nil, nil, err
+	}
+	admin, err := consumer.Admin()
+	if err != nil {
+		consumer.Close()
+		removeStats()
+		return nil, nil, nil, err
+	}
+	admin.Timeout = taskAdminTimeout
+	return consumer, admin, func() {
+		admin.Close()
+		consumer.Close()
+		removeStats() // after the consumer closed: no statistics come later
+	}, nil
+}
+
+func (kafkaClients) producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
+	stats, removeStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.statsEvery(clientconfig.ReplicationProducer), r.producerFigures.record)
+	producer, err := kafka.NewProducer(r.producerProps, r.log, onDelivery, stats...)
+	if err != nil {
+		removeStats()
+		return nil, nil, nil, err
+	}
+	admin, err := producer.Admin()
+	if err != nil {
+		producer.Close()
+		removeStats()
+		return nil, nil, nil, err
+	}
+	admin.Timeout = taskAdminTimeout
+	return producer, admin, func() {
+		admin.Close()
+		producer.Close()
+		removeStats()
+	}, nil
 }
 
 func (g *goEngine) name() string { return string(DataPathGo) }
 
-func (g *goEngine) openSource() (*kafka.Admin, error) {
-	r := g.r
-	consumerStats, removeConsumerStats := r.t.clientStats(clientconfig.ReplicationConsumer, r.consumerProps, r.statsEvery(clientconfig.ReplicationConsumer), r.consumerFigures.record)
-	g.closers = append(g.closers, removeConsumerStats) // after the consumer closed: no statistics come later
-	consumer, err := kafka.NewConsumer(r.consumerProps, r.log, consumerStats...)
+func (g *goEngine) openSource() (clusterAdmin, error) {
+	consumer, admin, closeConsumer, err := g.clients.consumer(g.r)
 	if err != nil {
 		return nil, err
 	}
 	g.consumer = consumer
-	g.closers = append(g.closers, func() { consumer.Close() })
-	if g.sourceAdmin, err = consumer.Admin(); err != nil {
-		return nil, err
-	}
-	g.closers = append(g.closers, g.sourceAdmin.Close)
-	g.sourceAdmin.Timeout = taskAdminTimeout
-	return g.sourceAdmin, nil
+	g.closers = append(g.closers, closeConsumer)
+	return admin, nil
 }
 
-func (g *goEngine) openTarget(syncs *offsetSyncer) (*kafka.Admin, error) {
+// openTarget makes the producer, whose delivery handler sends the offset syncs.
+func (g *goEngine) openTarget(syncs *offsetSyncer) (clusterAdmin, error) {
 	r := g.r
-	producerStats, removeProducerStats := r.t.clientStats(clientconfig.ReplicationProducer, r.producerProps, r.statsEvery(clientconfig.ReplicationProducer), r.producerFigures.record)
-	g.closers = append(g.closers, removeProducerStats)
-	producer, err := kafka.NewProducer(r.producerProps, r.log, func(d kafka.Delivery) { r.delivered(d, syncs) }, producerStats...)
+	producer, admin, closeProducer, err := g.clients.producer(r, func(d kafka.Delivery) { r.delivered(d, syncs) })
 	if err != nil {
 		return nil, err
 	}
-	g.producer = producer
-	r.producer.Store(producer)
-	g.closers = append(g.closers, func() { r.producer.Store(nil) }, g.closeProducer)
-	if g.targetAdmin, err = producer.Admin(); err != nil {
-		return nil, err
-	}
-	g.targetAdmin.Timeout = taskAdminTimeout
-	return g.targetAdmin, nil
+	g.producer, g.stopProducer = producer, closeProducer
+	r.producer.Store(&g.producer)
+	g.closers = append(g.closers, func() { r.producer.Store(nil) })
+	return admin, nil
 }
 
-// closeProducer closes the producer and its admin client (once).
+// closeProducer closes the producer and its admin client, ahead of the rest.
 func (g *goEngine) closeProducer() {
-	if g.targetAdmin != nil {
-		g.targetAdmin.Close()
-		g.targetAdmin = nil
-	}
-	if g.producer != nil {
-		g.producer.Close()
-		g.producer = nil
+	if g.stopProducer != nil {
+		g.stopProducer()
+		g.stopProducer = nil
 	}
 }
 
 func (g *goEngine) close() {
+	g.closeProducer()
 	for i := len(g.closers) - 1; i >= 0; i-- {
 		g.closers[i]()
 	}
@@ -160,7 +220,7 @@ func (g *goEngine) step(ctx context.Context, lease tasks.Lease) (bool, error) {
 // and reads the partition again from its start. If the re-read's first record is the same one, the records in
 // between are not in the log for this consumer, and it goes on; if it is an earlier one, the consumer had
 // skipped records, which the log now says. It returns whether the record was dropped.
-func (r *sourceRun) firstRecord(consumer *kafka.Consumer, p *sourcePartition, off int64) bool {
+func (r *sourceRun) firstRecord(consumer goConsumer, p *sourcePartition, off int64) bool {
 	want := p.startAt
 	if want == kafka.OffsetBeginning {
 		low, _, err := consumer.CachedWatermarks(p.tp.Topic, p.tp.Partition)
@@ -199,7 +259,7 @@ const sourcePositionInterval = time.Second
 
 // readPositions hands each partition the consumer's position. The poll loop calls it when the consumer had
 // nothing to return, so every record below a position has been forwarded already.
-func (r *sourceRun) readPositions(consumer *kafka.Consumer) {
+func (r *sourceRun) readPositions(consumer goConsumer) {
 	starts := make([]kafka.Start, len(r.parts))
 	for i, p := range r.parts {
 		starts[i] = kafka.Start{Topic: p.tp.Topic, Partition: p.tp.Partition}
@@ -216,7 +276,7 @@ func (r *sourceRun) readPositions(consumer *kafka.Consumer) {
 }
 
 // forward hands one record to the producer, waiting while librdkafka's queue is full.
-func (r *sourceRun) forward(ctx context.Context, producer *kafka.Producer, rec kafka.Record, p *sourcePartition) error {
+func (r *sourceRun) forward(ctx context.Context, producer goProducer, rec kafka.Record, p *sourcePartition) error {
 	offset, size := rec.Offset(), len(rec.Value())
 	var waitStart time.Time // set once the queue was found full
 	for {
@@ -275,10 +335,10 @@ func (r *sourceRun) delivered(d kafka.Delivery, syncs *offsetSyncer) {
 		upstream := p.fail()
 		var pr purger
 		cause := d.Err
-		if kp := r.producer.Load(); kp != nil {
-			pr = kp
-			if cause != nil && kafka.IsFatal(cause) && kp.Fatal() != nil {
-				cause = kp.Fatal() // why the producer is unusable; a new pipeline's producer replaces it
+		if kp := r.producer.Load(); kp != nil && *kp != nil {
+			pr = *kp
+			if cause != nil && kafka.IsFatal(cause) && (*kp).Fatal() != nil {
+				cause = (*kp).Fatal() // why the producer is unusable; a new pipeline's producer replaces it
 			}
 		}
 		r.deliveryFailed(p, upstream, cause, pr)

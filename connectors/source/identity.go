@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 )
@@ -57,7 +56,7 @@ type identityCheck struct {
 // the end offset last seen tells what was lost. A partition whose topic is gone, or was re-created without it
 // (fewer partitions), is marked gone instead: the connector drops it from its plan once the task has replicated
 // what the source still serves of it, and reports what was lost.
-func (w *identityWatch) checkSources(ctx context.Context, admin *kafka.Admin, consumer sourceReader, startup bool) (identityCheck, error) {
+func (w *identityWatch) checkSources(ctx context.Context, admin clusterAdmin, consumer sourceReader, startup bool) (identityCheck, error) {
 	topics := slices.Sorted(maps.Keys(w.bySource))
 	shapes, err := admin.TopicShapes(ctx, topics)
 	if err != nil {
@@ -218,7 +217,7 @@ func (w *identityWatch) checkRemotes(ctx context.Context, admin topicIDReader) e
 
 // watch checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
 // restart the pipeline when a source topic was re-created.
-func (w *identityWatch) watch(ctx context.Context, source, target *kafka.Admin, consumer sourceReader) {
+func (w *identityWatch) watch(ctx context.Context, source, target clusterAdmin, consumer sourceReader) {
 	tick := time.NewTicker(sourceIdentityInterval)
 	defer tick.Stop()
 	for {

@@ -102,7 +102,7 @@ func (r *sourceRun) startSyncs() (*offsetSyncer, error) {
 // starts over (they belong to the deleted topic), and the check must not precede a start that waited for
 // the target — librdkafka would go on reading the new topic at the old topic's offsets as if nothing had
 // happened. A source that cannot answer yet is no reason not to start: the identity watch checks again.
-func (r *sourceRun) startOffsets(ctx context.Context, sourceAdmin *kafka.Admin) ([]kafka.Start, error) {
+func (r *sourceRun) startOffsets(ctx context.Context, sourceAdmin clusterAdmin) ([]kafka.Start, error) {
 	if check, err := r.ids.checkSources(ctx, sourceAdmin, nil, true); err != nil {
 		r.limit.Log(ctx, r.log, slog.LevelWarn, "identity-source", "checking source topic ids failed", "error", err)
 	} else {
@@ -164,7 +164,7 @@ const remoteWritableWait = 5 * time.Second
 // as the producer's first, and librdkafka then reports the earlier records written (kafka.Delivery.Unconfirmed).
 // The task would send them again, after the later ones; waiting here keeps their order. A partition still not
 // writable after the wait is left to the producer's retries.
-func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin *kafka.Admin) {
+func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin clusterAdmin) {
 	ids := make([]kafka.PartitionID, 0, len(r.parts))
 	for _, p := range r.parts {
 		ids = append(ids, kafka.PartitionID{Topic: *p.remote, Partition: p.tp.Partition})
@@ -199,7 +199,7 @@ func (r *sourceRun) awaitRemotesWritable(ctx context.Context, admin *kafka.Admin
 // stopped. A partition the source cannot answer for keeps the logical start. The same request gives every
 // partition's end offset, noted as seen (knownEnd): the committer's first report, as it starts, carries it, so a
 // topic deleted in the pipeline's first second is judged on it rather than being of unknown extent.
-func (r *sourceRun) resolveBeginnings(ctx context.Context, admin *kafka.Admin, starts []kafka.Start) {
+func (r *sourceRun) resolveBeginnings(ctx context.Context, admin clusterAdmin, starts []kafka.Start) {
 	all := make([]kafka.PartitionID, 0, len(starts))
 	fromBeginning := false
 	for _, s := range starts {

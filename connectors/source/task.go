@@ -12,7 +12,6 @@ import (
 
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
-	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
@@ -128,10 +127,10 @@ type sourceRun struct {
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
 	// it sets failure and purges: no record is produced after a purge (overdue.go).
 	produceMu   sync.Mutex
-	producer    atomic.Pointer[kafka.Producer]
-	ids         *identityWatch // source and remote topic identities (identity.go)
-	stalls      *stallWatch    // stall and overdue watch (stall.go, overdue.go)
-	sourceAdmin *kafka.Admin   // the current pipeline's admin client on the source (shares the consumer's)
+	producer    atomic.Pointer[goProducer] // the Go engine's, for its delivery handler
+	ids         *identityWatch             // source and remote topic identities (identity.go)
+	stalls      *stallWatch                // stall and overdue watch (stall.go, overdue.go)
+	sourceAdmin clusterAdmin               // the current pipeline's admin client on the source (shares the consumer's)
 	limit       *lograte.Limiter
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
 	txn         txnHooks    // exactly-once mode's (sourceTxns, transactions.go) or at-least-once's

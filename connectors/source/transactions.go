@@ -217,7 +217,7 @@ func firstSet(m map[string]string, keys ...string) string {
 // every older producer of the task's transactional.id (InitTransactions, which also aborts what they left
 // open), and then reads the offsets of the last committed transactions, which say where each partition
 // resumes. The order matters: read before the fence, a zombie could still commit after the read.
-func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin *kafka.Admin, syncs *offsetSyncer) error {
+func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin clusterAdmin, syncs *offsetSyncer) error {
 	x.open, x.batch, x.touched, x.produced, x.syncs = false, 0, nil, 0, syncs
 	x.reported.Store(0)
 	for _, p := range r.parts {
@@ -310,7 +310,7 @@ func (x *sourceTxns) startPipeline(ctx context.Context, r *sourceRun, producer t
 
 // ensureOffsetsTopic creates the offsets topic on the target if it is missing, as Connect's worker does
 // (compacted, 25 partitions, the broker's default replication factor), and returns its partition count.
-func ensureOffsetsTopic(ctx context.Context, admin *kafka.Admin, topic, targetAlias string) (int, error) {
+func ensureOffsetsTopic(ctx context.Context, admin clusterAdmin, topic, targetAlias string) (int, error) {
 	n, err := admin.PartitionCount(ctx, topic)
 	switch {
 	case err == nil && n > 0:

@@ -21,7 +21,7 @@ import (
 // records one by one (goEngine). Exactly-once runs on the Go engine only (usesCPath).
 type txnHooks interface {
 	// startPipeline runs before the pipeline assigns its partitions.
-	startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin *kafka.Admin, syncs *offsetSyncer) error
+	startPipeline(ctx context.Context, r *sourceRun, producer txnProducer, admin clusterAdmin, syncs *offsetSyncer) error
 	// pollTimeout is how long the next poll may wait for a record, given the run's wait.
 	pollTimeout(wait time.Duration) time.Duration
 	// idle is called when the consumer had nothing to return.
@@ -59,7 +59,7 @@ var (
 // atLeastOnce is the hooks of a run without exactly-once: the target's acknowledgements alone decide.
 type atLeastOnce struct{}
 
-func (atLeastOnce) startPipeline(context.Context, *sourceRun, txnProducer, *kafka.Admin, *offsetSyncer) error {
+func (atLeastOnce) startPipeline(context.Context, *sourceRun, txnProducer, clusterAdmin, *offsetSyncer) error {
 	return nil
 }
 func (atLeastOnce) pollTimeout(wait time.Duration) time.Duration               { return wait }
