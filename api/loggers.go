@@ -69,11 +69,7 @@ func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 	if len(name) > maxNameBytes {
 		return errorf(http.StatusBadRequest, "Logger name is %d bytes long; kmirror accepts names of at most %d bytes", len(name), maxNameBytes)
 	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeProps(body)
+	req, err := decodeBody(w, r, decodeProps)
 	if err != nil {
 		return err
 	}

@@ -73,11 +73,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 
 // restartTask is POST /connectors/{connector}/tasks/{task}/restart: 204 once the request is queued.
 func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	task, err := taskParam(r)
+	name, task, err := connectorTask(r)
 	if err != nil {
 		return err
 	}
