@@ -29,6 +29,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
 	"github.com/kmirror/kmirror/kmtype"
@@ -59,7 +60,7 @@ func (l *intList) String() string {
 
 func (l *intList) Set(v string) error {
 	var out intList
-	for _, p := range splitList(v) {
+	for _, p := range clientconfig.CommaList(v) {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 {
 			return fmt.Errorf("bad value %q", p)

@@ -20,7 +20,7 @@ import (
 func registerSecretsFlags(fs *flag.FlagSet) func() (*store.Secrets, error) {
 	current := fs.String("secrets-key", "", "file holding a 32-byte key (base64 or hex) that encrypts connector config secrets (PASSWORD-type values) in PostgreSQL with AES-256-GCM; default: stored as given (KMIRROR_SECRETS_KEY)")
 	previous := fs.String("secrets-key-previous", "", "comma-separated key files that still decrypt values written before a key rotation (KMIRROR_SECRETS_KEY_PREVIOUS)")
-	return func() (*store.Secrets, error) { return server.LoadSecrets(*current, commaList(*previous)) }
+	return func() (*store.Secrets, error) { return server.LoadSecrets(*current, clientconfig.CommaList(*previous)) }
 }
 
 // newSecretsCommand is `kmirror secrets rotate`: re-encrypt every stored secret with the current key.

@@ -24,10 +24,10 @@ func (t *translator) securityProtocol() {
 
 // connection translates the CommonClientConfigs keys every client has.
 func (t *translator) connection() {
-	if v, ok := t.get("bootstrap.servers"); !ok || len(parseList(v)) == 0 {
+	if v, ok := t.get("bootstrap.servers"); !ok || len(CommaList(v)) == 0 {
 		t.fail("bootstrap.servers", "missing: every client needs the brokers to bootstrap from")
 	} else {
-		t.emit("bootstrap.servers", "bootstrap.servers", strings.Join(parseList(v), ","))
+		t.emit("bootstrap.servers", "bootstrap.servers", strings.Join(CommaList(v), ","))
 	}
 	if v, ok := t.get("client.id"); ok {
 		t.emit("client.id", "client.id", v)

@@ -173,7 +173,7 @@ func (t *translator) assignmentStrategy(classic bool) {
 	}
 	var names []string
 	cooperative := false
-	for i, class := range parseList(v) {
+	for i, class := range CommaList(v) {
 		simple := class[strings.LastIndex(class, ".")+1:]
 		var name string
 		switch simple {
