@@ -230,32 +230,7 @@ func (b *bench) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		var err error
-		switch sc {
-		case "tasks":
-			err = b.scenarioTasks(ctx)
-		case "small":
-			err = b.scenarioSmall(ctx)
-		case "partitions":
-			err = b.scenarioPartitions(ctx)
-		case "scale":
-			err = b.scenarioScale(ctx)
-		case "newtopic":
-			err = b.scenarioNewTopic(ctx)
-		case "checkpoints":
-			err = b.scenarioCheckpoints(ctx)
-		case "wan":
-			err = b.scenarioWan(ctx)
-		case "compression":
-			err = b.scenarioCompression(ctx)
-		case "hot":
-			err = b.scenarioHot(ctx)
-		case "skew":
-			err = b.scenarioSkew(ctx)
-		case "pgload":
-			err = b.scenarioPGLoad(ctx)
-		}
-		if err != nil {
+		if err := scenarios[sc](b, ctx); err != nil {
 			return fmt.Errorf("scenario %s: %w", sc, err)
 		}
 	}

@@ -202,7 +202,7 @@ func parseConfig(args []string) (*config, error) {
 	c.scenarios = clientconfig.CommaList(*scen)
 	c.systems = clientconfig.CommaList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "scale", "newtopic", "checkpoints", "wan", "compression", "hot", "skew", "pgload"}, s) {
+		if _, ok := scenarios[s]; !ok {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}

@@ -926,13 +926,9 @@ func (b *bench) checkpointsMarkdown(w func(string, ...any)) {
 	}
 	var rows []row
 	for _, v := range vs {
-		for _, sys := range systemOrder {
-			if r := b.find("checkpoints", v, sys); r != nil && r.Checkpoints != nil {
-				name := systemNames[sys]
-				if r.Error != "" {
-					name += " ⚠"
-				}
-				rows = append(rows, row{v, name, r})
+		for _, x := range b.systemResults("checkpoints", v) {
+			if x.r.Checkpoints != nil {
+				rows = append(rows, row{v, x.name, x.r})
 			}
 		}
 	}

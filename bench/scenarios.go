@@ -19,6 +19,21 @@ func (b *bench) sourceTopic(records int64) string {
 	return fmt.Sprintf("src-%dp-%db-%s-%d", b.cfg.partitions, b.cfg.size, b.cfg.compression, records)
 }
 
+// scenarios are what -scenarios may name, each with what runs it.
+var scenarios = map[string]func(*bench, context.Context) error{
+	"tasks":       (*bench).scenarioTasks,
+	"small":       (*bench).scenarioSmall,
+	"partitions":  (*bench).scenarioPartitions,
+	"scale":       (*bench).scenarioScale,
+	"newtopic":    (*bench).scenarioNewTopic,
+	"checkpoints": (*bench).scenarioCheckpoints,
+	"wan":         (*bench).scenarioWan,
+	"compression": (*bench).scenarioCompression,
+	"hot":         (*bench).scenarioHot,
+	"skew":        (*bench).scenarioSkew,
+	"pgload":      (*bench).scenarioPGLoad,
+}
+
 // scenarioTasks: tasks.max 1, 4, 8 over the source topic's partitions.
 func (b *bench) scenarioTasks(ctx context.Context) error {
 	src := b.sourceTopic(b.cfg.records)
@@ -366,6 +381,15 @@ func (b *bench) maybeHeapProfile(w *watcher, inst *instance, alias string) chan 
 	return done
 }
 
+// loadEnds loads records into topics on A and returns their end offsets.
+func (b *bench) loadEnds(ctx context.Context, topics map[string]int, records int64) (map[kafkabench.TP]int64, error) {
+	if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Records: records,
+		Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
+		return nil, err
+	}
+	return b.adminA.EndOffsets(ctx, topics)
+}
+
 func closedChan() chan struct{} {
 	c := make(chan struct{})
 	close(c)
@@ -396,12 +420,7 @@ func (b *bench) newTopicRun(ctx context.Context, s system) {
 		r.Error = err.Error()
 		return
 	}
-	if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(base), Records: 1000,
-		Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
-		r.Error = err.Error()
-		return
-	}
-	ends, err := b.adminA.EndOffsets(ctx, base)
+	ends, err := b.loadEnds(ctx, base, 1000)
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -433,12 +452,7 @@ func (b *bench) newTopicRun(ctx context.Context, s system) {
 		}
 		created := time.Now()
 		records := int64(b.cfg.partitions * 1000)
-		if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(newT), Records: records,
-			Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
-			r.Error = err.Error()
-			return
-		}
-		ends2, err := b.adminA.EndOffsets(ctx, newT)
+		ends2, err := b.loadEnds(ctx, newT, records)
 		if err != nil {
 			r.Error = err.Error()
 			return
