@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -92,22 +90,13 @@ var (
 type taskCollector struct{ r *Registry }
 
 func (c taskCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range taskCollectorDescs {
-		ch <- d
-	}
+	describe(ch, taskCollectorDescs...)
 }
 
 func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.tkMu.Lock()
-	runs := make([]*SourceTask, 0, len(r.tasks))
-	for _, t := range r.tasks {
-		runs = append(runs, t)
-	}
-	r.tkMu.Unlock()
 	// Two connectors whose names sanitize alike would export the same labels: the newest wins, as for
-	// partitions, since a registry refuses duplicate series.
-	slices.SortFunc(runs, func(a, b *SourceTask) int { return cmp.Compare(b.seq, a.seq) })
+	// partitions.
+	runs := newestFirst(&c.r.tkMu, c.r.tasks, func(t *SourceTask) uint64 { return t.seq })
 	seen := make(map[[2]string]bool, len(runs))
 	nowMs := time.Now().UnixMilli()
 	for _, t := range runs {
