@@ -92,14 +92,9 @@ func (c checkpointCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c checkpointCollector) Collect(ch chan<- prometheus.Metric) {
 	// Two checkpoint connectors of the same aliases may checkpoint the same group: the newest key wins.
 	stats := newestFirst(&c.r.cpMu, c.r.checkpoints, func(st *checkpointStat) uint64 { return st.seq })
-	seen := make(map[[5]string]bool, len(stats))
+	stats = firstOfEach(stats, func(st *checkpointStat) [5]string { return [5]string(st.compat) })
 	nowMs := time.Now().UnixMilli()
 	for _, st := range stats {
-		k := [5]string(st.compat)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		st.mu.Lock()
 		m, last := st.w.measure(nowMs), st.last
 		st.mu.Unlock()

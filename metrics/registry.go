@@ -136,3 +136,14 @@ func newestFirst[K comparable, V any](mu *sync.Mutex, m map[K]V, seq func(V) uin
 	slices.SortFunc(out, func(a, b V) int { return cmp.Compare(seq(b), seq(a)) })
 	return out
 }
+
+// firstOfEach keeps the first of the values that share a key (their exported labels).
+func firstOfEach[V any, K comparable](vs []V, key func(V) K) []V {
+	seen := make(map[K]bool, len(vs))
+	return slices.DeleteFunc(vs, func(v V) bool {
+		k := key(v)
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+}

@@ -97,14 +97,9 @@ func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
 	// Two connectors whose names sanitize alike would export the same labels: the newest wins, as for
 	// partitions.
 	runs := newestFirst(&c.r.tkMu, c.r.tasks, func(t *SourceTask) uint64 { return t.seq })
-	seen := make(map[[2]string]bool, len(runs))
+	runs = firstOfEach(runs, func(t *SourceTask) [2]string { return [2]string(t.compat) })
 	nowMs := time.Now().UnixMilli()
 	for _, t := range runs {
-		k := [2]string(t.compat)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		t.mu.Lock()
 		commits, active, last := t.commits.measure(nowMs), t.active.measure(nowMs), t.lastActive
 		t.mu.Unlock()
