@@ -333,10 +333,8 @@ func (b *bench) waitLeaders(ctx context.Context, admin *kafkabench.Admin, topics
 		if err == nil && len(ends) == want {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := sleepCtx(ctx, 500*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("partitions of the new topics still have no leader after 4 minutes")
@@ -372,10 +370,8 @@ func (b *bench) waitGone(ctx context.Context, admin *kafkabench.Admin, names []s
 		if left == 0 {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := sleepCtx(ctx, 500*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("topics still exist after deletion")
@@ -581,10 +577,8 @@ func (w *watcher) waitDone(ctx context.Context, interval, limit time.Duration) e
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not replicated after %s (%d of %d records)", limit, w.samples[len(w.samples)-1].Replicated, w.total)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
+		if err := sleepCtx(ctx, interval); err != nil {
+			return err
 		}
 	}
 }

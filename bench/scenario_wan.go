@@ -485,10 +485,8 @@ func (b *bench) wanWait(ctx context.Context, w *watcher) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("nothing replicated after %s", b.cfg.maxRun)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(sampleEvery):
+		if err := sleepCtx(ctx, sampleEvery); err != nil {
+			return err
 		}
 	}
 }

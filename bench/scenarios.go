@@ -149,10 +149,7 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 		r.Error = err.Error()
 		return
 	}
-	b.waitQuiet(ctx)
-	r.CalibrationMs = cpuCalibration()
-	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
-	inst, err := s.start(ctx, b, f, alias)
+	inst, err := b.startMeasured(ctx, s, f, r)
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -176,6 +173,15 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 		}
 		r.StatsSummary = summarizeStats(filepath.Join(b.out, "stats", alias+".jsonl"), until)
 	}
+}
+
+// startMeasured starts system s on flow f for the measured run r, once the machine is quiet and its speed is
+// taken (r.CalibrationMs).
+func (b *bench) startMeasured(ctx context.Context, s system, f flow, r *result) (*instance, error) {
+	b.waitQuiet(ctx)
+	r.CalibrationMs = cpuCalibration()
+	logf("%s / %s / %s: starting (alias %s)", r.Scenario, r.Variant, r.System, r.Alias)
+	return s.start(ctx, b, f, r.Alias)
 }
 
 // maybeProfile starts a CPU profile of a kmirror run when the first records arrive (with -pprof).
@@ -235,13 +241,18 @@ func (b *bench) saveSamples(alias string, s []sample) {
 	_ = os.WriteFile(filepath.Join(b.out, "logs", alias+".samples.json"), js, 0o644)
 }
 
-func (b *bench) finish(r *result) {
+// record keeps r among the results (and its error among the failures) and says how it ended, for the log.
+func (b *bench) record(r *result) (status string) {
 	b.results = append(b.results, r)
-	status := "ok"
-	if r.Error != "" {
-		status = "ERROR: " + r.Error
-		b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
+	if r.Error == "" {
+		return "ok"
 	}
+	b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
+	return "ERROR: " + r.Error
+}
+
+func (b *bench) finish(r *result) {
+	status := b.record(r)
 	logf("%s / %s / %s: %.0f records/s, %.1f MB/s, %.2f CPU s/GB, peak RSS %.0f MB, latency p50 %.1f ms p99 %.1f ms, done in %.1f s (first record at %.1f s) — %s",
 		r.Scenario, r.Variant, r.System, r.RecordsPerS, r.MBPerS, r.CPUPerGB, r.PeakRSSMB, r.LatP50Ms, r.LatP99Ms, r.TotalS, r.StartupS, status)
 }
@@ -284,10 +295,8 @@ func (b *bench) manyPartitions(ctx context.Context, scenario, pattern, code stri
 			// and the harness's brokers may open 20,000: two runs of 10,000 remote partitions on B within a
 			// minute crashed it ("Too many open files").
 			logf("scale: waiting 70 s for B to close the previous run's deleted partitions")
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(70 * time.Second):
+			if err := sleepCtx(ctx, 70*time.Second); err != nil {
+				return err
 			}
 		}
 		base := b.fillRun(ctx, s, scenario, fmt.Sprintf("%d partitions (baseline)", perTopic), code+"b", few, []string{"few-.*"}, false)
@@ -341,10 +350,7 @@ func (b *bench) fillRun(ctx context.Context, s system, scenario, variant, code s
 		}
 		logf("%s / %s: created %d remote topics on B in %.1f s", scenario, variant, len(remote), time.Since(t0).Seconds())
 	}
-	b.waitQuiet(ctx)
-	r.CalibrationMs = cpuCalibration()
-	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
-	inst, err := s.start(ctx, b, f, alias)
+	inst, err := b.startMeasured(ctx, s, f, r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
