@@ -244,15 +244,7 @@ func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteConnector(r.Context(), name)
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Connector %s not found", name)
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return noContent(w, s.store.DeleteConnector(r.Context(), name), errorf(http.StatusNotFound, "Connector %s not found", name))
 }
 
 // setTargetState serves PUT .../pause (202), .../resume (202) and .../stop (204). All three are idempotent.

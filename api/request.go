@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -83,6 +84,19 @@ func (s *server) writeConnectorInfo(w http.ResponseWriter, r *http.Request, c st
 		return err
 	}
 	writeJSON(w, http.StatusOK, info)
+	return nil
+}
+
+// noContent answers a write's outcome: 204 when it succeeded, notFound when the store found nothing to write
+// to, else its error.
+func noContent(w http.ResponseWriter, err error, notFound error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

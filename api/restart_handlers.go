@@ -24,15 +24,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	req := store.RestartRequest{Connector: name, IncludeTasks: includeTasks, OnlyFailed: onlyFailed}
 
 	if !includeTasks && !onlyFailed {
-		err := s.store.RequestRestart(r.Context(), req)
-		if errors.Is(err, store.ErrNotFound) {
-			return unknown
-		}
-		if err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return nil
+		return noContent(w, s.store.RequestRestart(r.Context(), req), unknown)
 	}
 
 	// The plan is computed from the statuses before the request is queued, so a request Connect would answer
@@ -93,13 +85,6 @@ func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
 		}
 		return errorf(http.StatusNotFound, "Unknown task: %s-%d", name, task)
 	}
-	err = s.store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task})
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Unknown connector: %s", name)
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return noContent(w, s.store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task}),
+		errorf(http.StatusNotFound, "Unknown connector: %s", name))
 }
