@@ -95,11 +95,7 @@ func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bo
 // createConnector is POST /connectors. The name is trimmed as Java's String.trim does, config.name must match
 // it or is added, the config is validated, and the connector is stored with its initial target state.
 func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeCreateRequest(body)
+	req, err := decodeBody(w, r, decodeCreateRequest)
 	if err != nil {
 		return err
 	}
@@ -131,37 +127,23 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", locationOf(r, name))
-	writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: shownConfig(c.Config, false), Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
+	s.writeCreated(w, r, c)
 	return nil
 }
 
 // getConnector is GET /connectors/{connector}.
 func (s *server) getConnector(w http.ResponseWriter, r *http.Request) error {
-	reveal, err := revealSecrets(r)
+	c, reveal, err := s.shownConnector(r)
 	if err != nil {
 		return err
 	}
-	c, err := s.existingConnector(r)
-	if err != nil {
-		return err
-	}
-	info, err := s.connectorInfo(r.Context(), c, reveal)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, info)
-	return nil
+	return s.writeConnectorInfo(w, r, c, reveal)
 }
 
 // getConnectorConfig is GET /connectors/{connector}/config: the stored map, secrets hidden unless an admin asks
 // (revealSecrets).
 func (s *server) getConnectorConfig(w http.ResponseWriter, r *http.Request) error {
-	reveal, err := revealSecrets(r)
-	if err != nil {
-		return err
-	}
-	c, err := s.existingConnector(r)
+	c, reveal, err := s.shownConnector(r)
 	if err != nil {
 		return err
 	}
@@ -172,15 +154,7 @@ func (s *server) getConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 // putConnectorConfig is PUT /connectors/{connector}/config: create (201 with Location, target state STARTED)
 // or replace the config (200, target state kept). The path name is not trimmed.
 func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	cfg, err := decodeProps(body)
+	name, cfg, err := namedProps(w, r, "connector")
 	if err != nil {
 		return err
 	}
@@ -218,32 +192,18 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if created {
-		w.Header().Set("Location", locationOf(r, name))
-		writeJSON(w, http.StatusCreated, connectorInfo{Name: c.Name, Config: shownConfig(c.Config, false), Tasks: []connectorTaskID{}, Type: s.connectorType(c.Config)})
+		s.writeCreated(w, r, c)
 		return nil
 	}
 	// Connect answers a replace with the tasks of the config being replaced; new ones come later.
-	info, err := s.connectorInfo(r.Context(), c, false)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, info)
-	return nil
+	return s.writeConnectorInfo(w, r, c, false)
 }
 
 // patchConnectorConfig is PATCH /connectors/{connector}/config: keys with a null value are removed, others set,
 // and the result is validated like a PUT, all under the connector's row lock so concurrent patches compose.
 // Like Connect, it does not check config.name against the path.
 func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	patch, err := decodeProps(body)
+	name, patch, err := namedProps(w, r, "connector")
 	if err != nil {
 		return err
 	}
@@ -275,12 +235,7 @@ func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	info, err := s.connectorInfo(r.Context(), c, false)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, info)
-	return nil
+	return s.writeConnectorInfo(w, r, c, false)
 }
 
 // deleteConnector is DELETE /connectors/{connector}.
@@ -289,15 +244,7 @@ func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteConnector(r.Context(), name)
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Connector %s not found", name)
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return noContent(w, s.store.DeleteConnector(r.Context(), name), errorf(http.StatusNotFound, "Connector %s not found", name))
 }
 
 // setTargetState serves PUT .../pause (202), .../resume (202) and .../stop (204). All three are idempotent.

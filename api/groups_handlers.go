@@ -129,20 +129,10 @@ func (s *server) getGroupOffsets(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkpointConnector reads the connector named by the path and checks that it is a MirrorCheckpointConnector
-// (by its stored connector.class, any of the names Connect accepts): only that connector translates groups.
+// checkpointConnector reads the connector named by the path, which must be a MirrorCheckpointConnector: only
+// that connector translates groups.
 func (s *server) checkpointConnector(r *http.Request) (store.Connector, error) {
-	c, err := s.existingConnector(r)
-	if err != nil {
-		return store.Connector{}, err
-	}
-	class := c.Config[connectorClassKey]
-	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.CheckpointConnectorClass {
-		return store.Connector{}, errorf(http.StatusNotFound,
-			"Connector %s is not a MirrorCheckpointConnector (connector.class is %s); only a MirrorCheckpointConnector translates consumer groups",
-			c.Name, class)
-	}
-	return c, nil
+	return s.connectorOfClass(r, mirrorconfig.CheckpointConnectorClass, "translates consumer groups")
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }

@@ -37,12 +37,17 @@ func (s *server) listLoggers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// loggerParam is the logger the path names; the admin endpoints do not exist (404) without Loggers.
+func (s *server) loggerParam(r *http.Request) (string, error) {
+	if s.loggers == nil {
+		return "", errNotFound
+	}
+	return pathParam(r, "logger")
+}
+
 // getLogger is GET /admin/loggers/{logger}: the logger's effective level.
 func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
-	if s.loggers == nil {
-		return errNotFound
-	}
-	name, err := pathParam(r, "logger")
+	name, err := s.loggerParam(r)
 	if err != nil {
 		return err
 	}
@@ -59,21 +64,14 @@ func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
 // changed (creating the named logger if it is unknown, as log4j2 does); cluster scope stores the level for
 // every worker to apply and answers 204.
 func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
-	if s.loggers == nil {
-		return errNotFound
-	}
-	name, err := pathParam(r, "logger")
+	name, err := s.loggerParam(r)
 	if err != nil {
 		return err
 	}
 	if len(name) > maxNameBytes {
 		return errorf(http.StatusBadRequest, "Logger name is %d bytes long; kmirror accepts names of at most %d bytes", len(name), maxNameBytes)
 	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeProps(body)
+	req, err := decodeBody(w, r, decodeProps)
 	if err != nil {
 		return err
 	}

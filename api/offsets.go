@@ -37,11 +37,7 @@ func (s *server) getOffsets(w http.ResponseWriter, r *http.Request) error {
 // offsets, a known connector, a STOPPED connector, then the offsets' format and the connector's own rules. The
 // store re-checks existence and the STOPPED state in the transaction that writes.
 func (s *server) alterOffsets(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	req, err := decodeOffsetsRequest(body)
+	req, err := decodeBody(w, r, decodeOffsetsRequest)
 	if err != nil {
 		return err
 	}
@@ -243,9 +239,29 @@ const (
 	targetClusterAliasKey = "targetClusterAlias"
 )
 
+// mirrorPartitionRules is what one MirrorMaker connector requires of a source partition, checked in this order:
+// string members, then an integer "partition" member, then the offset.
+type mirrorPartitionRules struct {
+	strings   []string
+	partition bool
+	// onlyZeroOffset: the connector keeps no real position in its offsets (checkpoints, heartbeats), so 0 is
+	// the only offset it accepts.
+	onlyZeroOffset bool
+}
+
+var mirrorOffsetRules = map[string]mirrorPartitionRules{
+	mirrorconfig.SourceConnectorClass:     {strings: []string{clusterKey, topicKey}, partition: true},
+	mirrorconfig.CheckpointConnectorClass: {strings: []string{groupKey, topicKey}, partition: true, onlyZeroOffset: true},
+	mirrorconfig.HeartbeatConnectorClass:  {strings: []string{sourceClusterAliasKey, targetClusterAliasKey}, onlyZeroOffset: true},
+}
+
 // validateMirrorOffsets is the alterOffsets of MirrorSourceConnector, MirrorCheckpointConnector and
 // MirrorHeartbeatConnector. Connect answers their errors with 500; kmirror with 400 and the same text.
 func validateMirrorOffsets(class string, offsets []normalOffset) error {
+	rules, ok := mirrorOffsetRules[class]
+	if !ok {
+		return nil
+	}
 	for _, o := range offsets {
 		if o.offset == nil {
 			continue // tombstones are always allowed, so garbage can be cleaned up
@@ -253,36 +269,17 @@ func validateMirrorOffsets(class string, offsets []normalOffset) error {
 		if o.partition == nil {
 			return errorf(http.StatusBadRequest, "Source partitions may not be null")
 		}
-		var err error
-		switch class {
-		case mirrorconfig.SourceConnectorClass:
-			err = firstError(
-				func() error { return validatePartitionString(o.partition, clusterKey) },
-				func() error { return validatePartitionString(o.partition, topicKey) },
-				func() error { return validatePartitionPartition(o.partition) },
-				func() error { return validateSourceOffset(o.partition, o.offset, false) })
-		case mirrorconfig.CheckpointConnectorClass:
-			err = firstError(
-				func() error { return validatePartitionString(o.partition, groupKey) },
-				func() error { return validatePartitionString(o.partition, topicKey) },
-				func() error { return validatePartitionPartition(o.partition) },
-				func() error { return validateSourceOffset(o.partition, o.offset, true) })
-		case mirrorconfig.HeartbeatConnectorClass:
-			err = firstError(
-				func() error { return validatePartitionString(o.partition, sourceClusterAliasKey) },
-				func() error { return validatePartitionString(o.partition, targetClusterAliasKey) },
-				func() error { return validateSourceOffset(o.partition, o.offset, true) })
+		for _, k := range rules.strings {
+			if err := validatePartitionString(o.partition, k); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
+		if rules.partition {
+			if err := validatePartitionPartition(o.partition); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
-}
-
-func firstError(checks ...func() error) error {
-	for _, check := range checks {
-		if err := check(); err != nil {
+		if err := validateSourceOffset(o.partition, o.offset, rules.onlyZeroOffset); err != nil {
 			return err
 		}
 	}

@@ -27,18 +27,8 @@ func (s *server) getPartitions(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// mirrorSourceConnector reads the connector named by the path and checks that it is a MirrorSourceConnector
-// (by its stored connector.class, any of the names Connect accepts): only that connector replicates partitions.
+// mirrorSourceConnector reads the connector named by the path, which must be a MirrorSourceConnector: only
+// that connector replicates partitions.
 func (s *server) mirrorSourceConnector(r *http.Request) (store.Connector, error) {
-	c, err := s.existingConnector(r)
-	if err != nil {
-		return store.Connector{}, err
-	}
-	class := c.Config[connectorClassKey]
-	if p, ok := s.plugins.lookup(class); !ok || p.Class != mirrorconfig.SourceConnectorClass {
-		return store.Connector{}, errorf(http.StatusNotFound,
-			"Connector %s is not a MirrorSourceConnector (connector.class is %s); only a MirrorSourceConnector replicates partitions",
-			c.Name, class)
-	}
-	return c, nil
+	return s.connectorOfClass(r, mirrorconfig.SourceConnectorClass, "replicates partitions")
 }

@@ -76,15 +76,7 @@ func (s *server) pluginConfig(w http.ResponseWriter, r *http.Request) error {
 // validatePlugin is PUT /connector-plugins/{plugin}/config/validate. The path names the plugin only for a
 // consistency check; validation uses connector.class from the body, as in Connect.
 func (s *server) validatePlugin(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "plugin")
-	if err != nil {
-		return err
-	}
-	body, err := readBody(w, r)
-	if err != nil {
-		return err
-	}
-	cfg, err := decodeProps(body)
+	name, cfg, err := namedProps(w, r, "plugin")
 	if err != nil {
 		return err
 	}

@@ -24,15 +24,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	req := store.RestartRequest{Connector: name, IncludeTasks: includeTasks, OnlyFailed: onlyFailed}
 
 	if !includeTasks && !onlyFailed {
-		err := s.store.RequestRestart(r.Context(), req)
-		if errors.Is(err, store.ErrNotFound) {
-			return unknown
-		}
-		if err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return nil
+		return noContent(w, s.store.RequestRestart(r.Context(), req), unknown)
 	}
 
 	// The plan is computed from the statuses before the request is queued, so a request Connect would answer
@@ -73,11 +65,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 
 // restartTask is POST /connectors/{connector}/tasks/{task}/restart: 204 once the request is queued.
 func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	task, err := taskParam(r)
+	name, task, err := connectorTask(r)
 	if err != nil {
 		return err
 	}
@@ -97,13 +85,6 @@ func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
 		}
 		return errorf(http.StatusNotFound, "Unknown task: %s-%d", name, task)
 	}
-	err = s.store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task})
-	if errors.Is(err, store.ErrNotFound) {
-		return errorf(http.StatusNotFound, "Unknown connector: %s", name)
-	}
-	if err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return noContent(w, s.store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task}),
+		errorf(http.StatusNotFound, "Unknown connector: %s", name))
 }

@@ -69,11 +69,7 @@ func (s *server) kindOf(r *http.Request, name string) (connectorKind, error) {
 
 // getTaskStatus is GET /connectors/{connector}/tasks/{task}/status.
 func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
-	name, err := pathParam(r, "connector")
-	if err != nil {
-		return err
-	}
-	task, err := taskParam(r)
+	name, task, err := connectorTask(r)
 	if err != nil {
 		return err
 	}

@@ -230,32 +230,7 @@ func (b *bench) run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			break
 		}
-		var err error
-		switch sc {
-		case "tasks":
-			err = b.scenarioTasks(ctx)
-		case "small":
-			err = b.scenarioSmall(ctx)
-		case "partitions":
-			err = b.scenarioPartitions(ctx)
-		case "scale":
-			err = b.scenarioScale(ctx)
-		case "newtopic":
-			err = b.scenarioNewTopic(ctx)
-		case "checkpoints":
-			err = b.scenarioCheckpoints(ctx)
-		case "wan":
-			err = b.scenarioWan(ctx)
-		case "compression":
-			err = b.scenarioCompression(ctx)
-		case "hot":
-			err = b.scenarioHot(ctx)
-		case "skew":
-			err = b.scenarioSkew(ctx)
-		case "pgload":
-			err = b.scenarioPGLoad(ctx)
-		}
-		if err != nil {
+		if err := scenarios[sc](b, ctx); err != nil {
 			return fmt.Errorf("scenario %s: %w", sc, err)
 		}
 	}
@@ -358,10 +333,8 @@ func (b *bench) waitLeaders(ctx context.Context, admin *kafkabench.Admin, topics
 		if err == nil && len(ends) == want {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := sleepCtx(ctx, 500*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("partitions of the new topics still have no leader after 4 minutes")
@@ -397,10 +370,8 @@ func (b *bench) waitGone(ctx context.Context, admin *kafkabench.Admin, names []s
 		if left == 0 {
 			return nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
+		if err := sleepCtx(ctx, 500*time.Millisecond); err != nil {
+			return err
 		}
 	}
 	return fmt.Errorf("topics still exist after deletion")
@@ -606,10 +577,8 @@ func (w *watcher) waitDone(ctx context.Context, interval, limit time.Duration) e
 		if time.Now().After(deadline) {
 			return fmt.Errorf("not replicated after %s (%d of %d records)", limit, w.samples[len(w.samples)-1].Replicated, w.total)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
+		if err := sleepCtx(ctx, interval); err != nil {
+			return err
 		}
 	}
 }

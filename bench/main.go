@@ -25,10 +25,24 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 )
 
 func logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+// sleepCtx waits d, or less when ctx ends first (then its error).
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func main() {
@@ -121,16 +135,6 @@ func keyValues(list string) map[string]string {
 	return out
 }
 
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 func parseConfig(args []string) (*config, error) {
 	c := &config{}
 	fs := flag.NewFlagSet("kmirror-bench", flag.ContinueOnError)
@@ -201,16 +205,16 @@ func parseConfig(args []string) (*config, error) {
 	if err := parseWanFlags(c, wanRTT, wanLayouts, wanParts); err != nil {
 		return nil, err
 	}
-	c.codecs = splitList(*codecs)
+	c.codecs = clientconfig.CommaList(*codecs)
 	for _, z := range c.codecs {
 		if !slices.Contains([]string{"gzip", "snappy", "lz4", "zstd"}, z) {
 			return nil, fmt.Errorf("bad -compression-codecs value %q", z)
 		}
 	}
-	c.scenarios = splitList(*scen)
-	c.systems = splitList(*sys)
+	c.scenarios = clientconfig.CommaList(*scen)
+	c.systems = clientconfig.CommaList(*sys)
 	for _, s := range c.scenarios {
-		if !slices.Contains([]string{"tasks", "small", "partitions", "scale", "newtopic", "checkpoints", "wan", "compression", "hot", "skew", "pgload"}, s) {
+		if _, ok := scenarios[s]; !ok {
 			return nil, fmt.Errorf("unknown scenario %q", s)
 		}
 	}
@@ -222,7 +226,7 @@ func parseConfig(args []string) (*config, error) {
 			return nil, fmt.Errorf("system candidate needs -candidate-bin")
 		}
 	}
-	for _, t := range splitList(*tl) {
+	for _, t := range clientconfig.CommaList(*tl) {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 1 {
 			return nil, fmt.Errorf("bad -tasks value %q", t)

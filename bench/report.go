@@ -155,6 +155,28 @@ func (b *bench) find(scenario, variant, system string) *result {
 	return nil
 }
 
+// systemResult is one system's result of a scenario variant, with the name its table row shows.
+type systemResult struct {
+	sys, name string
+	r         *result
+}
+
+// systemResults are the results of scenario sc, variant v, in systemOrder, each named as the tables name it:
+// marked ⚠ when the run failed.
+func (b *bench) systemResults(sc, v string) []systemResult {
+	var out []systemResult
+	for _, sys := range systemOrder {
+		if r := b.find(sc, v, sys); r != nil {
+			name := systemNames[sys]
+			if r.Error != "" {
+				name += " ⚠"
+			}
+			out = append(out, systemResult{sys, name, r})
+		}
+	}
+	return out
+}
+
 // baseline is the row every figure of a variant is a ratio to: the C pipe, the floor, when it ran (and did
 // not fail), else the Go pipe.
 func (b *bench) baseline(scenario, variant string) result {
@@ -227,20 +249,13 @@ func (b *bench) markdown(rep *report) string {
 		for _, x := range tp {
 			sc, v := x.scenario, x.variant
 			bp := b.baseline(sc, v)
-			for _, sys := range systemOrder {
-				r := b.find(sc, v, sys)
-				if r == nil {
-					continue
-				}
-				name := systemNames[sys]
-				if r.Error != "" {
-					name += " ⚠"
-				}
+			for _, x := range b.systemResults(sc, v) {
+				r, name := x.r, x.name
 				if r.OtherCPUPct >= 10 {
 					name += " (noisy: other load)"
 				}
 				db := "—" // only kmirror keeps its state in PostgreSQL
-				if sys == "kmirror" || sys == "candidate" {
+				if x.sys == "kmirror" || x.sys == "candidate" {
 					db = fmt.Sprintf("%.2f", r.DBCPUGB)
 				}
 				w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %s | %.0f |\n", v, name, r.TasksRunning,
@@ -268,15 +283,8 @@ func (b *bench) markdown(rep *report) string {
 		w("|---|---|---:|---:|---:|---:|---:|\n")
 		for _, v := range pv {
 			bp := b.baseline(sc, v)
-			for _, sys := range systemOrder {
-				r := b.find(sc, v, sys)
-				if r == nil {
-					continue
-				}
-				name := systemNames[sys]
-				if r.Error != "" {
-					name += " ⚠"
-				}
+			for _, x := range b.systemResults(sc, v) {
+				r, name := x.r, x.name
 				per := "—"
 				if r.RSSPer1000 != 0 {
 					per = cell(r.RSSPer1000, bp.RSSPer1000, "%.0f")
@@ -293,15 +301,8 @@ func (b *bench) markdown(rep *report) string {
 			b.cfg.tasks, b.cfg.partitions, thousands(float64(b.cfg.partitions*1000)), b.cfg.repeat)
 		w("| scenario | system | creation → first record on B s | creation → all records on B s | each |\n|---|---|---:|---:|---|\n")
 		for _, v := range nv {
-			for _, sys := range systemOrder {
-				r := b.find("newtopic", v, sys)
-				if r == nil {
-					continue
-				}
-				name := systemNames[sys]
-				if r.Error != "" {
-					name += " ⚠"
-				}
+			for _, x := range b.systemResults("newtopic", v) {
+				r, name := x.r, x.name
 				var each []string
 				for _, d := range r.NewDoneAll {
 					each = append(each, fmt.Sprintf("%.1f", d))

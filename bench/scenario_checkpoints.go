@@ -29,6 +29,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
 	"github.com/kmirror/kmirror/kmtype"
@@ -59,7 +60,7 @@ func (l *intList) String() string {
 
 func (l *intList) Set(v string) error {
 	var out intList
-	for _, p := range splitList(v) {
+	for _, p := range clientconfig.CommaList(v) {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 {
 			return fmt.Errorf("bad value %q", p)
@@ -444,10 +445,8 @@ func waitOffsetMap(ctx context.Context, db *pgx.Conn, alias, topic string, ends 
 		if time.Now().After(deadline) {
 			return fmt.Errorf("offset map covers %d of %d partitions after %s", covered, len(ends), limit)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+			return err
 		}
 	}
 }
@@ -619,10 +618,8 @@ func (a *ckAPI) waitGroups(ctx context.Context, deadline time.Time, n, partition
 			}
 			return nil, err
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -731,10 +728,8 @@ func waitRounds(ctx context.Context, logPath, connector string, tasks, n int, de
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%d task(s) logged rounds %v; waited for %d rounds of %d tasks", len(per), per, n, tasks)
 		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(200 * time.Millisecond):
+		if err := sleepCtx(ctx, 200*time.Millisecond); err != nil {
+			return nil, err
 		}
 	}
 }
@@ -898,12 +893,7 @@ func (s *ckSampler) peakRSSMB() float64 {
 // Reporting
 
 func (b *bench) finishCheckpoints(r *result) {
-	b.results = append(b.results, r)
-	status := "ok"
-	if r.Error != "" {
-		status = "ERROR: " + r.Error
-		b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
-	}
+	status := b.record(r)
 	f := r.Checkpoints
 	logf("checkpoints / %s / %s: all exact after %.1f s; rounds first %.2f s, steady %.2f s, change %.2f s; move → visible %.1f s; CPU %.1f s, peak RSS %.0f MB (%.0f before); offset_ranges %s B, group_offsets %s B — %s",
 		r.Variant, r.System, f.FirstCompleteS, f.FirstRoundS, f.SteadyRoundS, f.ChangeRoundS, f.MoveVisibleS, f.CPUS, f.PeakRSSMB, f.BaselineRSSMB,
@@ -925,13 +915,9 @@ func (b *bench) checkpointsMarkdown(w func(string, ...any)) {
 	}
 	var rows []row
 	for _, v := range vs {
-		for _, sys := range systemOrder {
-			if r := b.find("checkpoints", v, sys); r != nil && r.Checkpoints != nil {
-				name := systemNames[sys]
-				if r.Error != "" {
-					name += " ⚠"
-				}
-				rows = append(rows, row{v, name, r})
+		for _, x := range b.systemResults("checkpoints", v) {
+			if x.r.Checkpoints != nil {
+				rows = append(rows, row{v, x.name, x.r})
 			}
 		}
 	}

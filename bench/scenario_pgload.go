@@ -188,10 +188,8 @@ func (b *bench) scenarioPGLoad(ctx context.Context) error {
 	rec0 := onTarget()
 	c0, w0 := stat()
 	cpu0, t0 := treeCPUSeconds(b.h.pid("postgres")), time.Now()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(p.window):
+	if err := sleepCtx(ctx, p.window); err != nil {
+		return err
 	}
 	c1, w1 := stat()
 	rec1 := onTarget()

@@ -39,6 +39,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkabench"
 )
 
@@ -105,20 +106,20 @@ func registerWanFlags(fs *flag.FlagSet, c *config, rtt, layouts, parts *string) 
 }
 
 func parseWanFlags(c *config, rtt, layouts, parts string) error {
-	for _, v := range splitList(rtt) {
+	for _, v := range clientconfig.CommaList(rtt) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return fmt.Errorf("bad -wan-rtt value %q", v)
 		}
 		c.wan.rtts = append(c.wan.rtts, n)
 	}
-	for _, l := range splitList(layouts) {
+	for _, l := range clientconfig.CommaList(layouts) {
 		if l != "remote-source" && l != "remote-target" {
 			return fmt.Errorf("bad -wan-layouts value %q", l)
 		}
 		c.wan.layouts = append(c.wan.layouts, l)
 	}
-	for _, v := range splitList(parts) {
+	for _, v := range clientconfig.CommaList(parts) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return fmt.Errorf("bad -wan-partitions value %q", v)
@@ -484,10 +485,8 @@ func (b *bench) wanWait(ctx context.Context, w *watcher) error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("nothing replicated after %s", b.cfg.maxRun)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(sampleEvery):
+		if err := sleepCtx(ctx, sampleEvery); err != nil {
+			return err
 		}
 	}
 }

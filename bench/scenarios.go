@@ -19,6 +19,21 @@ func (b *bench) sourceTopic(records int64) string {
 	return fmt.Sprintf("src-%dp-%db-%s-%d", b.cfg.partitions, b.cfg.size, b.cfg.compression, records)
 }
 
+// scenarios are what -scenarios may name, each with what runs it.
+var scenarios = map[string]func(*bench, context.Context) error{
+	"tasks":       (*bench).scenarioTasks,
+	"small":       (*bench).scenarioSmall,
+	"partitions":  (*bench).scenarioPartitions,
+	"scale":       (*bench).scenarioScale,
+	"newtopic":    (*bench).scenarioNewTopic,
+	"checkpoints": (*bench).scenarioCheckpoints,
+	"wan":         (*bench).scenarioWan,
+	"compression": (*bench).scenarioCompression,
+	"hot":         (*bench).scenarioHot,
+	"skew":        (*bench).scenarioSkew,
+	"pgload":      (*bench).scenarioPGLoad,
+}
+
 // scenarioTasks: tasks.max 1, 4, 8 over the source topic's partitions.
 func (b *bench) scenarioTasks(ctx context.Context) error {
 	src := b.sourceTopic(b.cfg.records)
@@ -134,10 +149,7 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 		r.Error = err.Error()
 		return
 	}
-	b.waitQuiet(ctx)
-	r.CalibrationMs = cpuCalibration()
-	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
-	inst, err := s.start(ctx, b, f, alias)
+	inst, err := b.startMeasured(ctx, s, f, r)
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -161,6 +173,15 @@ func (b *bench) throughputRun(ctx context.Context, s system, scenario, variant, 
 		}
 		r.StatsSummary = summarizeStats(filepath.Join(b.out, "stats", alias+".jsonl"), until)
 	}
+}
+
+// startMeasured starts system s on flow f for the measured run r, once the machine is quiet and its speed is
+// taken (r.CalibrationMs).
+func (b *bench) startMeasured(ctx context.Context, s system, f flow, r *result) (*instance, error) {
+	b.waitQuiet(ctx)
+	r.CalibrationMs = cpuCalibration()
+	logf("%s / %s / %s: starting (alias %s)", r.Scenario, r.Variant, r.System, r.Alias)
+	return s.start(ctx, b, f, r.Alias)
 }
 
 // maybeProfile starts a CPU profile of a kmirror run when the first records arrive (with -pprof).
@@ -220,13 +241,18 @@ func (b *bench) saveSamples(alias string, s []sample) {
 	_ = os.WriteFile(filepath.Join(b.out, "logs", alias+".samples.json"), js, 0o644)
 }
 
-func (b *bench) finish(r *result) {
+// record keeps r among the results (and its error among the failures) and says how it ended, for the log.
+func (b *bench) record(r *result) (status string) {
 	b.results = append(b.results, r)
-	status := "ok"
-	if r.Error != "" {
-		status = "ERROR: " + r.Error
-		b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
+	if r.Error == "" {
+		return "ok"
 	}
+	b.failures = append(b.failures, fmt.Sprintf("%s / %s / %s: %s", r.Scenario, r.Variant, r.System, r.Error))
+	return "ERROR: " + r.Error
+}
+
+func (b *bench) finish(r *result) {
+	status := b.record(r)
 	logf("%s / %s / %s: %.0f records/s, %.1f MB/s, %.2f CPU s/GB, peak RSS %.0f MB, latency p50 %.1f ms p99 %.1f ms, done in %.1f s (first record at %.1f s) — %s",
 		r.Scenario, r.Variant, r.System, r.RecordsPerS, r.MBPerS, r.CPUPerGB, r.PeakRSSMB, r.LatP50Ms, r.LatP99Ms, r.TotalS, r.StartupS, status)
 }
@@ -269,10 +295,8 @@ func (b *bench) manyPartitions(ctx context.Context, scenario, pattern, code stri
 			// and the harness's brokers may open 20,000: two runs of 10,000 remote partitions on B within a
 			// minute crashed it ("Too many open files").
 			logf("scale: waiting 70 s for B to close the previous run's deleted partitions")
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(70 * time.Second):
+			if err := sleepCtx(ctx, 70*time.Second); err != nil {
+				return err
 			}
 		}
 		base := b.fillRun(ctx, s, scenario, fmt.Sprintf("%d partitions (baseline)", perTopic), code+"b", few, []string{"few-.*"}, false)
@@ -326,10 +350,7 @@ func (b *bench) fillRun(ctx context.Context, s system, scenario, variant, code s
 		}
 		logf("%s / %s: created %d remote topics on B in %.1f s", scenario, variant, len(remote), time.Since(t0).Seconds())
 	}
-	b.waitQuiet(ctx)
-	r.CalibrationMs = cpuCalibration()
-	logf("%s / %s / %s: starting (alias %s)", scenario, variant, s.name(), alias)
-	inst, err := s.start(ctx, b, f, alias)
+	inst, err := b.startMeasured(ctx, s, f, r)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -366,6 +387,15 @@ func (b *bench) maybeHeapProfile(w *watcher, inst *instance, alias string) chan 
 	return done
 }
 
+// loadEnds loads records into topics on A and returns their end offsets.
+func (b *bench) loadEnds(ctx context.Context, topics map[string]int, records int64) (map[kafkabench.TP]int64, error) {
+	if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(topics), Records: records,
+		Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
+		return nil, err
+	}
+	return b.adminA.EndOffsets(ctx, topics)
+}
+
 func closedChan() chan struct{} {
 	c := make(chan struct{})
 	close(c)
@@ -396,12 +426,7 @@ func (b *bench) newTopicRun(ctx context.Context, s system) {
 		r.Error = err.Error()
 		return
 	}
-	if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(base), Records: 1000,
-		Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
-		r.Error = err.Error()
-		return
-	}
-	ends, err := b.adminA.EndOffsets(ctx, base)
+	ends, err := b.loadEnds(ctx, base, 1000)
 	if err != nil {
 		r.Error = err.Error()
 		return
@@ -433,12 +458,7 @@ func (b *bench) newTopicRun(ctx context.Context, s system) {
 		}
 		created := time.Now()
 		records := int64(b.cfg.partitions * 1000)
-		if err := kafkabench.Load(ctx, kafkabench.LoadConfig{Bootstrap: b.a, Partitions: partitionsOf(newT), Records: records,
-			Size: b.cfg.size, Compression: b.cfg.compression, Payload: b.payload}); err != nil {
-			r.Error = err.Error()
-			return
-		}
-		ends2, err := b.adminA.EndOffsets(ctx, newT)
+		ends2, err := b.loadEnds(ctx, newT, records)
 		if err != nil {
 			r.Error = err.Error()
 			return

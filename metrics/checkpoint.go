@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -88,30 +86,15 @@ var (
 type checkpointCollector struct{ r *Registry }
 
 func (c checkpointCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- descCheckpointLatency
-	ch <- descCheckpointLatencyMin
-	ch <- descCheckpointLatencyMax
-	ch <- descCheckpointLatencyAvg
+	describe(ch, descCheckpointLatency, descCheckpointLatencyMin, descCheckpointLatencyMax, descCheckpointLatencyAvg)
 }
 
 func (c checkpointCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.cpMu.Lock()
-	stats := make([]*checkpointStat, 0, len(r.checkpoints))
-	for _, st := range r.checkpoints {
-		stats = append(stats, st)
-	}
-	r.cpMu.Unlock()
 	// Two checkpoint connectors of the same aliases may checkpoint the same group: the newest key wins.
-	slices.SortFunc(stats, func(a, b *checkpointStat) int { return cmp.Compare(b.seq, a.seq) })
-	seen := make(map[[5]string]bool, len(stats))
+	stats := newestFirst(&c.r.cpMu, c.r.checkpoints, func(st *checkpointStat) uint64 { return st.seq })
+	stats = firstOfEach(stats, func(st *checkpointStat) [5]string { return [5]string(st.compat) })
 	nowMs := time.Now().UnixMilli()
 	for _, st := range stats {
-		k := [5]string(st.compat)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		st.mu.Lock()
 		m, last := st.w.measure(nowMs), st.last
 		st.mu.Unlock()

@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -217,21 +215,12 @@ var (
 type clientCollector struct{ r *Registry }
 
 func (c clientCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range clientCollectorDesc {
-		ch <- d
-	}
+	describe(ch, clientCollectorDesc...)
 }
 
 func (c clientCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.clMu.Lock()
-	clients := make([]*clientSnapshot, 0, len(r.clients))
-	for _, s := range r.clients {
-		clients = append(clients, s)
-	}
-	r.clMu.Unlock()
 	// Two clients with one client.id would export the same compat series: the newest wins.
-	slices.SortFunc(clients, func(a, b *clientSnapshot) int { return cmp.Compare(b.seq, a.seq) })
+	clients := newestFirst(&c.r.clMu, c.r.clients, func(s *clientSnapshot) uint64 { return s.seq })
 	compatSeen := make(map[string]bool, len(clients))
 	emit := func(d *prometheus.Desc, t prometheus.ValueType, v float64, lv ...string) {
 		ch <- prometheus.MustNewConstMetric(d, t, v, lv...)

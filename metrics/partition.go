@@ -228,12 +228,7 @@ func (p *SourcePartition) Remove() {
 		ret = &topicHists{}
 		r.retired[tk] = ret
 	}
-	p.fetch.mu.Lock()
-	ret.age.add(&p.fetch.h)
-	p.fetch.mu.Unlock()
-	p.ack.mu.Lock()
-	ret.latency.add(&p.ack.h)
-	p.ack.mu.Unlock()
+	ret.addPartition(p)
 }
 
 // sideView is one measurement of a side.

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"time"
@@ -57,23 +56,14 @@ func nativeDesc(name, help string) *prometheus.Desc {
 type partitionCollector struct{ r *Registry }
 
 func (c partitionCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range partitionCollectorDesc {
-		ch <- d
-	}
+	describe(ch, partitionCollectorDesc...)
 }
 
 func (c partitionCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.mu.Lock()
-	parts := make([]*SourcePartition, 0, len(r.partitions))
-	for _, p := range r.partitions {
-		parts = append(parts, p)
-	}
-	r.mu.Unlock()
 	// Two live partitions may share exported labels: the runs of two task generations during a hand-over
 	// (native labels have no task), or two connectors mirroring the same topic between the same aliases
-	// (compat labels have no connector). The newest one is exported; a registry refuses duplicate series.
-	slices.SortFunc(parts, func(a, b *SourcePartition) int { return cmp.Compare(b.seq, a.seq) })
+	// (compat labels have no connector). The newest one is exported.
+	parts := newestFirst(&c.r.mu, c.r.partitions, func(p *SourcePartition) uint64 { return p.seq })
 	compatSeen := make(map[[4]string]bool, len(parts))
 	nativeSeen := make(map[[5]string]bool, len(parts))
 	mappingSeen := make(map[[4]string]bool)

@@ -1,7 +1,10 @@
 package metrics
 
 import (
+	"cmp"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -116,3 +119,31 @@ func (r *Registry) Handler() http.Handler { return r.handler }
 
 // Prometheus returns the underlying registry, for tests and PromQL checks that gather directly.
 func (r *Registry) Prometheus() *prometheus.Registry { return r.reg }
+
+// describe is a collector's Describe: it sends every desc the collector exports.
+func describe(ch chan<- *prometheus.Desc, descs ...*prometheus.Desc) {
+	for _, d := range descs {
+		ch <- d
+	}
+}
+
+// newestFirst copies the values of m, read under mu, newest first by seq. Where two of them would export
+// the same labels, a collector exports the first it meets, since a registry refuses duplicate series.
+func newestFirst[K comparable, V any](mu *sync.Mutex, m map[K]V, seq func(V) uint64) []V {
+	mu.Lock()
+	out := slices.Collect(maps.Values(m))
+	mu.Unlock()
+	slices.SortFunc(out, func(a, b V) int { return cmp.Compare(seq(b), seq(a)) })
+	return out
+}
+
+// firstOfEach keeps the first of the values that share a key (their exported labels).
+func firstOfEach[V any, K comparable](vs []V, key func(V) K) []V {
+	seen := make(map[K]bool, len(vs))
+	return slices.DeleteFunc(vs, func(v V) bool {
+		k := key(v)
+		dup := seen[k]
+		seen[k] = true
+		return dup
+	})
+}

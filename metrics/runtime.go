@@ -100,10 +100,8 @@ var (
 type runtimeCollector struct{ r *Registry }
 
 func (c runtimeCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descWorkerConnectorCount, descWorkerTaskCount, descConnectorStatus,
-		descConnectorState, descTaskState, descWorkerLeader, descAssignedConnectors, descAssignedTasks, descRebalancing} {
-		ch <- d
-	}
+	describe(ch, descWorkerConnectorCount, descWorkerTaskCount, descConnectorStatus, descConnectorState, descTaskState,
+		descWorkerLeader, descAssignedConnectors, descAssignedTasks, descRebalancing)
 	for _, d := range descWorkerTaskStateCount {
 		ch <- d
 	}

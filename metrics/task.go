@@ -1,8 +1,6 @@
 package metrics
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -92,30 +90,16 @@ var (
 type taskCollector struct{ r *Registry }
 
 func (c taskCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range taskCollectorDescs {
-		ch <- d
-	}
+	describe(ch, taskCollectorDescs...)
 }
 
 func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
-	r := c.r
-	r.tkMu.Lock()
-	runs := make([]*SourceTask, 0, len(r.tasks))
-	for _, t := range r.tasks {
-		runs = append(runs, t)
-	}
-	r.tkMu.Unlock()
 	// Two connectors whose names sanitize alike would export the same labels: the newest wins, as for
-	// partitions, since a registry refuses duplicate series.
-	slices.SortFunc(runs, func(a, b *SourceTask) int { return cmp.Compare(b.seq, a.seq) })
-	seen := make(map[[2]string]bool, len(runs))
+	// partitions.
+	runs := newestFirst(&c.r.tkMu, c.r.tasks, func(t *SourceTask) uint64 { return t.seq })
+	runs = firstOfEach(runs, func(t *SourceTask) [2]string { return [2]string(t.compat) })
 	nowMs := time.Now().UnixMilli()
 	for _, t := range runs {
-		k := [2]string(t.compat)
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		t.mu.Lock()
 		commits, active, last := t.commits.measure(nowMs), t.active.measure(nowMs), t.lastActive
 		t.mu.Unlock()

@@ -12,13 +12,22 @@ var (
 // topicHists are a topic's two histograms.
 type topicHists struct{ age, latency hist }
 
+// addPartition adds what the partition's histograms counted.
+func (t *topicHists) addPartition(p *SourcePartition) {
+	p.fetch.mu.Lock()
+	t.age.add(&p.fetch.h)
+	p.fetch.mu.Unlock()
+	p.ack.mu.Lock()
+	t.latency.add(&p.ack.h)
+	p.ack.mu.Unlock()
+}
+
 // topicHistCollector exports the topic-level histograms: the sums of the hists of the topic's partitions, live
 // and removed.
 type topicHistCollector struct{ r *Registry }
 
 func (c topicHistCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- descRecordAgeHist
-	ch <- descLatencyHist
+	describe(ch, descRecordAgeHist, descLatencyHist)
 }
 
 func (c topicHistCollector) Collect(ch chan<- prometheus.Metric) {
@@ -35,12 +44,7 @@ func (c topicHistCollector) Collect(ch chan<- prometheus.Metric) {
 			s = &topicHists{}
 			sums[p.topic] = s
 		}
-		p.fetch.mu.Lock()
-		s.age.add(&p.fetch.h)
-		p.fetch.mu.Unlock()
-		p.ack.mu.Lock()
-		s.latency.add(&p.ack.h)
-		p.ack.mu.Unlock()
+		s.addPartition(p)
 	}
 	r.mu.Unlock()
 	for tk, s := range sums {

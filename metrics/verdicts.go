@@ -43,8 +43,7 @@ func (r *Registry) SetVerdictSource(src VerdictSource) {
 type verdictCollector struct{ r *Registry }
 
 func (c verdictCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- descConnectorVerdict
-	ch <- descTaskVerdict
+	describe(ch, descConnectorVerdict, descTaskVerdict)
 }
 
 func (c verdictCollector) Collect(ch chan<- prometheus.Metric) {

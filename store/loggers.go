@@ -38,17 +38,6 @@ func (s *Store) SetLoggerLevel(ctx context.Context, l LoggerLevel) error {
 // LoggerLevels returns the cluster-wide logger levels, oldest change first, so that applying them in order
 // leaves a logger at the level of the newest change to it or to an ancestor.
 func (s *Store) LoggerLevels(ctx context.Context) ([]LoggerLevel, error) {
-	rows, err := s.pool.Query(ctx, "SELECT logger, level, last_modified FROM logger_levels ORDER BY last_modified, logger")
-	if err != nil {
-		return nil, fmt.Errorf("read logger levels: %w", err)
-	}
-	ls, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (LoggerLevel, error) {
-		var l LoggerLevel
-		err := r.Scan(&l.Logger, &l.Level, &l.LastModified)
-		return l, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read logger levels: %w", err)
-	}
-	return ls, nil
+	return readAll(ctx, s, "read logger levels", "SELECT logger, level, last_modified FROM logger_levels ORDER BY last_modified, logger",
+		func(r pgx.CollectableRow, l *LoggerLevel) error { return r.Scan(&l.Logger, &l.Level, &l.LastModified) })
 }

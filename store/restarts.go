@@ -47,17 +47,8 @@ func (s *Store) RequestRestart(ctx context.Context, r RestartRequest) error {
 
 // PendingRestarts returns the queued restart requests, oldest first.
 func (s *Store) PendingRestarts(ctx context.Context) ([]RestartRequest, error) {
-	rows, err := s.pool.Query(ctx, "SELECT id, connector_name, task_id, include_tasks, only_failed FROM restart_requests ORDER BY id")
-	if err != nil {
-		return nil, fmt.Errorf("read restart requests: %w", err)
-	}
-	rs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (RestartRequest, error) {
-		var rr RestartRequest
-		err := r.Scan(&rr.ID, &rr.Connector, &rr.Task, &rr.IncludeTasks, &rr.OnlyFailed)
-		return rr, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("read restart requests: %w", err)
-	}
-	return rs, nil
+	return readAll(ctx, s, "read restart requests", "SELECT id, connector_name, task_id, include_tasks, only_failed FROM restart_requests ORDER BY id",
+		func(r pgx.CollectableRow, rr *RestartRequest) error {
+			return r.Scan(&rr.ID, &rr.Connector, &rr.Task, &rr.IncludeTasks, &rr.OnlyFailed)
+		})
 }

@@ -20,22 +20,28 @@ type runEnv struct {
 	log     *slog.Logger
 }
 
+// putNotices writes the unit's status in state with the notices it reports (their messages as the trace),
+// and tells the observer.
+func (w *worker) putNotices(ctx context.Context, claim store.Claim, state string, notices []kmtype.Notice) error {
+	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
+	for i, n := range notices {
+		msgs[i], kinds[i] = n.Message, n.Kind
+	}
+	err := w.store.PutStatus(ctx, store.Status{Unit: claim.Unit, State: state, WorkerID: w.id,
+		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: claim.Epoch})
+	if err == nil {
+		w.observer.UnitState(claim.Unit.Connector, claim.Unit.Task, state)
+		w.observer.UnitNotices(claim.Unit.Connector, claim.Unit.Task, kinds)
+	}
+	return err
+}
+
 func (e *runEnv) Running(ctx context.Context) error {
 	return e.w.putStatus(ctx, e.claim, store.StateRunning, "")
 }
 
 func (e *runEnv) Report(ctx context.Context, notices []kmtype.Notice) error {
-	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
-	for i, n := range notices {
-		msgs[i], kinds[i] = n.Message, n.Kind
-	}
-	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StateRunning, WorkerID: e.w.id,
-		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
-	if err == nil {
-		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StateRunning)
-		e.w.observer.UnitNotices(e.claim.Unit.Connector, e.claim.Unit.Task, kinds)
-	}
-	return err
+	return e.w.putNotices(ctx, e.claim, store.StateRunning, notices)
 }
 
 func (e *runEnv) PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error) {

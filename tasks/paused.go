@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/kmirror/kmirror/kmtype"
@@ -86,17 +85,7 @@ func (e pausedEnv) Running(ctx context.Context) error {
 }
 
 func (e pausedEnv) Report(ctx context.Context, notices []kmtype.Notice) error {
-	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
-	for i, n := range notices {
-		msgs[i], kinds[i] = n.Message, n.Kind
-	}
-	err := e.w.store.PutStatus(ctx, store.Status{Unit: e.claim.Unit, State: store.StatePaused, WorkerID: e.w.id,
-		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: e.claim.Epoch})
-	if err == nil {
-		e.w.observer.UnitState(e.claim.Unit.Connector, e.claim.Unit.Task, store.StatePaused)
-		e.w.observer.UnitNotices(e.claim.Unit.Connector, e.claim.Unit.Task, kinds)
-	}
-	return err
+	return e.w.putNotices(ctx, e.claim, store.StatePaused, notices)
 }
 
 func (e pausedEnv) CommitOffsets(context.Context, []kmtype.Offset) error {

@@ -162,12 +162,8 @@ func (w *worker) stop(r *unitRun, final *store.Status) {
 	r.final = final
 	r.mu.Unlock()
 	r.soft()
-	budget := time.NewTimer(w.stopTimeout)
-	defer budget.Stop()
-	select {
-	case <-r.done:
+	if closedWithin(r.done, w.stopTimeout) {
 		return
-	case <-budget.C:
 	}
 	r.log.Warn("unit did not stop within the stop budget; stopping it hard", "stop_timeout", w.stopTimeout)
 	r.hard()
@@ -175,12 +171,8 @@ func (w *worker) stop(r *unitRun, final *store.Status) {
 	if lease != nil {
 		lease.revoke()
 	}
-	settle := time.NewTimer(w.settle)
-	defer settle.Stop()
-	select {
-	case <-r.done:
+	if closedWithin(r.done, w.settle) {
 		return
-	case <-settle.C:
 	}
 	r.log.Error("unit did not stop; abandoning its run (its writes are fenced)", "settle", w.settle)
 	if c.Epoch != 0 {
@@ -346,5 +338,17 @@ func (w *worker) claim(ctx context.Context, r *unitRun) (store.Claim, bool) {
 			return store.Claim{}, false
 		case <-time.After(delay):
 		}
+	}
+}
+
+// closedWithin reports whether done is closed within d.
+func closedWithin(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
 	}
 }

@@ -2,8 +2,8 @@ package main
 
 import (
 	"flag"
-	"strings"
 
+	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/server"
 )
 
@@ -17,22 +17,11 @@ func registerClientRules(fs *flag.FlagSet) func() server.ClientRules {
 	oauthURLs := fs.String("allowed-oauth-urls", "", "comma-separated OAUTHBEARER token endpoint URLs client settings may name (sasl.oauthbearer.token.endpoint.url), matched exactly as Kafka's org.apache.kafka.sasl.oauthbearer.allowed.urls; default none (KMIRROR_ALLOWED_OAUTH_URLS)")
 	return func() server.ClientRules {
 		return server.ClientRules{
-			AllowedFileDirs:            commaList(*dirs),
-			ConfigProviders:            commaList(*providers),
-			ConfigProviderAllowedPaths: commaList(*paths),
+			AllowedFileDirs:            clientconfig.CommaList(*dirs),
+			ConfigProviders:            clientconfig.CommaList(*providers),
+			ConfigProviderAllowedPaths: clientconfig.CommaList(*paths),
 			ConfigProviderEnvAllowlist: *envAllow,
-			AllowedOAuthURLs:           commaList(*oauthURLs),
+			AllowedOAuthURLs:           clientconfig.CommaList(*oauthURLs),
 		}
 	}
-}
-
-// commaList splits a comma-separated flag; an empty flag is nil (the default).
-func commaList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }

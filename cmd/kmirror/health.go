@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -15,7 +14,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 )
 
@@ -24,19 +22,13 @@ import (
 // --tls-cert is set, both read from the same KMIRROR_* variables `kmirror serve` reads, so one HEALTHCHECK
 // works with and without TLS.
 func newHealthCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror health", stderr)
 	url := fs.String("url", "", "health endpoint to check; default: this host's worker, from --listen and --tls-cert")
 	listen := fs.String("listen", ":8083", "the worker's listen address, when --url is not given (KMIRROR_LISTEN)")
 	tlsCert := fs.String("tls-cert", "", "the worker's certificate (PEM), when --url is not given: the check uses HTTPS and trusts exactly that certificate (KMIRROR_TLS_CERT)")
 	timeout := fs.Duration("timeout", 11*time.Second, "how long to wait for an answer")
-	return &ffcli.Command{
-		Name:       "health",
-		ShortUsage: "kmirror health [--url URL]",
-		ShortHelp:  "exit 0 if the worker at URL reports healthy",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, _ []string) error {
+	return envCommand(fs, "health", "kmirror health [--url URL]",
+		"exit 0 if the worker at URL reports healthy", func(ctx context.Context, _ []string) error {
 			ctx, cancel := context.WithTimeout(ctx, *timeout)
 			defer cancel()
 			client := http.DefaultClient
@@ -62,8 +54,7 @@ func newHealthCommand(stdout, stderr io.Writer) *ffcli.Command {
 				return fmt.Errorf("worker is not healthy: %s", resp.Status)
 			}
 			return nil
-		},
-	}
+		})
 }
 
 // ownWorker is the /health URL of the worker listening on listen on this host, and a client for it. With a

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,8 +15,7 @@ import (
 // newLoadgenCommand is `kmirror loadgen`: a steady stream of records into a topic, so that a demo (or an operator
 // trying kmirror out) has something to replicate.
 func newLoadgenCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror loadgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror loadgen", stderr)
 	var cfg loadgen.Config
 	fs.StringVar(&cfg.Bootstrap, "bootstrap-servers", "127.0.0.1:19092", "the source cluster to produce into")
 	fs.StringVar(&cfg.Topic, "topic", "orders", "topic to produce into (created if missing)")

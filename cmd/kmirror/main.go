@@ -124,17 +124,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func newServeCommand(stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror serve", stderr)
 	serve := registerServeFlags(fs, stderr)
 	mm2 := registerMM2Flags(fs)
-	return &ffcli.Command{
-		Name:       "serve",
-		ShortUsage: "kmirror serve [flags]",
-		ShortHelp:  "run a kmirror worker: the Kafka Connect REST API and the replication runtime",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, args []string) error {
+	return envCommand(fs, "serve", "kmirror serve [flags]",
+		"run a kmirror worker: the Kafka Connect REST API and the replication runtime", func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q: serve takes flags only (an mm2.properties goes to --mm2-properties)", args[0])
 			}
@@ -143,8 +137,7 @@ func newServeCommand(stderr io.Writer) *ffcli.Command {
 				return err
 			}
 			return serve(ctx, m)
-		},
-	}
+		})
 }
 
 // registerServeFlags registers a worker's flags on fs and returns what runs the worker, declaring the
@@ -226,49 +219,35 @@ func registerServeFlags(fs *flag.FlagSet, stderr io.Writer) func(ctx context.Con
 }
 
 func newMigrateCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror migrate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror migrate", stderr)
 	var g globals
 	g.register(fs)
-	open := func(ctx context.Context) (*store.Store, error) {
-		loggers, err := g.loggers(stderr)
-		if err != nil {
-			return nil, err
-		}
-		return store.Open(ctx, g.databaseURL, loggers.Logger("kmirror.store"), store.OpenOptions{})
-	}
-	up := &ffcli.Command{
-		Name:       "up",
-		ShortUsage: "kmirror migrate up [flags]",
-		ShortHelp:  "apply every pending migration",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, _ []string) error {
-			s, err := open(ctx)
+	// withStore runs a subcommand against the database the flags name.
+	withStore := func(run func(context.Context, *store.Store) error) func(context.Context, []string) error {
+		return func(ctx context.Context, _ []string) error {
+			loggers, err := g.loggers(stderr)
+			if err != nil {
+				return err
+			}
+			s, err := store.Open(ctx, g.databaseURL, loggers.Logger("kmirror.store"), store.OpenOptions{})
 			if err != nil {
 				return err
 			}
 			defer s.Close()
+			return run(ctx, s)
+		}
+	}
+	up := envCommand(fs, "up", "kmirror migrate up [flags]",
+		"apply every pending migration", withStore(func(ctx context.Context, s *store.Store) error {
 			n, err := s.Migrate(ctx)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(stdout, "applied %d migration(s)\n", n)
 			return nil
-		},
-	}
-	status := &ffcli.Command{
-		Name:       "status",
-		ShortUsage: "kmirror migrate status [flags]",
-		ShortHelp:  "show the schema version and pending migrations",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, _ []string) error {
-			s, err := open(ctx)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		}))
+	status := envCommand(fs, "status", "kmirror migrate status [flags]",
+		"show the schema version and pending migrations", withStore(func(ctx context.Context, s *store.Store) error {
 			st, err := s.MigrationStatus(ctx)
 			if err != nil {
 				return err
@@ -281,8 +260,7 @@ func newMigrateCommand(stdout, stderr io.Writer) *ffcli.Command {
 				return fmt.Errorf("%w: run a newer kmirror", store.ErrSchemaTooNew)
 			}
 			return nil
-		},
-	}
+		}))
 	return &ffcli.Command{
 		Name:        "migrate",
 		ShortUsage:  "kmirror migrate <up|status> [flags]",

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/kmirror/kmirror/connectors/configdef"
@@ -61,8 +60,7 @@ func (m mm2Flags) load(path string) (*server.MM2Properties, error) {
 // newMirrorMakerCommand is connect-mirror-maker.sh's shape: kmirror mirror-maker mm2.properties [--clusters B C]
 // serves a worker declaring the file's connectors; --print shows them instead.
 func newMirrorMakerCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror mirror-maker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror mirror-maker", stderr)
 	serve := registerServeFlags(fs, stderr)
 	mm2 := registerMM2Flags(fs)
 	print := fs.Bool("print", false, "print the connectors the file declares and exit, without a database")
@@ -72,13 +70,8 @@ func newMirrorMakerCommand(stdout, stderr io.Writer) *ffcli.Command {
 		"converted to the connectors Strimzi creates; its Secrets become references of the directory config provider")
 	secretsDir := fs.String("strimzi-secrets-dir", mm2file.DefaultSecretsDir, "with --strimzi: where the resource's Secrets are mounted, one "+
 		"directory per Secret")
-	return &ffcli.Command{
-		Name:       "mirror-maker",
-		ShortUsage: "kmirror mirror-maker [flags] mm2.properties [--clusters B C]",
-		ShortHelp:  "run a worker for a MirrorMaker 2 dedicated-mode file, as connect-mirror-maker.sh does; --print shows its connectors",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, args []string) error {
+	return envCommand(fs, "mirror-maker", "kmirror mirror-maker [flags] mm2.properties [--clusters B C]",
+		"run a worker for a MirrorMaker 2 dedicated-mode file, as connect-mirror-maker.sh does; --print shows its connectors", func(ctx context.Context, args []string) error {
 			path, err := mirrorMakerArgs(fs, args)
 			if err != nil {
 				return err
@@ -124,8 +117,7 @@ func newMirrorMakerCommand(stdout, stderr io.Writer) *ffcli.Command {
 				return mm2file.WriteHCL(stdout, cs)
 			}
 			return fmt.Errorf("invalid --format %q: use json or hcl", *format)
-		},
-	}
+		})
 }
 
 // mirrorMakerArgs takes the file and what follows it: connect-mirror-maker.sh puts flags after the file and

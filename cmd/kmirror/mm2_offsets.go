@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -62,8 +61,7 @@ type mm2OffsetsOptions struct {
 // newMM2OffsetsCommand reads Java MM2's source offsets from Connect's offsets topic and prints (or applies)
 // the PATCH /connectors/{name}/offsets body that makes kmirror's source connector resume where MM2 stopped.
 func newMM2OffsetsCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror mm2-offsets", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror mm2-offsets", stderr)
 	o := mm2OffsetsOptions{properties: propertyFlags{}}
 	fs.StringVar(&o.bootstrap, "bootstrap-servers", "", "the cluster holding Connect's offsets topic: the flow's target cluster for dedicated-mode MM2 (KMIRROR_BOOTSTRAP_SERVERS)")
 	fs.StringVar(&o.sourceAlias, "source-alias", "", "MM2's alias of the source cluster: only its offsets are taken, and --topic defaults to mm2-offsets.<alias>.internal (KMIRROR_SOURCE_ALIAS)")

@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
@@ -21,7 +20,7 @@ import (
 func registerSecretsFlags(fs *flag.FlagSet) func() (*store.Secrets, error) {
 	current := fs.String("secrets-key", "", "file holding a 32-byte key (base64 or hex) that encrypts connector config secrets (PASSWORD-type values) in PostgreSQL with AES-256-GCM; default: stored as given (KMIRROR_SECRETS_KEY)")
 	previous := fs.String("secrets-key-previous", "", "comma-separated key files that still decrypt values written before a key rotation (KMIRROR_SECRETS_KEY_PREVIOUS)")
-	return func() (*store.Secrets, error) { return server.LoadSecrets(*current, commaList(*previous)) }
+	return func() (*store.Secrets, error) { return server.LoadSecrets(*current, clientconfig.CommaList(*previous)) }
 }
 
 // newSecretsCommand is `kmirror secrets rotate`: re-encrypt every stored secret with the current key.
@@ -31,18 +30,12 @@ func registerSecretsFlags(fs *flag.FlagSet) func() (*store.Secrets, error) {
 // read. Once every worker runs with --secrets-key NEW --secrets-key-previous OLD, one rotate makes OLD
 // unnecessary.
 func newSecretsCommand(stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror secrets rotate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror secrets rotate", stderr)
 	var g globals
 	g.register(fs)
 	loadSecrets := registerSecretsFlags(fs)
-	rotate := &ffcli.Command{
-		Name:       "rotate",
-		ShortUsage: "kmirror secrets rotate --secrets-key NEW [--secrets-key-previous OLD] [flags]",
-		ShortHelp:  "re-encrypt every stored connector secret with --secrets-key (and encrypt those stored in clear)",
-		FlagSet:    fs,
-		Options:    []ff.Option{envOption},
-		Exec: func(ctx context.Context, args []string) error {
+	rotate := envCommand(fs, "rotate", "kmirror secrets rotate --secrets-key NEW [--secrets-key-previous OLD] [flags]",
+		"re-encrypt every stored connector secret with --secrets-key (and encrypt those stored in clear)", func(ctx context.Context, args []string) error {
 			if len(args) > 0 {
 				return fmt.Errorf("unexpected argument %q (see kmirror secrets rotate -h)", args[0])
 			}
@@ -71,8 +64,7 @@ func newSecretsCommand(stdout, stderr io.Writer) *ffcli.Command {
 			}
 			fmt.Fprintf(stdout, "re-encrypted %d stored config(s) with key %s\n", n, secrets.Current.ID())
 			return nil
-		},
-	}
+		})
 	return &ffcli.Command{
 		Name:        "secrets",
 		ShortUsage:  "kmirror secrets rotate [flags]",

@@ -43,8 +43,7 @@ func registerHTTPFlags(fs *flag.FlagSet) *server.HTTPLimits {
 
 // newPasswdCommand prints users-file lines: a password's hash, or a new bearer token's.
 func newPasswdCommand(stdin io.Reader, stdout, stderr io.Writer) *ffcli.Command {
-	fs := flag.NewFlagSet("kmirror passwd", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("kmirror passwd", stderr)
 	role := fs.String("role", "read-only", "the user's role: admin or read-only")
 	scheme := fs.String("scheme", string(auth.Bcrypt), "password hash: bcrypt or argon2id")
 	token := fs.Bool("token", false, "make a bearer token instead of hashing a password: the token goes to stderr, once")

@@ -55,7 +55,7 @@ var tls13Ciphers = map[string]bool{
 func (t *translator) cipherSuites(v string) {
 	const key = "ssl.cipher.suites"
 	var names []string
-	for _, suite := range parseList(v) {
+	for _, suite := range CommaList(v) {
 		switch {
 		case openSSLCiphers[suite] != "":
 			names = append(names, openSSLCiphers[suite])

@@ -24,22 +24,15 @@ func (t *translator) securityProtocol() {
 
 // connection translates the CommonClientConfigs keys every client has.
 func (t *translator) connection() {
-	if v, ok := t.get("bootstrap.servers"); !ok || len(parseList(v)) == 0 {
+	if v, ok := t.get("bootstrap.servers"); !ok || len(CommaList(v)) == 0 {
 		t.fail("bootstrap.servers", "missing: every client needs the brokers to bootstrap from")
 	} else {
-		t.emit("bootstrap.servers", "bootstrap.servers", strings.Join(parseList(v), ","))
+		t.emit("bootstrap.servers", "bootstrap.servers", strings.Join(CommaList(v), ","))
 	}
 	if v, ok := t.get("client.id"); ok {
 		t.emit("client.id", "client.id", v)
 	}
-	if v, ok := t.get("client.dns.lookup"); ok {
-		switch l := strings.ToLower(strings.TrimSpace(v)); l {
-		case "use_all_dns_ips", "resolve_canonical_bootstrap_servers_only":
-			t.emit("client.dns.lookup", "client.dns.lookup", l)
-		default:
-			t.fail("client.dns.lookup", "invalid value %q: must be use_all_dns_ips or resolve_canonical_bootstrap_servers_only", v)
-		}
-	}
+	t.sameNameEnum("client.dns.lookup", "use_all_dns_ips", "resolve_canonical_bootstrap_servers_only")
 	if t.kind == kindConsumer {
 		if v, ok := t.get("client.rack"); ok && strings.TrimSpace(v) != "" {
 			t.emit("client.rack", "client.rack", strings.TrimSpace(v))
@@ -119,14 +112,7 @@ func (t *translator) connection() {
 		t.emit("request.timeout.ms", "socket.timeout.ms", itoa(t.clamp("request.timeout.ms", n, 10, 300000)))
 	}
 
-	if v, ok := t.get("metadata.recovery.strategy"); ok {
-		switch l := strings.ToLower(strings.TrimSpace(v)); l {
-		case "none", "rebootstrap":
-			t.emit("metadata.recovery.strategy", "metadata.recovery.strategy", l)
-		default:
-			t.fail("metadata.recovery.strategy", "invalid value %q: must be none or rebootstrap", v)
-		}
-	}
+	t.sameNameEnum("metadata.recovery.strategy", "none", "rebootstrap")
 	if n, ok := t.integer("metadata.recovery.rebootstrap.trigger.ms", 0, javaLongMax); ok {
 		t.emit("metadata.recovery.rebootstrap.trigger.ms", "metadata.recovery.rebootstrap.trigger.ms",
 			itoa(t.clamp("metadata.recovery.rebootstrap.trigger.ms", n, 0, javaIntMax)))

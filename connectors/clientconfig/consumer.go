@@ -100,14 +100,7 @@ func (t *translator) consumer() {
 	if b, ok := t.boolean("check.crcs"); ok {
 		t.emit("check.crcs", "check.crcs", boolString(b))
 	}
-	if v, ok := t.get("isolation.level"); ok {
-		switch l := strings.ToLower(strings.TrimSpace(v)); l {
-		case "read_uncommitted", "read_committed":
-			t.emit("isolation.level", "isolation.level", l)
-		default:
-			t.fail("isolation.level", "invalid value %q: must be read_uncommitted or read_committed", v)
-		}
-	} else if t.role == ReplicationConsumer {
+	if !t.sameNameEnum("isolation.level", "read_uncommitted", "read_committed") && t.role == ReplicationConsumer {
 		// A deliberate difference from MM2, whose Java consumer reads
 		// uncommitted: records of aborted source transactions were never
 		// visible to a read_committed consumer of the source, and copied as
@@ -173,7 +166,7 @@ func (t *translator) assignmentStrategy(classic bool) {
 	}
 	var names []string
 	cooperative := false
-	for i, class := range parseList(v) {
+	for i, class := range CommaList(v) {
 		simple := class[strings.LastIndex(class, ".")+1:]
 		var name string
 		switch simple {

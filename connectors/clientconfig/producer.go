@@ -338,7 +338,7 @@ func (t *translator) partitioner() {
 func (t *translator) interceptors() {
 	const key = "interceptor.classes"
 	if v, ok := t.get(key); ok {
-		if len(parseList(v)) > 0 {
+		if len(CommaList(v)) > 0 {
 			t.fail(key, "Java interceptors cannot run in librdkafka")
 		} else {
 			t.drop(key)

@@ -31,7 +31,7 @@ func (t *translator) ssl() {
 		}
 	}
 	if v, ok := t.get("ssl.enabled.protocols"); ok {
-		protos := parseList(v)
+		protos := CommaList(v)
 		bad := false
 		for _, p := range protos {
 			if p != "TLSv1.2" && p != "TLSv1.3" && p != "TLS" {

@@ -184,6 +184,22 @@ func (t *translator) boolean(key string) (value, ok bool) {
 	return b, true
 }
 
+// sameNameEnum takes a Java STRING key that is one of two values in any case, which librdkafka knows under the
+// same name and values in lower case. It reports whether the key was set.
+func (t *translator) sameNameEnum(key, a, b string) bool {
+	v, ok := t.get(key)
+	if !ok {
+		return false
+	}
+	switch l := strings.ToLower(strings.TrimSpace(v)); l {
+	case a, b:
+		t.emit(key, key, l)
+	default:
+		t.fail(key, "invalid value %q: must be %s or %s", v, a, b)
+	}
+	return true
+}
+
 // clamp bounds n to librdkafka's [lo, hi], with a warning when it had to.
 func (t *translator) clamp(key string, n, lo, hi int64) int64 {
 	switch {

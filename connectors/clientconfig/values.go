@@ -13,9 +13,9 @@ const (
 	javaLongMax = math.MaxInt64
 )
 
-// parseList splits a Java LIST value: trimmed, comma separated, blanks around
-// commas ignored, empty elements dropped.
-func parseList(v string) []string {
+// CommaList splits a comma-separated value (a client setting of type LIST, a flag): trimmed, comma separated,
+// blanks around commas ignored, empty elements dropped; nil when there are none.
+func CommaList(v string) []string {
 	var out []string
 	for _, e := range strings.Split(v, ",") {
 		if e = strings.TrimSpace(e); e != "" {

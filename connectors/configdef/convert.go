@@ -1,7 +1,6 @@
 package configdef
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -50,21 +49,10 @@ func classString(v any) string {
 // javaNumber renders a validator bound the way Java prints the Number it was given: Integer
 // and Long bounds without a fraction, Double bounds with Double.toString.
 func javaNumber(n any) string {
-	switch x := n.(type) {
-	case float64:
-		return JavaDouble(x)
-	case float32:
+	if x, ok := n.(float32); ok {
 		return JavaDouble(float64(x))
-	case int:
-		return strconv.Itoa(x)
-	case int16:
-		return strconv.FormatInt(int64(x), 10)
-	case int32:
-		return strconv.FormatInt(int64(x), 10)
-	case int64:
-		return strconv.FormatInt(x, 10)
 	}
-	return javaString(n)
+	return javaString(n) // the integers and float64 as Java prints them
 }
 
 // toFloat widens a numeric value for comparisons, as Java's Number.doubleValue.

@@ -1,7 +1,5 @@
 package mirror
 
-import "fmt"
-
 // Checkpoint is the record MirrorCheckpointConnector writes to "<source>.checkpoints.internal" on the
 // target: where a consumer group of the source should resume on the target.
 type Checkpoint struct {
@@ -23,11 +21,7 @@ func (c Checkpoint) Key() ([]byte, error) {
 	w.string("group", c.Group)
 	w.string("topic", c.Topic)
 	w.int32(c.Partition)
-	b, err := w.bytes()
-	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint key: %w", err)
-	}
-	return b, nil
+	return w.encoded("checkpoint key")
 }
 
 // Value encodes the record value: version INT16 (0), upstreamOffset INT64, offset INT64, metadata
@@ -38,11 +32,7 @@ func (c Checkpoint) Value() ([]byte, error) {
 	w.int64(c.UpstreamOffset)
 	w.int64(c.DownstreamOffset)
 	w.string("metadata", c.Metadata)
-	b, err := w.bytes()
-	if err != nil {
-		return nil, fmt.Errorf("encode checkpoint value: %w", err)
-	}
-	return b, nil
+	return w.encoded("checkpoint value")
 }
 
 // TopicPartition returns the downstream topic-partition the checkpoint is for.
@@ -52,22 +42,14 @@ func (c Checkpoint) TopicPartition() TopicPartition {
 
 // DecodeCheckpoint decodes a checkpoint record.
 func DecodeCheckpoint(key, value []byte) (Checkpoint, error) {
-	k := schemaReader{buf: key}
-	c := Checkpoint{
-		Group:     k.string("group"),
-		Topic:     k.string("topic"),
-		Partition: k.int32("partition"),
-	}
-	if k.err != nil {
-		return Checkpoint{}, fmt.Errorf("decode checkpoint key: %w", k.err)
-	}
-	v := schemaReader{buf: value}
-	v.int16("version")
-	c.UpstreamOffset = v.int64("upstreamOffset")
-	c.DownstreamOffset = v.int64("offset")
-	c.Metadata = v.string("metadata")
-	if v.err != nil {
-		return Checkpoint{}, fmt.Errorf("decode checkpoint value: %w", v.err)
-	}
-	return c, nil
+	return decodeRecord("checkpoint", key, value, func(k *schemaReader, c *Checkpoint) {
+		c.Group = k.string("group")
+		c.Topic = k.string("topic")
+		c.Partition = k.int32("partition")
+	}, func(v *schemaReader, c *Checkpoint) {
+		v.int16("version")
+		c.UpstreamOffset = v.int64("upstreamOffset")
+		c.DownstreamOffset = v.int64("offset")
+		c.Metadata = v.string("metadata")
+	})
 }

@@ -1,7 +1,5 @@
 package mirror
 
-import "fmt"
-
 // OffsetSync is the record MirrorSourceTask writes to the offset-syncs topic: the record at
 // UpstreamOffset of the source partition was written at DownstreamOffset of its remote partition.
 type OffsetSync struct {
@@ -17,11 +15,7 @@ func (o OffsetSync) Key() ([]byte, error) {
 	var w schemaWriter
 	w.string("topic", o.Topic)
 	w.int32(o.Partition)
-	b, err := w.bytes()
-	if err != nil {
-		return nil, fmt.Errorf("encode offset sync key: %w", err)
-	}
-	return b, nil
+	return w.encoded("offset sync key")
 }
 
 // Value encodes the record value: upstreamOffset INT64, offset INT64. Unlike heartbeats and
@@ -40,16 +34,11 @@ func (o OffsetSync) TopicPartition() TopicPartition {
 
 // DecodeOffsetSync decodes an offset-sync record.
 func DecodeOffsetSync(key, value []byte) (OffsetSync, error) {
-	k := schemaReader{buf: key}
-	o := OffsetSync{Topic: k.string("topic"), Partition: k.int32("partition")}
-	if k.err != nil {
-		return OffsetSync{}, fmt.Errorf("decode offset sync key: %w", k.err)
-	}
-	v := schemaReader{buf: value}
-	o.UpstreamOffset = v.int64("upstreamOffset")
-	o.DownstreamOffset = v.int64("offset")
-	if v.err != nil {
-		return OffsetSync{}, fmt.Errorf("decode offset sync value: %w", v.err)
-	}
-	return o, nil
+	return decodeRecord("offset sync", key, value, func(k *schemaReader, o *OffsetSync) {
+		o.Topic = k.string("topic")
+		o.Partition = k.int32("partition")
+	}, func(v *schemaReader, o *OffsetSync) {
+		o.UpstreamOffset = v.int64("upstreamOffset")
+		o.DownstreamOffset = v.int64("offset")
+	})
 }

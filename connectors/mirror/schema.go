@@ -48,6 +48,33 @@ func (w *schemaWriter) bytes() ([]byte, error) {
 	return w.buf, nil
 }
 
+// encoded is what was written, or the first failure, as a failure to encode what (e.g. "checkpoint key").
+func (w *schemaWriter) encoded(what string) ([]byte, error) {
+	if w.err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, w.err)
+	}
+	return w.buf, nil
+}
+
+// decodeRecord decodes a record of kind what (e.g. "checkpoint"): readKey reads the key's fields into rec,
+// then readValue the value's. A failure names the part that failed.
+func decodeRecord[T any](what string, key, value []byte, readKey, readValue func(*schemaReader, *T)) (T, error) {
+	var rec T
+	k := schemaReader{buf: key}
+	readKey(&k, &rec)
+	if k.err != nil {
+		var zero T
+		return zero, fmt.Errorf("decode %s key: %w", what, k.err)
+	}
+	v := schemaReader{buf: value}
+	readValue(&v, &rec)
+	if v.err != nil {
+		var zero T
+		return zero, fmt.Errorf("decode %s value: %w", what, v.err)
+	}
+	return rec, nil
+}
+
 // schemaReader reads fields in order; the first failure sticks and later reads return zero values.
 // Trailing bytes are ignored, as Java ignores them.
 type schemaReader struct {

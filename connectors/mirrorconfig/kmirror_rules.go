@@ -37,19 +37,18 @@ func classRestrictions(p Plugin) []classRestriction {
 	}
 	switch p.Class {
 	case SourceConnectorClass:
-		out = append(out,
-			classRestriction{key: TopicFilterClassConfig, allowed: []string{defaultTopicFilterClass},
-				message: "kmirror supports only " + defaultTopicFilterClass},
-			classRestriction{key: ConfigPropertyFilterClassConfig, allowed: []string{defaultConfigPropertyFilterClass},
-				message: "kmirror supports only " + defaultConfigPropertyFilterClass})
+		out = append(out, onlyDefault(TopicFilterClassConfig, defaultTopicFilterClass),
+			onlyDefault(ConfigPropertyFilterClassConfig, defaultConfigPropertyFilterClass))
 	case CheckpointConnectorClass:
-		out = append(out,
-			classRestriction{key: TopicFilterClassConfig, allowed: []string{defaultTopicFilterClass},
-				message: "kmirror supports only " + defaultTopicFilterClass},
-			classRestriction{key: GroupFilterClassConfig, allowed: []string{defaultGroupFilterClass},
-				message: "kmirror supports only " + defaultGroupFilterClass})
+		out = append(out, onlyDefault(TopicFilterClassConfig, defaultTopicFilterClass),
+			onlyDefault(GroupFilterClassConfig, defaultGroupFilterClass))
 	}
 	return out
+}
+
+// onlyDefault restricts key to MM2's default implementation class, the only one kmirror has.
+func onlyDefault(key, class string) classRestriction {
+	return classRestriction{key: key, allowed: []string{class}, message: "kmirror supports only " + class}
 }
 
 // patternKeys are the LIST keys the connector's filters compile into one regular expression.
