@@ -251,7 +251,7 @@ type fakePipeline struct {
 
 type fakePart struct {
 	start             int64
-	forwarded, reread bool
+	forwarded, reread bool // forwarded: the partition has a position (a record forwarded, or a seek)
 	failed, confirmed bool
 	refused           bool
 }
@@ -442,7 +442,12 @@ func (f *fakePipeline) Positions() ([]int64, error) {
 	return out, fakeErr(err)
 }
 
+// Seek moves a partition, which then has a position: its next record is not checked against its start (as
+// cp_seek sets the partition's next offset).
 func (f *fakePipeline) Seek(part int, offset int64) error {
+	f.mu.Lock()
+	f.state[part].forwarded = true
+	f.mu.Unlock()
 	return fakeErr(f.c.Seek(f.parts[part].Topic, f.parts[part].Partition, offset))
 }
 

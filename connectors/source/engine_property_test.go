@@ -79,6 +79,7 @@ type doubleEnv struct {
 	mu      sync.Mutex
 	stored  map[int32]kmtype.Offset
 	commits []kmtype.Offset
+	notices []kmtype.Notice // the last notices reported
 }
 
 func (e *doubleEnv) Running(context.Context) error { return nil }
@@ -112,10 +113,15 @@ func (e *doubleEnv) PartitionStats(context.Context) ([]kmtype.PartitionStat, err
 func (e *doubleEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error  { return nil }
 func (e *doubleEnv) PublishPipelineStat(context.Context, kmtype.PipelineStat) error       { return nil }
 func (e *doubleEnv) RecordTopics(context.Context, []string) error                         { return nil }
-func (e *doubleEnv) Report(context.Context, []kmtype.Notice) error                        { return nil }
-func (e *doubleEnv) Lease() tasks.Lease                                                   { return e.lease }
-func (e *doubleEnv) StopContext() context.Context                                         { return e.stop }
-func (e *doubleEnv) Logger() *slog.Logger                                                 { return slog.New(slog.DiscardHandler) }
+func (e *doubleEnv) Report(_ context.Context, ns []kmtype.Notice) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.notices = append([]kmtype.Notice(nil), ns...)
+	return nil
+}
+func (e *doubleEnv) Lease() tasks.Lease           { return e.lease }
+func (e *doubleEnv) StopContext() context.Context { return e.stop }
+func (e *doubleEnv) Logger() *slog.Logger         { return slog.New(slog.DiscardHandler) }
 
 // doubleTask is a source task of connector mm2 replicating topic t (partitions 0 and 1) of cluster A to B.
 func doubleTask(t *rapid.T, dataPath DataPath) *sourceTask {
@@ -148,10 +154,11 @@ func parseValue(v string) (inc int, part int32, off int64) {
 // TestEnginesKeepTheInvariantsUnderFaults runs the run skeleton on both engines against the double, through
 // pipelines that fail and restart under a random fault schedule of the target (refused, lost and delayed
 // acknowledgements, acknowledgements without an offset, a fatal or fenced producer, a full queue), of the
-// lease (lapsed, revoked) and of the source (compaction gaps, transaction markers, a re-created topic). It
-// checks what the run may never do: commit an offset beyond what the target holds, write a partition out of
-// order, move a committed offset backwards (other than for a new topic id), or hand a record over while the
-// lease is not valid; and that, the faults over, everything arrives.
+// lease (lapsed, revoked) and of the source (compaction gaps, transaction markers, retention, a re-created
+// topic). It checks what the run may never do: commit an offset beyond what the target holds, write a
+// partition out of order, move a committed offset backwards (other than for a new topic id), hand a record
+// over while the lease is not valid, or leave records retention deleted unreported or report them twice; and
+// that, the faults over, everything arrives.
 func TestEnginesKeepTheInvariantsUnderFaults(t *testing.T) {
 	for _, dp := range []DataPath{DataPathGo, DataPathC} {
 		t.Run(string(dp), func(t *testing.T) {
@@ -279,7 +286,26 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 	recreate := rapid.IntRange(0, 3).Draw(rt, "recreate") == 0
 	// Pipelines under faults, then a quiet one until everything arrived.
 	var ended error
+	deleted := map[int32][]int64{} // offsets of records retention deleted
 	for pipeline := 0; pipeline < 6 && ended == nil; pipeline++ {
+		if pipeline > 0 && !recreate && rapid.IntRange(0, 2).Draw(rt, "retention") == 0 {
+			part := int32(rapid.IntRange(0, 1).Draw(rt, "retention partition"))
+			entries, _ := source.Entries("t", part)
+			lo, end, _, _ := offsetsOf(source, part)
+			before := rapid.Int64Range(lo, end).Draw(rt, "retention deletes before")
+			// A partition without an acknowledged record starts again from the log start, as a new task does:
+			// what retention deleted before its first record is not the task's to report.
+			if acked, _ := r.parts[part].progress(); acked >= 0 {
+				for _, e := range entries {
+					if e.Offset > acked && e.Offset < before && !e.Marker {
+						deleted[part] = append(deleted[part], e.Offset)
+					}
+				}
+			}
+			if err := source.DeleteRecordsBefore("t", part, before); err != nil {
+				rt.Fatal(err)
+			}
+		}
 		if pipeline == 2 && recreate {
 			if err := source.DeleteTopic("t"); err != nil {
 				rt.Fatal(err)
@@ -324,6 +350,9 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 	for part := int32(0); part < 2; part++ {
 		if o := outOfOrder(target, part); o != "" {
 			violate("partition %d: %s", part, o)
+		}
+		if g := gapsReported(target, env, part, deleted[part]); ended == nil && g != "" {
+			violate("partition %d: %s", part, g)
 		}
 	}
 	for part := int32(0); part < 2; part++ {
@@ -406,6 +435,46 @@ func outOfOrder(target *kafkafake.Target, part int32) string {
 					return fmt.Sprintf("%s written before %s", v, value(inc, p, prev))
 				}
 			}
+		}
+	}
+	return ""
+}
+
+// gapsReported checks the data-not-replicated notices the task shows at the end for a partition against the
+// records retention deleted: each deleted record the target does not hold is in a notice's range, and no
+// record is in two notices' ranges. (A run that ended, its lease revoked or the task failed, leaves the
+// reporting to the next owner.)
+func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted []int64) string {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	var ranges [][2]int64
+	for _, n := range env.notices {
+		if n.Kind == NoticeDataNotReplicated && n.Partition != nil && *n.Partition == part && n.FirstOffset != nil && n.LastOffset != nil {
+			ranges = append(ranges, [2]int64{*n.FirstOffset, *n.LastOffset})
+		}
+	}
+	for i, a := range ranges {
+		for _, b := range ranges[i+1:] {
+			if a[0] <= b[1] && b[0] <= a[1] {
+				return fmt.Sprintf("records %d-%d reported lost twice (%v and %v)", max(a[0], b[0]), min(a[1], b[1]), a, b)
+			}
+		}
+	}
+	got, _ := target.Entries("A.t", part)
+	have := map[string]bool{}
+	for _, e := range got {
+		have[string(e.Message.Value)] = true
+	}
+	for _, off := range deleted {
+		if have[value(0, part, off)] {
+			continue
+		}
+		covered := false
+		for _, rg := range ranges {
+			covered = covered || rg[0] <= off && off <= rg[1]
+		}
+		if !covered {
+			return fmt.Sprintf("record %d was deleted before it was replicated, and no notice says so (notices: %v)", off, ranges)
 		}
 	}
 	return ""
