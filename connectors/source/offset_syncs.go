@@ -36,8 +36,8 @@ const maxQueuedOffsetSyncs = 1000
 // a rewind.
 type offsetSyncer struct {
 	producer syncProducer // shared with the worker's other tasks of the connector (producerPool)
-	gate     *syncGate       // shared with them too
-	giveBack func()          // returns the shared producer to the pool
+	gate     *syncGate    // shared with them too
+	giveBack func()       // returns the shared producer to the pool
 	topic    string
 	log      *slog.Logger
 
