@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafkafake"
@@ -94,3 +95,25 @@ var (
 	_ sourceLogReader  = (*fakeSource)(nil)
 	_ sourceLogReader  = (*kafka.Admin)(nil)
 )
+
+// fakeHeads is a source consumer over the in-memory log, read as a headReader.
+type fakeHeads struct{ c *kafkafake.Consumer }
+
+func (h fakeHeads) Assign(starts []kafka.Start) error {
+	fs := make([]kafkafake.Start, len(starts))
+	for i, s := range starts {
+		fs[i] = kafkafake.Start{Topic: s.Topic, Partition: s.Partition, Offset: s.Offset}
+	}
+	return h.c.Assign(fs)
+}
+
+func (h fakeHeads) Poll(timeout time.Duration) (headRecord, bool, error) {
+	rec, ok, err := h.c.Poll(timeout)
+	var pe *kafkafake.PartitionError
+	if errors.As(err, &pe) {
+		err = &kafka.PartitionError{Topic: pe.Topic, Partition: pe.Partition, Offset: pe.Offset, Err: pe.Err}
+	}
+	return rec, ok, err
+}
+
+var _ headReader = fakeHeads{}
