@@ -133,4 +133,6 @@ type failingStatsEnv struct {
 	err error
 }
 
-func (e *failingStatsEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error { return e.err }
+func (e *failingStatsEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error {
+	return e.err
+}
