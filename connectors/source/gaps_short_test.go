@@ -31,7 +31,8 @@ const (
 type logReader struct {
 	logs  map[mirror.TopicPartition][2]int64 // low, high
 	seeks map[mirror.TopicPartition]int64
-	fail  error // Watermarks' error while set
+	moves map[mirror.TopicPartition]int // seeks by partition
+	fail  error                         // Watermarks' error while set
 }
 
 func (c *logReader) Watermarks(topic string, partition int32, _ time.Duration) (int64, int64, error) {
@@ -50,7 +51,12 @@ func (c *logReader) CachedWatermarks(topic string, partition int32) (int64, int6
 }
 
 func (c *logReader) Seek(topic string, partition int32, offset int64) error {
-	c.seeks[mirror.TopicPartition{Topic: topic, Partition: partition}] = offset
+	tp := mirror.TopicPartition{Topic: topic, Partition: partition}
+	c.seeks[tp] = offset
+	if c.moves == nil {
+		c.moves = map[mirror.TopicPartition]int{}
+	}
+	c.moves[tp]++
 	return nil
 }
 
@@ -139,6 +145,7 @@ func TestEveryGapIsReportedExactlyOnce(t *testing.T) {
 				at = lh[1]
 			}
 			require.Equal(t, at, reader.seeks[tp], "%v continues as auto.offset.reset says", tp)
+			require.Equal(t, 1, reader.moves[tp], "%v is moved past its gap once: a later error must not move it back", tp)
 		}
 		require.Len(t, reader.seeks, len(want), "only the partitions out of range move")
 	})
