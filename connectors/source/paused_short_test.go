@@ -81,6 +81,8 @@ func TestPausedTaskShowsTheBacklogAndItsLoss(t *testing.T) {
 	require.Len(t, ns, 1, "the loss is reported once, however many looks see it")
 	require.Equal(t, NoticeDataNotReplicated, ns[0].Kind)
 	require.Equal(t, []int64{1, 2}, []int64{*ns[0].FirstOffset, *ns[0].LastOffset})
+	require.NoError(t, r.pausedTick(ctx, w))
+	require.Len(t, r.noticeList(), 1, "and at the next look, still once")
 
 	// An unreachable source is a notice, not an error; its partitions' reports go stale meanwhile.
 	src.failing(errors.New("all brokers down"))
