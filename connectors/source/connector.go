@@ -68,7 +68,7 @@ type sourcePlanner struct {
 	configFilter             *mirror.ConfigPropertyFilter
 	replicationFactor        int
 	adminTimeout             time.Duration
-	source, target           *kafka.Admin
+	source, target           plannerAdmin
 
 	topics       map[string]int          // replicated source topics -> partitions, as of the last plan
 	remoteTopics map[string]int          // every target topic -> partitions, as of the last plan and creations
@@ -96,7 +96,37 @@ type sourcePlanner struct {
 	unsaved   []string // keys of lost notices not stored yet (saveLosses)
 }
 
+// plannerAdmin is what the connector asks of the source and target clusters; *kafka.Admin answers it.
+type plannerAdmin interface {
+	Topics(ctx context.Context) (map[string]int, error)
+	TopicConfigs(ctx context.Context, topics []string) (map[string][]kafka.ConfigEntry, error)
+	CreateTopics(ctx context.Context, topics []kafka.NewTopic) (map[string]error, error)
+	CreatePartitions(ctx context.Context, topic string, total int) error
+	AlterTopicConfigs(ctx context.Context, topic string, ops []kafka.ConfigOp) error
+	TopicACLs(ctx context.Context) ([]kafka.TopicACL, error)
+	CreateACLs(ctx context.Context, acls []kafka.TopicACL) error
+	Close()
+}
+
+var _ plannerAdmin = (*kafka.Admin)(nil)
+
 func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error) {
+	r, err := c.newPlanner(env)
+	if err != nil {
+		return nil, err
+	}
+	if r.source, err = r.newAdmin(clientconfig.SourceAdmin); err != nil {
+		return nil, err
+	}
+	if r.target, err = r.newAdmin(clientconfig.TargetAdmin); err != nil {
+		r.source.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// newPlanner is a run of the connector without its admin clients.
+func (c *sourceConnector) newPlanner(env tasks.ConnectorEnv) (*sourcePlanner, error) {
 	policy, err := mirror.NewReplicationPolicy(c.cfg.Raw)
 	if err != nil {
 		return nil, err
@@ -124,13 +154,6 @@ func (c *sourceConnector) newRun(env tasks.ConnectorEnv) (*sourcePlanner, error)
 		configFilter:      configFilter,
 		replicationFactor: c.cfg.ReplicationFactor,
 		adminTimeout:      time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond,
-	}
-	if r.source, err = r.newAdmin(clientconfig.SourceAdmin); err != nil {
-		return nil, err
-	}
-	if r.target, err = r.newAdmin(clientconfig.TargetAdmin); err != nil {
-		r.source.Close()
-		return nil, err
 	}
 	return r, nil
 }

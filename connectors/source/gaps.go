@@ -63,6 +63,11 @@ func (r *sourceRun) outOfRange(ctx context.Context, consumer sourceReader, only 
 		r.ids.recreated.Store(&check)
 		return nil
 	}
+	return r.skipOutOfRange(consumer, only)
+}
+
+// skipOutOfRange skips the gap of every partition (or only the one named) whose next offset lies outside its log.
+func (r *sourceRun) skipOutOfRange(consumer sourceReader, only *kafka.PartitionError) error {
 	for _, p := range r.parts {
 		if only != nil && (p.tp.Topic != only.Topic || p.tp.Partition != only.Partition) {
 			continue

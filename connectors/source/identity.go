@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
 )
@@ -40,6 +41,11 @@ type topicIDReader interface {
 	TopicIDs(ctx context.Context, topics []string) (map[string]string, error)
 }
 
+// topicShapeReader reads the ids and partition counts of topics on a cluster; *kafka.Admin answers it.
+type topicShapeReader interface {
+	TopicShapes(ctx context.Context, topics []string) (map[string]kafka.TopicShape, error)
+}
+
 // partitionStatsReader is what loadSeenEnds asks of the runtime; tasks.TaskEnv answers it.
 type partitionStatsReader interface {
 	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)
@@ -56,7 +62,7 @@ type identityCheck struct {
 // the end offset last seen tells what was lost. A partition whose topic is gone, or was re-created without it
 // (fewer partitions), is marked gone instead: the connector drops it from its plan once the task has replicated
 // what the source still serves of it, and reports what was lost.
-func (w *identityWatch) checkSources(ctx context.Context, admin clusterAdmin, consumer sourceReader, startup bool) (identityCheck, error) {
+func (w *identityWatch) checkSources(ctx context.Context, admin topicShapeReader, consumer sourceReader, startup bool) (identityCheck, error) {
 	topics := slices.Sorted(maps.Keys(w.bySource))
 	shapes, err := admin.TopicShapes(ctx, topics)
 	if err != nil {
@@ -217,7 +223,7 @@ func (w *identityWatch) checkRemotes(ctx context.Context, admin topicIDReader) e
 
 // watch checks topic ids every sourceIdentityInterval until ctx ends; it asks the poll loop to
 // restart the pipeline when a source topic was re-created.
-func (w *identityWatch) watch(ctx context.Context, source, target clusterAdmin, consumer sourceReader) {
+func (w *identityWatch) watch(ctx context.Context, source topicShapeReader, target topicIDReader, consumer sourceReader) {
 	tick := time.NewTicker(sourceIdentityInterval)
 	defer tick.Stop()
 	for {

@@ -35,9 +35,9 @@ const maxQueuedOffsetSyncs = 1000
 // syncs in increasing order on the topic: an older sync after a newer one reads, to Java's OffsetSyncStore, as
 // a rewind.
 type offsetSyncer struct {
-	producer *kafka.Producer // shared with the worker's other tasks of the connector (producerPool)
-	gate     *syncGate       // shared with them too
-	giveBack func()          // returns the shared producer to the pool
+	producer syncProducer // shared with the worker's other tasks of the connector (producerPool)
+	gate     *syncGate    // shared with them too
+	giveBack func()       // returns the shared producer to the pool
 	topic    string
 	log      *slog.Logger
 
@@ -51,6 +51,12 @@ type offsetSyncer struct {
 	retryTimer *time.Timer
 	failing    bool // since the last failure, nothing was delivered
 	closed     bool // the task let go: nothing is sent or retried any more
+}
+
+// syncProducer is what the syncer asks of its producer; *kafka.Producer answers it. The opaque's delivery
+// report must come back to (*syncSend).delivered.
+type syncProducer interface {
+	Produce(topic string, partition int32, key, value []byte, headers []kafka.Header, ts time.Time, opaque any) error
 }
 
 // syncRetryBackoff is how long the syncer waits after a failed sync before it sends again.

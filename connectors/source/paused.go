@@ -74,7 +74,7 @@ func (r *sourceRun) watchPaused(ctx context.Context) error {
 	admin.Timeout = 10 * time.Second
 	readCommitted := props["isolation.level"] == "read_committed"
 
-	w := &pausedWatch{consumer: consumer, admin: admin, readCommitted: readCommitted,
+	w := &pausedWatch{consumer: consumerHeads{consumer}, admin: admin, readCommitted: readCommitted,
 		ids: make([]kafka.PartitionID, len(r.parts)), heads: make(map[*sourcePartition]*pausedHead, len(r.parts)),
 		starts: make(map[kafka.PartitionID]int64, len(r.parts))}
 	for i, p := range r.parts {
@@ -98,13 +98,37 @@ func (r *sourceRun) watchPaused(ctx context.Context) error {
 
 // pausedWatch is what a paused run keeps between its looks.
 type pausedWatch struct {
-	consumer      *kafka.Consumer // reads first unreplicated records
-	admin         *kafka.Admin    // asks for log offsets (shares the consumer's connections)
+	consumer      headReader      // reads first unreplicated records
+	admin         sourceLogReader // asks for log offsets (shares the consumer's connections)
 	readCommitted bool
 	ids           []kafka.PartitionID
 	heads         map[*sourcePartition]*pausedHead
 	starts        map[kafka.PartitionID]int64 // log start offsets as last asked
 	looks         int
+}
+
+// headReader reads the first unreplicated records of partitions; consumerHeads answers it for a *kafka.Consumer.
+type headReader interface {
+	Assign(starts []kafka.Start) error
+	Poll(timeout time.Duration) (headRecord, bool, error)
+}
+
+// headRecord is what a paused task reads of a record.
+type headRecord interface {
+	Topic() string
+	Partition() int32
+	Offset() int64
+	Timestamp() time.Time
+}
+
+// consumerHeads is a source consumer read as a headReader.
+type consumerHeads struct{ c *kafka.Consumer }
+
+func (h consumerHeads) Assign(starts []kafka.Start) error { return h.c.Assign(starts) }
+
+func (h consumerHeads) Poll(timeout time.Duration) (headRecord, bool, error) {
+	rec, ok, err := h.c.Poll(timeout)
+	return rec, ok, err
 }
 
 // pausedTick samples every partition once and publishes them. Only a fenced publication is an error: a
@@ -243,7 +267,7 @@ func (r *sourceRun) reportPausedNotices(ctx context.Context) error {
 // read yet, to learn its timestamp: up to pausedHeadReads partitions, waiting up to pausedHeadWait. A
 // partition whose read returned nothing (its backlog only transaction markers, or a slow broker) is tried again
 // once its end moves.
-func (r *sourceRun) readHeads(ctx context.Context, consumer *kafka.Consumer, logs map[kafka.PartitionID]kafka.LogOffsets,
+func (r *sourceRun) readHeads(ctx context.Context, consumer headReader, logs map[kafka.PartitionID]kafka.LogOffsets,
 	heads map[*sourcePartition]*pausedHead) {
 	wanted := map[*sourcePartition]int64{} // partition -> offset it is read from
 	var starts []kafka.Start

@@ -68,10 +68,17 @@ func (p *Plugin) WatchStopped(ctx context.Context, env tasks.StoppedEnv, connect
 	}
 }
 
+// sourceLogReader is what the watches of a paused or stopped connector ask of the source cluster: the shapes of
+// topics and their partitions' log offsets, in one request each; *kafka.Admin answers it.
+type sourceLogReader interface {
+	topicShapeReader
+	LogOffsets(ctx context.Context, parts []kafka.PartitionID, readCommitted, starts bool) (map[kafka.PartitionID]kafka.LogOffsets, map[kafka.PartitionID]error, error)
+}
+
 // stoppedWatch is what a STOPPED connector's watch keeps between its looks.
 type stoppedWatch struct {
 	env           tasks.StoppedEnv
-	admin         *kafka.Admin
+	admin         sourceLogReader
 	alias         string
 	readCommitted bool
 	ids           map[string]string // topic -> the id of the incarnation watched (adopted at the first look)
