@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -227,4 +230,53 @@ func TestActiveActiveIdentityNoLoop(t *testing.T) {
 		}
 		require.GreaterOrEqual(t, skipped, float64(len(sentA)), "%s skipped every copy it found on %s (a re-read counts again)", c.name, c.source)
 	}
+}
+
+// TestProvenanceHeaderCost measures what the header costs on the target's disk: the same records copied with
+// and without it, the remote partitions' segment files compared. One header in record batch v2 is a varint of
+// the name's length, the name, a varint of the value's length and the value (the header count's varint is one
+// byte with or without it); the record's length varint stays two bytes for records of this size.
+func TestProvenanceHeaderCost(t *testing.T) {
+	t.Parallel()
+	dir := os.Getenv("KMIRROR_HARNESS_DIR")
+	if dir == "" {
+		t.Fatal("KMIRROR_HARNESS_DIR is not set: run the tests with ./scripts/test, which starts the harness")
+	}
+	k := startKmirror(t, "")
+	const n = 20_000
+	on, off := "coston"+uniqueAlias(""), "costoff"+uniqueAlias("")
+	segments := map[string]int64{}
+	for _, c := range []struct {
+		prefix string
+		enable string
+	}{{on, "true"}, {off, "false"}} {
+		topics := createSourceTopics(t, c.prefix, 1)
+		sent := make([]kafkatest.Record, n)
+		for i := range sent {
+			sent[i] = kafkatest.Record{Topic: topics[0].name, Key: fmt.Appendf(nil, "key-%06d", i),
+				Value: bytes.Repeat([]byte{'v'}, 300), Timestamp: recordsBase.Add(time.Duration(i) * time.Millisecond)}
+		}
+		kafkatest.Produce(t, "A", sent)
+		code, body := k.do(http.MethodPut, "/connectors/mm2-"+c.prefix+"/config", mirrorConfig(t, c.prefix+".*", map[string]any{
+			mirrorconfig.ProvenanceEnabledConfig: c.enable}))
+		require.Equal(t, http.StatusCreated, code, "%v", body)
+		awaitCount(t, prefixA, topics, sent, 2*time.Minute)
+		files, err := filepath.Glob(filepath.Join(dir, "B", "data", prefixA(topics[0].name)+"-0", "*.log"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files)
+		for _, f := range files {
+			st, err := os.Stat(f)
+			require.NoError(t, err)
+			segments[c.prefix] += st.Size()
+		}
+	}
+	idA, err := kafkatest.Admin(t, "A").ClusterID(t.Context())
+	require.NoError(t, err)
+	value := len(provenance.Encode(provenance.Origin{Alias: "A", ClusterID: idA}))
+	predicted := 1 + len(provenance.Header) + 1 + value
+	perRecord := float64(segments[on]-segments[off]) / n
+	t.Logf("header %s=%q: %d records, target segments %d bytes with the header, %d without: %.2f bytes per record (encoding: %d)",
+		provenance.Header, "A@"+idA, n, segments[on], segments[off], perRecord, predicted)
+	// More bytes may take a few more batches of the producer's batch.size (61 bytes each): within a byte.
+	require.InDelta(t, float64(predicted), perRecord, 1.0)
 }
