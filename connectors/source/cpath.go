@@ -104,6 +104,7 @@ type cPipeline interface {
 	Watermarks(part int, timeout time.Duration) (low, high int64, err error)
 	CachedWatermarks(part int) (low, high int64, err error)
 	Interrupt()
+	SetProvenance(name string, stamp []byte, targetAlias, targetID string)
 	OwnThread() bool
 	Close()
 }
@@ -189,6 +190,7 @@ func (c *cEngine) openTarget(syncs *offsetSyncer) (clusterAdmin, error) {
 
 func (c *cEngine) assign(ctx context.Context, starts []kafka.Start) error {
 	c.r.awaitProducer(ctx, c.pl)
+	c.r.guardC(c.pl)
 	offsets := make([]int64, len(starts))
 	for i, s := range starts {
 		offsets[i] = s.Offset // kafka's and cpath's logical offsets are librdkafka's
@@ -327,6 +329,7 @@ func (r *sourceRun) applyBatch(ctx context.Context, pl cPipeline, reader *cpathR
 			r.log.Debug("first record of the partition is past its start position: reading the partition again from its start",
 				"topic", p.tp.Topic, "partition", p.tp.Partition, "start", p.startAt)
 		}
+		r.skippedC(p, f)
 		if f.Records == 0 {
 			continue
 		}

@@ -49,13 +49,15 @@ type engine interface {
 }
 
 // clusterAdmin is what a pipeline asks of the admin clients beside its clients: topic ids and partition
-// counts, log offsets, and (exactly-once) the offsets topic. *kafka.Admin answers it.
+// counts, log offsets, the cluster's id (provenance.go), and (exactly-once) the offsets topic. *kafka.Admin
+// answers it.
 type clusterAdmin interface {
 	topicIDReader
 	TopicShapes(ctx context.Context, topics []string) (map[string]kafka.TopicShape, error)
 	LogOffsets(ctx context.Context, parts []kafka.PartitionID, readCommitted, starts bool) (map[kafka.PartitionID]kafka.LogOffsets, map[kafka.PartitionID]error, error)
 	PartitionCount(ctx context.Context, topic string) (int, error)
 	CreateTopics(ctx context.Context, topics []kafka.NewTopic) (map[string]error, error)
+	ClusterID(ctx context.Context) (string, error)
 }
 
 // engineProducer is what the pipeline skeleton asks of a data path's target side, as it runs and as it ends:
@@ -116,6 +118,7 @@ func (r *sourceRun) replicateWith(ctx context.Context, e engine) error {
 	}
 	r.stalls.pipelineStarts() // before the committer that owns its clock starts below
 	r.awaitRemotesWritable(ctx, targetAdmin)
+	r.learnOrigins(ctx, sourceAdmin, targetAdmin)
 	if err := r.txn.startPipeline(ctx, r, e.txnProducer(), targetAdmin, syncs); err != nil {
 		return err
 	}

@@ -56,6 +56,11 @@ func fakeErr(err error) error {
 // fakeAdmin is a clusterAdmin over the double's admin client.
 type fakeAdmin struct{ a *kafkafake.Admin }
 
+// ClusterID is unknown to the double: the provenance guard then names both clusters by their aliases.
+func (f fakeAdmin) ClusterID(context.Context) (string, error) {
+	return "", errors.New("the double has no cluster id")
+}
+
 func (f fakeAdmin) TopicIDs(ctx context.Context, topics []string) (map[string]string, error) {
 	return f.a.TopicIDs(ctx, topics)
 }
@@ -461,12 +466,13 @@ func (f *fakePipeline) CachedWatermarks(part int) (int64, int64, error) {
 	return lo, hi, fakeErr(err)
 }
 
-func (f *fakePipeline) Fatal() error                  { return fakeErr(f.p.Fatal()) }
-func (f *fakePipeline) AuthFailure() error            { return fakeErr(f.p.AuthFailure()) }
-func (f *fakePipeline) Outstanding() int              { return f.p.Outstanding() }
-func (f *fakePipeline) Flush(ctx context.Context) int { return f.p.Flush(ctx) }
-func (f *fakePipeline) Interrupt()                    {}
-func (f *fakePipeline) OwnThread() bool               { return true }
+func (f *fakePipeline) Fatal() error                                 { return fakeErr(f.p.Fatal()) }
+func (f *fakePipeline) AuthFailure() error                           { return fakeErr(f.p.AuthFailure()) }
+func (f *fakePipeline) Outstanding() int                             { return f.p.Outstanding() }
+func (f *fakePipeline) Flush(ctx context.Context) int                { return f.p.Flush(ctx) }
+func (f *fakePipeline) Interrupt()                                   {}
+func (f *fakePipeline) OwnThread() bool                              { return true }
+func (f *fakePipeline) SetProvenance(string, []byte, string, string) {}
 
 func (f *fakePipeline) Purge(inFlight bool) error {
 	f.mu.Lock()
