@@ -34,6 +34,7 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		return publicf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
 			o.f.Connector, o.flow.SourceAlias, o.flow.TargetAlias, before.TargetAlias, before.SourceAlias, o.f.FailoverOf)
 	}
+	o.undone = &before
 	if _, err := o.stop(ctx); err != nil {
 		return err
 	}
@@ -94,11 +95,13 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 
 // translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,
 // from A) to the topic on A it came from, through the offset map of the flow that copied it (A→B), read from
-// the target side: ok is false when p's topic did not come from the target or the map knows nothing of it.
+// the target side; and a position in a topic both clusters share by name (IdentityReplicationPolicy) through
+// the boundary the failover recorded (translateShared). ok is false when neither applies or the maps know
+// nothing of it.
 func (o *operation) translateBack(ctx context.Context, flow *flow, p *GroupPosition) (bool, error) {
 	src, remote := flow.Policy.TopicSource(p.SourceTopic)
 	if !remote || src != flow.TargetAlias {
-		return false, nil
+		return o.translateShared(ctx, flow, p)
 	}
 	key := kmtype.RangeKey{SourceAlias: flow.TargetAlias, TargetAlias: flow.SourceAlias, Topic: flow.Policy.OriginalTopic(p.SourceTopic), Partition: p.Partition}
 	r, err := o.store.OffsetRangeAtTarget(ctx, key, p.SourceOffset)

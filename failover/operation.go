@@ -49,6 +49,8 @@ type operation struct {
 	// lastSeen is each partition's source end offset as the source connector last saw it.
 	lastSeen map[kafka.PartitionID]int64
 	remote   map[kafka.PartitionID]string
+	// undone is, for a failback, the report of the failover it undoes.
+	undone *Report
 }
 
 func (o *operation) run(ctx context.Context) (*Report, error) {
