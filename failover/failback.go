@@ -57,10 +57,8 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		})
 		rep.StartedFrom = append(rep.StartedFrom, TopicPartitionOffset{Topic: e.Topic, Partition: e.Partition, Offset: e.Offset})
 	}
-	if len(offsets) > 0 {
-		if err := o.store.AlterOffsets(ctx, o.f.Connector, offsets, false); err != nil {
-			return fmt.Errorf("set the offsets of connector %s to the failover's positions: %w", o.f.Connector, err)
-		}
+	if err := o.setOffsets(ctx, offsets); err != nil {
+		return err
 	}
 	if err := o.store.SetTargetState(ctx, o.f.Connector, store.TargetStarted); err != nil {
 		return fmt.Errorf("start connector %s: %w", o.f.Connector, err)
@@ -68,6 +66,59 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 	o.log.Info("the reverse connector starts from the failover's positions", "failover", prev.ID, "partitions_set", len(offsets))
 	// Its tasks publish where they stand within a few seconds; the drain waits on what they committed.
 	return o.awaitRunning(ctx)
+}
+
+// offsetsRequestTimeout bounds the wait for the worker holding the stopped connector to write its offsets.
+const offsetsRequestTimeout = time.Minute
+
+// setOffsets sets the stopped connector's offsets. With exactly-once source support its tasks resume from the
+// offsets topic on the target, which would override a change made in PostgreSQL alone: the change is then
+// filed for the worker holding the connector to write there first, as PATCH /connectors/{c}/offsets does.
+func (o *operation) setOffsets(ctx context.Context, offsets []kmtype.Offset) error {
+	if len(offsets) == 0 {
+		return nil
+	}
+	if !o.offsetsInKafka {
+		if err := o.store.AlterOffsets(ctx, o.f.Connector, offsets, false); err != nil {
+			return fmt.Errorf("set the offsets of connector %s to the failover's positions: %w", o.f.Connector, err)
+		}
+		return nil
+	}
+	id, err := o.store.RequestOffsets(ctx, o.f.Connector, offsets, false)
+	if err != nil {
+		return fmt.Errorf("file the offsets of connector %s at the failover's positions: %w", o.f.Connector, err)
+	}
+	deadline := time.Now().Add(offsetsRequestTimeout)
+	for {
+		state, failure, err := o.store.OffsetRequestOutcome(ctx, id)
+		switch {
+		case err != nil:
+			return fmt.Errorf("read offsets request %d: %w", id, err)
+		case state == store.OffsetRequestDone:
+			return nil
+		case state == store.OffsetRequestFailed:
+			return publicf("the offsets of connector %s could not be set to the failover's positions: %s", o.f.Connector, failure)
+		}
+		if !time.Now().Before(deadline) {
+			state, err := o.store.ExpireOffsetRequest(ctx, id)
+			if err != nil {
+				return fmt.Errorf("withdraw offsets request %d: %w", id, err)
+			}
+			if state != store.OffsetRequestDone {
+				return publicf("the offsets of connector %s were not written to its offsets topic within %s (state %s): "+
+					"a worker with exactly-once source support must hold the stopped connector", o.f.Connector, offsetsRequestTimeout, state)
+			}
+			return nil
+		}
+		if err := o.progress(ctx, PhaseStarting); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(drainPoll):
+		}
+	}
 }
 
 // awaitRunning waits, briefly, until the connector has tasks again after its start.

@@ -43,6 +43,9 @@ type operation struct {
 	f        store.Failover
 	log      *slog.Logger
 	progress func(ctx context.Context, phase string) error
+	// offsetsInKafka says source connectors keep their offsets in the offsets topic on the target too
+	// (exactly-once source support).
+	offsetsInKafka bool
 
 	flow  *flow
 	parts []kafka.PartitionID // the source connector's partitions, sorted

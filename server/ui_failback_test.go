@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
 )
 
@@ -22,7 +24,67 @@ func TestDashboardFailback(t *testing.T) {
 	t.Parallel()
 	b := newBrowser(t)
 	k := startKmirror(t, "")
-	topic, local := kafkatest.TopicName(t, "uifb"), kafkatest.TopicName(t, "uifbB")
+	topic, local, group := failedOver(t, k, "uifb")
+
+	b.open(k.url+"/ui/connectors/mirror/failover", ".failback-page-link")
+	require.Contains(t, b.text("#failback-links"), "failback by back")
+	b.submit(".failback-page-link", "#failback-form")
+	require.Contains(t, b.text("#no-failback"), "never failed back")
+	plan := b.text("#failback-plan")
+	require.Contains(t, plan, "After the failover of mirror")
+	require.Equal(t, 1, strings.Count(plan, "uifbB-"), "only the topics the connector replicates")
+	require.Regexp(t, regexp.QuoteMeta(local+"-0")+`\s*5\b`, plan, "it would copy B's topic from the failover's end, 5")
+	require.Contains(t, b.text("#failback-groups"), group)
+	b.shot("failback-plan")
+
+	b.setValues(map[string]string{"confirm": "not-it", "failover_of": "mirror", "checkpoint_connector": "checkpoints-back", "drain_timeout_s": "30"})
+	b.submit("#failback", "#error")
+	require.Contains(t, b.text("#error"), "Type the connector's name")
+	code, _ := k.do(http.MethodGet, "/connectors/back/failback", nil)
+	require.Equal(t, http.StatusNotFound, code, "nothing was filed")
+
+	b.setValues(map[string]string{"confirm": "back", "failover_of": "mirror", "checkpoint_connector": "checkpoints-back", "drain_timeout_s": "30"})
+	b.submit("#failback", "#notice")
+	b.await("the failback succeeded on the page", `(() => {
+		const s = document.querySelector("#failback-state-value");
+		return s && s.textContent === "succeeded";
+	})()`, 90*time.Second)
+	require.Regexp(t, regexp.QuoteMeta(local+"-0")+`\s*5\b`, b.text("#failback-started"))
+	require.Contains(t, b.text("#failback-op"), group)
+	require.Contains(t, b.text("#failback-op"), "committed")
+	b.shot("failback-report")
+
+	code, body := k.do(http.MethodGet, "/connectors/back/failback", nil)
+	require.Equal(t, http.StatusOK, code)
+	rep := body.(map[string]any)["report"].(map[string]any)
+	g := rep["groups"].([]any)[0].(map[string]any)
+	require.Equal(t, "committed", g["action"])
+	p := g["partitions"].([]any)[0].(map[string]any)
+	require.Equal(t, "A."+topic, p["source_topic"])
+	require.Equal(t, topic, p["target_topic"])
+	require.Equal(t, "60", fmt.Sprint(p["target_offset"]), "the group resumes on A where it was on B")
+	require.Equal(t, true, p["exact"])
+	requireFailedBack(t, local)
+}
+
+// requireFailedBack checks that A holds, once and in order, the records produced on B's local after the
+// failover, and none of those before it.
+func requireFailedBack(t *testing.T, local string) {
+	t.Helper()
+	var values []string
+	// read_committed: under exactly-once the copy is written in transactions, its log ends with a marker.
+	_, err := kafka.ReadTopic(t.Context(), map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, "A"), "isolation.level": "read_committed"},
+		"B."+local, slog.New(slog.DiscardHandler), func(r kafka.Record) error { values = append(values, string(r.Value())); return nil })
+	require.NoError(t, err)
+	require.Equal(t, []string{"after 0", "after 1", "after 2", "after 3", "after 4", "after 5", "after 6"}, values, "A holds B's records after the failover, once")
+}
+
+// failedOver sets up a failback on k: a topic on A (100 records, group at 60) replicated to B by "mirror" with
+// "checkpoints", a topic of B's own (local: 5 records before the failover), the failover of "mirror", 7 records
+// on local after it, and the B→A connectors "back" (created STOPPED) and "checkpoints-back" following group.
+func failedOver(t *testing.T, k *kmirror, prefix string) (topic, local, group string) {
+	t.Helper()
+	topic, local = kafkatest.TopicName(t, prefix), kafkatest.TopicName(t, prefix+"B")
 	kafkatest.CreateTopic(t, "A", topic, 1, nil)
 	kafkatest.CreateTopic(t, "B", local, 1, nil)
 	producePlain(t, topic, 0, 0, 100)
@@ -34,7 +96,7 @@ func TestDashboardFailback(t *testing.T) {
 		kafkatest.Produce(t, "B", recs)
 	}
 	onB("before", 5) // on B before the failover: never copied to A
-	group := "orders-app-" + topic[len(topic)-8:]
+	group = "orders-app-" + topic[len(topic)-8:]
 	k.create("mirror", mirrorConfig(t, regexp.QuoteMeta(topic), nil))
 	k.create("checkpoints", map[string]any{
 		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
@@ -80,49 +142,7 @@ func TestDashboardFailback(t *testing.T) {
 	})
 	awaitGroupFollowed(t, k, "checkpoints-back", group)
 
-	b.open(k.url+"/ui/connectors/mirror/failover", ".failback-page-link")
-	require.Contains(t, b.text("#failback-links"), "failback by back")
-	b.submit(".failback-page-link", "#failback-form")
-	require.Contains(t, b.text("#no-failback"), "never failed back")
-	plan := b.text("#failback-plan")
-	require.Contains(t, plan, "After the failover of mirror")
-	require.Equal(t, 1, strings.Count(plan, "uifbB-"), "only the topics the connector replicates")
-	require.Regexp(t, regexp.QuoteMeta(local+"-0")+`\s*5\b`, plan, "it would copy B's topic from the failover's end, 5")
-	require.Contains(t, b.text("#failback-groups"), group)
-	b.shot("failback-plan")
-
-	b.setValues(map[string]string{"confirm": "not-it", "failover_of": "mirror", "checkpoint_connector": "checkpoints-back", "drain_timeout_s": "30"})
-	b.submit("#failback", "#error")
-	require.Contains(t, b.text("#error"), "Type the connector's name")
-	code, _ = k.do(http.MethodGet, "/connectors/back/failback", nil)
-	require.Equal(t, http.StatusNotFound, code, "nothing was filed")
-
-	b.setValues(map[string]string{"confirm": "back", "failover_of": "mirror", "checkpoint_connector": "checkpoints-back", "drain_timeout_s": "30"})
-	b.submit("#failback", "#notice")
-	b.await("the failback succeeded on the page", `(() => {
-		const s = document.querySelector("#failback-state-value");
-		return s && s.textContent === "succeeded";
-	})()`, 90*time.Second)
-	require.Regexp(t, regexp.QuoteMeta(local+"-0")+`\s*5\b`, b.text("#failback-started"))
-	require.Contains(t, b.text("#failback-op"), group)
-	require.Contains(t, b.text("#failback-op"), "committed")
-	b.shot("failback-report")
-
-	code, body = k.do(http.MethodGet, "/connectors/back/failback", nil)
-	require.Equal(t, http.StatusOK, code)
-	rep := body.(map[string]any)["report"].(map[string]any)
-	g := rep["groups"].([]any)[0].(map[string]any)
-	require.Equal(t, "committed", g["action"])
-	p := g["partitions"].([]any)[0].(map[string]any)
-	require.Equal(t, "A."+topic, p["source_topic"])
-	require.Equal(t, topic, p["target_topic"])
-	require.Equal(t, "60", fmt.Sprint(p["target_offset"]), "the group resumes on A where it was on B")
-	require.Equal(t, true, p["exact"])
-	var values []string
-	for _, r := range kafkatest.ReadAll(t, "A", "B."+local, 0) {
-		values = append(values, string(r.Value))
-	}
-	require.Equal(t, []string{"after 0", "after 1", "after 2", "after 3", "after 4", "after 5", "after 6"}, values, "A holds B's records after the failover, once")
+	return topic, local, group
 }
 
 // awaitGroupFollowed waits until checkpoint connector ck follows group.
