@@ -1,7 +1,6 @@
 package chaos
 
 import (
-	"net/http"
 	"regexp"
 	"testing"
 	"time"
@@ -76,45 +75,11 @@ func TestFailbackIdentity(t *testing.T) {
 		t.Fatalf("commit group %s on B: %v", fc.group, err)
 	}
 
-	ba, ckBA := "ba-"+s.name, "ckba-"+s.name
-	s.c.must(http.MethodPost, "/connectors", map[string]any{"name": ba, "initial_state": "STOPPED", "config": withSettings(policy, map[string]string{
-		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-		"source.cluster.alias":                  "B",
-		"target.cluster.alias":                  "A",
-		"source.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "B"),
-		"target.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "A"),
-		"topics":                                regexp.QuoteMeta(s.topic),
-		"tasks.max":                             "2",
-		"replication.factor":                    "1",
-		"offset-syncs.topic.replication.factor": "1",
-		"sync.topic.acls.enabled":               "false",
-		"refresh.topics.interval.seconds":       "1",
-	})}, http.StatusCreated)
-	s.c.putConfig(ckBA, withSettings(policy, map[string]string{
-		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
-		"source.cluster.alias":                 "B",
-		"target.cluster.alias":                 "A",
-		"source.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "B"),
-		"target.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "A"),
-		"groups":                               regexp.QuoteMeta(fc.group),
-		"topics":                               regexp.QuoteMeta(s.topic),
-		"emit.checkpoints.interval.seconds":    "1",
-		"refresh.groups.interval.seconds":      "1",
-		"checkpoints.topic.replication.factor": "1",
-	}))
+	ba, ckBA := createBack(t, s, regexp.QuoteMeta(s.topic), regexp.QuoteMeta(s.topic), fc.group, policy)
 	awaitFollowed(t, s.c, ckBA, fc.group, v.deadline)
 	rep := awaitOperation(t, s.c, ba, "failback", map[string]any{"failover_of": s.name, "checkpoint_connector": ckBA, "drain_timeout_ms": 60_000}, v.deadline)
 
-	onA := map[int32]int64{}
-	have, failed, err := newAdmin(t, "A").GroupOffsets(t.Context(), []string{fc.group})
-	if err != nil || failed[fc.group] != nil {
-		t.Fatalf("read group %s on A: %v %v", fc.group, err, failed[fc.group])
-	}
-	for _, o := range have[fc.group] {
-		if o.Topic == s.topic {
-			onA[o.Partition] = o.Offset
-		}
-	}
+	onA := groupOn(t, "A", fc.group, s.topic)
 	// Record by record: A against B, and the group's resume on A against what it read on B.
 	var missing, twice, copied, skipped, reread int
 	for p := range sourcePartitions {
@@ -149,14 +114,7 @@ func TestFailbackIdentity(t *testing.T) {
 		}
 		t.Logf("partition %d: B's end at the failover %d, group on B at %d, resumes on A at %d", p, boundary[int32(p)], positions[p], onA[int32(p)])
 	}
-	exact := 0
-	for _, g := range rep.Groups {
-		for _, gp := range g.Partitions {
-			if gp.Exact && gp.Committed {
-				exact++
-			}
-		}
-	}
+	exact := exactCommitted(rep)
 	t.Logf("SUMMARY %s: started from %v; B's records past the failover copied to A: %d (produced %d); B's records missing on A %d, on A twice %d; "+
 		"group resumes on A: %d skipped, %d read again; exact and committed partitions in the report %d of %d",
 		t.Name(), rep.StartedFrom, copied, after*sourcePartitions, missing, twice, skipped, reread, exact, sourcePartitions)

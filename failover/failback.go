@@ -110,13 +110,8 @@ func (o *operation) setOffsets(ctx context.Context, offsets []kmtype.Offset) err
 			}
 			return nil
 		}
-		if err := o.progress(ctx, PhaseStarting); err != nil {
+		if err := o.pause(ctx, PhaseStarting); err != nil {
 			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(drainPoll):
 		}
 	}
 }
@@ -132,13 +127,8 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 		if !drained {
 			return nil
 		}
-		if err := o.progress(ctx, PhaseStarting); err != nil {
+		if err := o.pause(ctx, PhaseStarting); err != nil {
 			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(drainPoll):
 		}
 	}
 	return publicf("connector %s did not start within a minute", o.f.Connector)

@@ -218,13 +218,8 @@ func (o *operation) drain(ctx context.Context, ends map[kafka.PartitionID]int64)
 			o.log.Warn("the drain timed out; stopping the source connector with partitions not replicated to the end", "partitions_behind", behind)
 			return false, nil
 		}
-		if err := o.progress(ctx, PhaseDraining); err != nil {
+		if err := o.pause(ctx, PhaseDraining); err != nil {
 			return false, err
-		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(drainPoll):
 		}
 	}
 }
@@ -248,14 +243,22 @@ func (o *operation) stop(ctx context.Context) (bool, error) {
 			o.log.Warn("the source connector's tasks did not stop in time; the report's positions may still move")
 			return false, nil
 		}
-		if err := o.progress(ctx, PhaseStopping); err != nil {
+		if err := o.pause(ctx, PhaseStopping); err != nil {
 			return false, err
 		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(drainPoll):
-		}
+	}
+}
+
+// pause shows a sign of life in phase and waits one drainPoll.
+func (o *operation) pause(ctx context.Context, phase string) error {
+	if err := o.progress(ctx, phase); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(drainPoll):
+		return nil
 	}
 }
 
