@@ -57,32 +57,7 @@ func TestFailback(t *testing.T) {
 		t.Fatalf("commit group %s on B: %v", fc.group, err)
 	}
 
-	ba, ckBA := "ba-"+s.name, "ckba-"+s.name
-	s.c.must(http.MethodPost, "/connectors", map[string]any{"name": ba, "initial_state": "STOPPED", "config": map[string]string{
-		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
-		"source.cluster.alias":                  "B",
-		"target.cluster.alias":                  "A",
-		"source.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "B"),
-		"target.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "A"),
-		"topics":                                regexp.QuoteMeta(local),
-		"tasks.max":                             "2",
-		"replication.factor":                    "1",
-		"offset-syncs.topic.replication.factor": "1",
-		"sync.topic.acls.enabled":               "false",
-		"refresh.topics.interval.seconds":       "1",
-	}}, http.StatusCreated)
-	s.c.putConfig(ckBA, map[string]string{
-		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
-		"source.cluster.alias":                 "B",
-		"target.cluster.alias":                 "A",
-		"source.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "B"),
-		"target.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "A"),
-		"groups":                               regexp.QuoteMeta(fc.group),
-		"topics":                               regexp.QuoteMeta(s.remote) + "|" + regexp.QuoteMeta(local),
-		"emit.checkpoints.interval.seconds":    "1",
-		"refresh.groups.interval.seconds":      "1",
-		"checkpoints.topic.replication.factor": "1",
-	})
+	ba, ckBA := createBack(t, s, regexp.QuoteMeta(local), regexp.QuoteMeta(s.remote)+"|"+regexp.QuoteMeta(local), fc.group, nil)
 	awaitFollowed(t, s.c, ckBA, fc.group, v.deadline)
 	rep := awaitOperation(t, s.c, ba, "failback", map[string]any{"failover_of": s.name, "checkpoint_connector": ckBA, "drain_timeout_ms": 60_000}, v.deadline)
 
@@ -103,16 +78,7 @@ func TestFailback(t *testing.T) {
 		}
 	}
 	// The group resumes on A at the record it was at on B.
-	onA := map[int32]int64{}
-	have, failed, err := newAdmin(t, "A").GroupOffsets(t.Context(), []string{fc.group})
-	if err != nil || failed[fc.group] != nil {
-		t.Fatalf("read group %s on A: %v %v", fc.group, err, failed[fc.group])
-	}
-	for _, o := range have[fc.group] {
-		if o.Topic == s.topic {
-			onA[o.Partition] = o.Offset
-		}
-	}
+	onA := groupOn(t, "A", fc.group, s.topic)
 	wrong := 0
 	for p := range sourcePartitions {
 		atB := valueAt(t, "B", s.remote, int32(p), positions[p])
@@ -122,20 +88,75 @@ func TestFailback(t *testing.T) {
 			t.Errorf("partition %d: the group is at %d on B (%q) and resumes at %d on A (%q)", p, positions[p], atB, onA[int32(p)], atA)
 		}
 	}
-	exact := 0
-	for _, g := range rep.Groups {
-		for _, gp := range g.Partitions {
-			if gp.Exact && gp.Committed {
-				exact++
-			}
-		}
-	}
+	exact := exactCommitted(rep)
 	t.Logf("SUMMARY %s: started from %v; on A's B.%s: %d records (produced on B after the failover: %d), %d of those B held before, %d twice; "+
 		"group resumes on A at the record it was at on B in %d of %d partitions (wrong %d); exact and committed partitions in the report %d",
 		t.Name(), rep.StartedFrom, local, copied, 30*sourcePartitions, before, twice, sourcePartitions-wrong, sourcePartitions, wrong, exact)
 	if copied != 30*sourcePartitions || before > 0 || twice > 0 {
 		t.Errorf("A's copy of B's topic: %d records, want %d; %d from before the failover, %d twice", copied, 30*sourcePartitions, before, twice)
 	}
+}
+
+// createBack creates the B→A source connector of the scenario, STOPPED, for the topics on B, and its checkpoint
+// connector following group in ckTopics, both with extra's settings; it returns their names.
+func createBack(t *testing.T, s *scenario, topics, ckTopics, group string, extra map[string]string) (ba, ckBA string) {
+	t.Helper()
+	ba, ckBA = "ba-"+s.name, "ckba-"+s.name
+	s.c.must(http.MethodPost, "/connectors", map[string]any{"name": ba, "initial_state": "STOPPED", "config": withSettings(extra, map[string]string{
+		"connector.class":                       "org.apache.kafka.connect.mirror.MirrorSourceConnector",
+		"source.cluster.alias":                  "B",
+		"target.cluster.alias":                  "A",
+		"source.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "B"),
+		"target.cluster.bootstrap.servers":      kafkatest.Bootstrap(t, "A"),
+		"topics":                                topics,
+		"tasks.max":                             "2",
+		"replication.factor":                    "1",
+		"offset-syncs.topic.replication.factor": "1",
+		"sync.topic.acls.enabled":               "false",
+		"refresh.topics.interval.seconds":       "1",
+	})}, http.StatusCreated)
+	s.c.putConfig(ckBA, withSettings(extra, map[string]string{
+		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
+		"source.cluster.alias":                 "B",
+		"target.cluster.alias":                 "A",
+		"source.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "B"),
+		"target.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "A"),
+		"groups":                               regexp.QuoteMeta(group),
+		"topics":                               ckTopics,
+		"emit.checkpoints.interval.seconds":    "1",
+		"refresh.groups.interval.seconds":      "1",
+		"checkpoints.topic.replication.factor": "1",
+	}))
+	return ba, ckBA
+}
+
+// groupOn reads group's committed offsets of topic on cluster, by partition.
+func groupOn(t *testing.T, cluster, group, topic string) map[int32]int64 {
+	t.Helper()
+	have, failed, err := newAdmin(t, cluster).GroupOffsets(t.Context(), []string{group})
+	if err != nil || failed[group] != nil {
+		t.Fatalf("read group %s on %s: %v %v", group, cluster, err, failed[group])
+	}
+	out := map[int32]int64{}
+	for _, o := range have[group] {
+		if o.Topic == topic {
+			out[o.Partition] = o.Offset
+		}
+	}
+	return out
+}
+
+// exactCommitted counts the group partitions a report calls exact and committed.
+func exactCommitted(rep *failover.Report) int {
+	n := 0
+	for _, g := range rep.Groups {
+		for _, gp := range g.Partitions {
+			if gp.Exact && gp.Committed {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // produceOn writes n records to every partition of topic on cluster, their values prefixed with what.

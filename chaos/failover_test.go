@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"regexp"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/failover"
 )
 
@@ -80,10 +82,19 @@ type failoverCase struct {
 }
 
 func newFailoverCase(t *testing.T, prefix string) *failoverCase {
+	return newFailoverCaseWith(t, prefix, nil)
+}
+
+// newFailoverCaseWith is newFailoverCase with settings both connectors take (a replication policy).
+func newFailoverCaseWith(t *testing.T, prefix string, extra map[string]string) *failoverCase {
 	s := newScenario(t, prefix)
+	s.extra = extra
+	if extra[mirrorconfig.ReplicationPolicyClassConfig] == identityPolicy {
+		s.remote = s.topic
+	}
 	s.startConnector()
 	fc := &failoverCase{t: t, s: s, ck: "ck-" + s.name, group: "grp-" + s.topic}
-	s.c.putConfig(fc.ck, map[string]string{
+	s.c.putConfig(fc.ck, withSettings(extra, map[string]string{
 		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
 		"source.cluster.alias":                 "A",
 		"target.cluster.alias":                 "B",
@@ -94,8 +105,14 @@ func newFailoverCase(t *testing.T, prefix string) *failoverCase {
 		"emit.checkpoints.interval.seconds":    "1",
 		"refresh.groups.interval.seconds":      "1",
 		"checkpoints.topic.replication.factor": "1",
-	})
+	}))
 	return fc
+}
+
+// withSettings returns cfg with extra's settings added.
+func withSettings(extra, cfg map[string]string) map[string]string {
+	maps.Copy(cfg, extra)
+	return cfg
 }
 
 // consumeOnA plays a consumer group that keeps up with A for d: it commits A's end offsets as the group's

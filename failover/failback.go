@@ -34,6 +34,7 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		return publicf("connector %s replicates from %s to %s, not back from %s to %s as a failback of %s must",
 			o.f.Connector, o.flow.SourceAlias, o.flow.TargetAlias, before.TargetAlias, before.SourceAlias, o.f.FailoverOf)
 	}
+	o.undone = &before
 	if _, err := o.stop(ctx); err != nil {
 		return err
 	}
@@ -56,10 +57,8 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 		})
 		rep.StartedFrom = append(rep.StartedFrom, TopicPartitionOffset{Topic: e.Topic, Partition: e.Partition, Offset: e.Offset})
 	}
-	if len(offsets) > 0 {
-		if err := o.store.AlterOffsets(ctx, o.f.Connector, offsets, false); err != nil {
-			return fmt.Errorf("set the offsets of connector %s to the failover's positions: %w", o.f.Connector, err)
-		}
+	if err := o.setOffsets(ctx, offsets); err != nil {
+		return err
 	}
 	if err := o.store.SetTargetState(ctx, o.f.Connector, store.TargetStarted); err != nil {
 		return fmt.Errorf("start connector %s: %w", o.f.Connector, err)
@@ -67,6 +66,54 @@ func (o *operation) startReverse(ctx context.Context, rep *Report) error {
 	o.log.Info("the reverse connector starts from the failover's positions", "failover", prev.ID, "partitions_set", len(offsets))
 	// Its tasks publish where they stand within a few seconds; the drain waits on what they committed.
 	return o.awaitRunning(ctx)
+}
+
+// offsetsRequestTimeout bounds the wait for the worker holding the stopped connector to write its offsets.
+const offsetsRequestTimeout = time.Minute
+
+// setOffsets sets the stopped connector's offsets. With exactly-once source support its tasks resume from the
+// offsets topic on the target, which would override a change made in PostgreSQL alone: the change is then
+// filed for the worker holding the connector to write there first, as PATCH /connectors/{c}/offsets does.
+func (o *operation) setOffsets(ctx context.Context, offsets []kmtype.Offset) error {
+	if len(offsets) == 0 {
+		return nil
+	}
+	if !o.offsetsInKafka {
+		if err := o.store.AlterOffsets(ctx, o.f.Connector, offsets, false); err != nil {
+			return fmt.Errorf("set the offsets of connector %s to the failover's positions: %w", o.f.Connector, err)
+		}
+		return nil
+	}
+	id, err := o.store.RequestOffsets(ctx, o.f.Connector, offsets, false)
+	if err != nil {
+		return fmt.Errorf("file the offsets of connector %s at the failover's positions: %w", o.f.Connector, err)
+	}
+	deadline := time.Now().Add(offsetsRequestTimeout)
+	for {
+		state, failure, err := o.store.OffsetRequestOutcome(ctx, id)
+		switch {
+		case err != nil:
+			return fmt.Errorf("read offsets request %d: %w", id, err)
+		case state == store.OffsetRequestDone:
+			return nil
+		case state == store.OffsetRequestFailed:
+			return publicf("the offsets of connector %s could not be set to the failover's positions: %s", o.f.Connector, failure)
+		}
+		if !time.Now().Before(deadline) {
+			state, err := o.store.ExpireOffsetRequest(ctx, id)
+			if err != nil {
+				return fmt.Errorf("withdraw offsets request %d: %w", id, err)
+			}
+			if state != store.OffsetRequestDone {
+				return publicf("the offsets of connector %s were not written to its offsets topic within %s (state %s): "+
+					"a worker with exactly-once source support must hold the stopped connector", o.f.Connector, offsetsRequestTimeout, state)
+			}
+			return nil
+		}
+		if err := o.pause(ctx, PhaseStarting); err != nil {
+			return err
+		}
+	}
 }
 
 // awaitRunning waits, briefly, until the connector has tasks again after its start.
@@ -80,13 +127,8 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 		if !drained {
 			return nil
 		}
-		if err := o.progress(ctx, PhaseStarting); err != nil {
+		if err := o.pause(ctx, PhaseStarting); err != nil {
 			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(drainPoll):
 		}
 	}
 	return publicf("connector %s did not start within a minute", o.f.Connector)
@@ -94,11 +136,13 @@ func (o *operation) awaitRunning(ctx context.Context) error {
 
 // translateBack translates a position on this flow's source (B) in a topic that came from its target (A.orders,
 // from A) to the topic on A it came from, through the offset map of the flow that copied it (A→B), read from
-// the target side: ok is false when p's topic did not come from the target or the map knows nothing of it.
+// the target side; and a position in a topic both clusters share by name (IdentityReplicationPolicy) through
+// the boundary the failover recorded (translateShared). ok is false when neither applies or the maps know
+// nothing of it.
 func (o *operation) translateBack(ctx context.Context, flow *flow, p *GroupPosition) (bool, error) {
 	src, remote := flow.Policy.TopicSource(p.SourceTopic)
 	if !remote || src != flow.TargetAlias {
-		return false, nil
+		return o.translateShared(ctx, flow, p)
 	}
 	key := kmtype.RangeKey{SourceAlias: flow.TargetAlias, TargetAlias: flow.SourceAlias, Topic: flow.Policy.OriginalTopic(p.SourceTopic), Partition: p.Partition}
 	r, err := o.store.OffsetRangeAtTarget(ctx, key, p.SourceOffset)

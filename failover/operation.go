@@ -43,12 +43,17 @@ type operation struct {
 	f        store.Failover
 	log      *slog.Logger
 	progress func(ctx context.Context, phase string) error
+	// offsetsInKafka says source connectors keep their offsets in the offsets topic on the target too
+	// (exactly-once source support).
+	offsetsInKafka bool
 
 	flow  *flow
 	parts []kafka.PartitionID // the source connector's partitions, sorted
 	// lastSeen is each partition's source end offset as the source connector last saw it.
 	lastSeen map[kafka.PartitionID]int64
 	remote   map[kafka.PartitionID]string
+	// undone is, for a failback, the report of the failover it undoes.
+	undone *Report
 }
 
 func (o *operation) run(ctx context.Context) (*Report, error) {
@@ -213,13 +218,8 @@ func (o *operation) drain(ctx context.Context, ends map[kafka.PartitionID]int64)
 			o.log.Warn("the drain timed out; stopping the source connector with partitions not replicated to the end", "partitions_behind", behind)
 			return false, nil
 		}
-		if err := o.progress(ctx, PhaseDraining); err != nil {
+		if err := o.pause(ctx, PhaseDraining); err != nil {
 			return false, err
-		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(drainPoll):
 		}
 	}
 }
@@ -243,14 +243,22 @@ func (o *operation) stop(ctx context.Context) (bool, error) {
 			o.log.Warn("the source connector's tasks did not stop in time; the report's positions may still move")
 			return false, nil
 		}
-		if err := o.progress(ctx, PhaseStopping); err != nil {
+		if err := o.pause(ctx, PhaseStopping); err != nil {
 			return false, err
 		}
-		select {
-		case <-ctx.Done():
-			return false, ctx.Err()
-		case <-time.After(drainPoll):
-		}
+	}
+}
+
+// pause shows a sign of life in phase and waits one drainPoll.
+func (o *operation) pause(ctx context.Context, phase string) error {
+	if err := o.progress(ctx, phase); err != nil {
+		return err
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(drainPoll):
+		return nil
 	}
 }
 

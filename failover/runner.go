@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
 )
@@ -27,6 +28,9 @@ type Runner struct {
 	// Poll is how often the runner looks for work without a wake-up; Stale is how long a running operation
 	// may go without a sign of life before another worker takes it over.
 	Poll, Stale time.Duration
+	// ExactlyOnceSource is the workers' exactly.once.source.support: enabled, a source connector resumes from
+	// its offsets topic on the target, so a failback's start offsets are written there too.
+	ExactlyOnceSource mirrorconfig.ExactlyOnceSourceSupport
 }
 
 // NewRunner returns a runner for workerID whose clients follow clients, the operator's rules for client
@@ -63,7 +67,7 @@ func (r *Runner) Run(ctx context.Context) error {
 func (r *Runner) run(ctx context.Context, f store.Failover) {
 	log := r.log.With("connector", f.Connector, "failover", f.ID)
 	log.Info(f.Kind+" started", "checkpoint_connector", f.CheckpointConnector, "drain_timeout_ms", f.DrainTimeout.Milliseconds())
-	op := &operation{store: r.store, flows: r.flows, f: f, log: log, progress: func(ctx context.Context, phase string) error {
+	op := &operation{store: r.store, flows: r.flows, f: f, log: log, offsetsInKafka: r.ExactlyOnceSource.Enabled(), progress: func(ctx context.Context, phase string) error {
 		return r.store.FailoverProgress(ctx, f.ID, r.workerID, phase)
 	}}
 	rep, err := op.run(ctx)

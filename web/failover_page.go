@@ -6,11 +6,14 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 )
 
 // failoverOp is GET /connectors/{c}/failover as the page shows it.
 type failoverOp struct {
 	ID                  int64           `json:"id"`
+	FailoverOf          *string         `json:"failover_of"`
 	CheckpointConnector *string         `json:"checkpoint_connector"`
 	DrainTimeoutMs      int64           `json:"drain_timeout_ms"`
 	State               string          `json:"state"`
@@ -39,7 +42,9 @@ type failoverReport struct {
 			To   int64 `json:"to"`
 		} `json:"not_replicated"`
 	} `json:"partitions"`
-	NotReplicatedOffsets int64 `json:"not_replicated_offsets"`
+	NotReplicatedOffsets int64                  `json:"not_replicated_offsets"`
+	TargetEnds           []topicPartitionOffset `json:"target_ends"`
+	StartedFrom          []topicPartitionOffset `json:"started_from"`
 	Groups               []struct {
 		Group      string `json:"group"`
 		Action     string `json:"action"`
@@ -57,6 +62,12 @@ type failoverReport struct {
 	} `json:"groups"`
 }
 
+type topicPartitionOffset struct {
+	Topic     string `json:"topic"`
+	Partition int    `json:"partition"`
+	Offset    int64  `json:"offset"`
+}
+
 type failoverData struct {
 	Title string
 	Name  string
@@ -65,7 +76,9 @@ type failoverData struct {
 	PartErr    string
 	Lag        int64 // records A holds that B has not, over the partitions, as last published
 	Op         *failoverOp
-	Msg        pageMsg
+	// Failbacks are the source connectors of the opposite flow: a failback of this failover is filed on one.
+	Failbacks []string
+	Msg       pageMsg
 }
 
 // failoverPage shows what a failover of the source connector would do (GET), files one (POST, after the
@@ -87,16 +100,11 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 	} else {
 		d.Msg.Notice = r.URL.Query().Get("notice")
 	}
-	var op failoverOp
-	err := h.api.get(ctx, connectorPath(name, "failover"), &op)
-	var ae *apiError
-	switch {
-	case err == nil:
-		d.Op = &op
-	case errors.As(err, &ae) && ae.Status == http.StatusNotFound && strings.HasSuffix(ae.Message, "has no failover"):
-	default:
+	op, err := h.latestOperation(ctx, name, "failover")
+	if err != nil {
 		return err
 	}
+	d.Op = op
 	var p partitions
 	if err := h.api.get(ctx, connectorPath(name, "partitions"), &p); err != nil {
 		d.PartErr = err.Error()
@@ -111,6 +119,14 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 	if fragment {
 		h.renderFragment(w, r, "failover", "state", d)
 		return nil
+	}
+	var all map[string]expanded
+	if err := h.api.get(ctx, "/connectors?expand=info", &all); err != nil {
+		return err
+	}
+	if me, ok := all[name]; ok {
+		src, tgt := flowAliases(me.Info.Config)
+		d.Failbacks = flowConnectors(all, mirrorconfig.SourceConnectorClass, tgt, src)
 	}
 	status := http.StatusOK
 	if d.Msg.Error != "" {

@@ -12,7 +12,7 @@ import (
 )
 
 // pageFiles are the pages, each parsed together with layout.html; a page's fragments are templates of its file.
-var pageFiles = []string{"error", "connectors", "connector", "edit", "create", "workers", "groups", "offsets", "failover"}
+var pageFiles = []string{"error", "connectors", "connector", "edit", "create", "workers", "groups", "offsets", "failover", "failback"}
 
 var funcs = template.FuncMap{
 	// connURL is the dashboard URL of a connector's page or view, the name path-escaped.
@@ -35,7 +35,7 @@ var funcs = template.FuncMap{
 // answer, because an executed template can no longer be given other functions).
 func parsePages(canWrite bool) (map[string]*template.Template, error) {
 	base, err := template.New("layout.html").Funcs(funcs).Funcs(template.FuncMap{"canWrite": func() bool { return canWrite }}).
-		ParseFS(templateFS, "templates/layout.html")
+		ParseFS(templateFS, "templates/layout.html", "templates/report.html")
 	if err != nil {
 		return nil, fmt.Errorf("web: parse layout: %w", err)
 	}

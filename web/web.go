@@ -149,6 +149,10 @@ func (h *Handler) connectorRoute(w http.ResponseWriter, r *http.Request, rest st
 		return h.failoverPage(w, r, name, false)
 	case "failover-live":
 		return h.onlyGet(r, func() error { return h.failoverPage(w, r, name, true) })
+	case "failback":
+		return h.failbackPage(w, r, name, false)
+	case "failback-live":
+		return h.onlyGet(r, func() error { return h.failbackPage(w, r, name, true) })
 	}
 	return &apiError{Status: http.StatusNotFound, Message: "No such page: " + r.URL.Path}
 }

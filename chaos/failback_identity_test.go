@@ -1,0 +1,127 @@
+package chaos
+
+import (
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+)
+
+// identityPolicy is MM2's IdentityReplicationPolicy: a topic keeps its name on the other cluster.
+const identityPolicy = "org.apache.kafka.connect.mirror.IdentityReplicationPolicy"
+
+// TestFailbackIdentity fails over from A to B (planned: A's producers stopped) and back as TestFailback does, with both flows under
+// IdentityReplicationPolicy: B's producers write to the same topic A's records were copied into, and the
+// consumer group reads on in it, in one partition out of three inside A's copies, in one exactly at the end
+// B had at the failover, in one among B's own records.
+// Expected: A holds every record of the topic on B, none twice, and none of B's copies of A's records again;
+// the group resumes on A with 0 records skipped and 0 read again (audited record by record against what it
+// read on B), and the report calls every partition exact.
+func TestFailbackIdentity(t *testing.T) {
+	v := vol()
+	policy := map[string]string{mirrorconfig.ReplicationPolicyClassConfig: identityPolicy}
+	fc := newFailoverCaseWith(t, "foi", policy)
+	s := fc.s
+	s.prod.Run(v.rate)
+	s.awaitFlowing(time.Minute)
+	fc.consumeOnA(v.settle)
+	// A planned failover: A's producers stop first, so that B holds every record of A. (With records A took
+	// that never reached B, a group past the boundary cannot resume exactly: A holds those records, unread,
+	// before B's copies the group read. It resumes before them, reading some of B's again, never skipping.)
+	s.prod.Stop()
+	moved := fc.failover(60_000, v.deadline)
+	if moved.NotReplicatedOffsets != 0 {
+		t.Fatalf("the planned failover left %d offsets of A not replicated", moved.NotReplicatedOffsets)
+	}
+	atFailover := map[int32]int64{}
+	for _, g := range moved.Groups {
+		for _, gp := range g.Partitions {
+			if gp.TargetOffset != nil {
+				atFailover[gp.Partition] = *gp.TargetOffset
+			}
+		}
+	}
+	boundary := map[int32]int64{}
+	for _, e := range moved.TargetEnds {
+		if e.Topic == s.topic {
+			boundary[e.Partition] = e.Offset
+		}
+	}
+	if len(boundary) != sourcePartitions {
+		t.Fatalf("the failover recorded B's end of %d partitions of %s, want %d: %v", len(boundary), s.topic, sourcePartitions, moved.TargetEnds)
+	}
+
+	// On B: producers write to the shared topic; the group reads on and commits.
+	const after = 30
+	produceOn(t, "B", s.topic, "after", after)
+	positions := make([]int64, sourcePartitions)
+	var commit []kafka.GroupOffset
+	for p := range sourcePartitions {
+		from, end := atFailover[int32(p)], boundary[int32(p)]
+		switch p % 3 {
+		case 0: // inside A's copies
+			positions[p] = from + (end-from)/2
+		case 1: // every copy of A's records read, none of B's own
+			positions[p] = end
+		default: // among B's own records
+			positions[p] = end + after/3
+		}
+		commit = append(commit, kafka.GroupOffset{Topic: s.topic, Partition: int32(p), Offset: positions[p]})
+	}
+	if err := newAdmin(t, "B").AlterGroupOffsets(t.Context(), fc.group, commit); err != nil {
+		t.Fatalf("commit group %s on B: %v", fc.group, err)
+	}
+
+	ba, ckBA := createBack(t, s, regexp.QuoteMeta(s.topic), regexp.QuoteMeta(s.topic), fc.group, policy)
+	awaitFollowed(t, s.c, ckBA, fc.group, v.deadline)
+	rep := awaitOperation(t, s.c, ba, "failback", map[string]any{"failover_of": s.name, "checkpoint_connector": ckBA, "drain_timeout_ms": 60_000}, v.deadline)
+
+	onA := groupOn(t, "A", fc.group, s.topic)
+	// Record by record: A against B, and the group's resume on A against what it read on B.
+	var missing, twice, copied, skipped, reread int
+	for p := range sourcePartitions {
+		recsA, recsB := kafkatest.ReadAll(t, "A", s.topic, int32(p)), kafkatest.ReadAll(t, "B", s.topic, int32(p))
+		onAByValue := map[string]int{}
+		for _, r := range recsA {
+			onAByValue[string(r.Value)]++
+		}
+		read := map[string]bool{}
+		for _, r := range recsB {
+			v := string(r.Value)
+			switch n := onAByValue[v]; {
+			case n == 0:
+				missing++
+			case n > 1:
+				twice += n - 1
+			}
+			if r.Offset >= boundary[int32(p)] {
+				copied++
+			}
+			if r.Offset < positions[p] {
+				read[v] = true
+			}
+		}
+		for _, r := range recsA {
+			switch v := string(r.Value); {
+			case r.Offset < onA[int32(p)] && !read[v]:
+				skipped++
+			case r.Offset >= onA[int32(p)] && read[v]:
+				reread++
+			}
+		}
+		t.Logf("partition %d: B's end at the failover %d, group on B at %d, resumes on A at %d", p, boundary[int32(p)], positions[p], onA[int32(p)])
+	}
+	exact := exactCommitted(rep)
+	t.Logf("SUMMARY %s: started from %v; B's records past the failover copied to A: %d (produced %d); B's records missing on A %d, on A twice %d; "+
+		"group resumes on A: %d skipped, %d read again; exact and committed partitions in the report %d of %d",
+		t.Name(), rep.StartedFrom, copied, after*sourcePartitions, missing, twice, skipped, reread, exact, sourcePartitions)
+	if copied != after*sourcePartitions || missing > 0 || twice > 0 {
+		t.Errorf("A against B: %d of B's records past the failover, want %d; %d missing on A, %d twice", copied, after*sourcePartitions, missing, twice)
+	}
+	if skipped > 0 || reread > 0 || exact != sourcePartitions {
+		t.Errorf("the group resumes on A with %d skipped and %d read again, %d partitions exact; want 0, 0, %d", skipped, reread, exact, sourcePartitions)
+	}
+}

@@ -1,0 +1,184 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+)
+
+// failbackCandidate is a connector of the opposite flow (A→B, for this B→A one) whose failover a failback can
+// undo, with the positions a failback would start from.
+type failbackCandidate struct {
+	Connector string
+	// FinishedAt is when its failover ended; StartFrom the target's ends it recorded then.
+	FinishedAt string
+	StartFrom  []topicPartitionOffset
+}
+
+// failbackGroups are the groups a checkpoint connector of this flow follows: those a failback moves.
+type failbackGroups struct {
+	Connector string
+	Groups    []group
+	Error     string
+}
+
+type failbackData struct {
+	Title string
+	Name  string
+	// SourceAlias and TargetAlias are this connector's (B and A).
+	SourceAlias, TargetAlias string
+	Candidates               []failbackCandidate
+	Checkpoints              []failbackGroups
+	Op                       *failoverOp
+	Msg                      pageMsg
+}
+
+// failbackPage shows what a failback of the B→A source connector would do (GET): the A→B connectors whose
+// failover it can undo, the positions it would start copying B from, the groups it would move; files one
+// (POST, after the user typed the connector's name) and shows the latest one with its report.
+func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
+	ctx := r.Context()
+	d := failbackData{Title: "Failback of " + name, Name: name}
+	if r.Method == http.MethodPost && !fragment {
+		if err := r.ParseForm(); err != nil {
+			return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+		}
+		done, err := afterWrite(w, r, h.startFailback(r, name), connURL(name, "failback"),
+			"Failback filed: it runs on a worker; this page shows its progress and report.", &d.Msg)
+		if done || err != nil {
+			return err
+		}
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return errMethod
+	} else {
+		d.Msg.Notice = r.URL.Query().Get("notice")
+	}
+	op, err := h.latestOperation(ctx, name, "failback")
+	if err != nil {
+		return err
+	}
+	d.Op = op
+	if fragment {
+		h.renderFragment(w, r, "failback", "state", d)
+		return nil
+	}
+	if err := h.failbackPlan(ctx, &d); err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if d.Msg.Error != "" {
+		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
+	}
+	h.render(w, r, status, "failback", d)
+	return nil
+}
+
+// latestOperation is the connector's latest failover or failback (kind), nil when it has none.
+func (h *Handler) latestOperation(ctx context.Context, name, kind string) (*failoverOp, error) {
+	var op failoverOp
+	err := h.api.get(ctx, connectorPath(name, kind), &op)
+	var ae *apiError
+	switch {
+	case err == nil:
+		return &op, nil
+	case errors.As(err, &ae) && ae.Status == http.StatusNotFound && strings.HasSuffix(ae.Message, "has no "+kind):
+		return nil, nil
+	default:
+		return nil, err
+	}
+}
+
+// failbackPlan finds the source connectors of the opposite flow with a succeeded failover, and the groups the
+// checkpoint connectors of this flow follow.
+func (h *Handler) failbackPlan(ctx context.Context, d *failbackData) error {
+	var all map[string]expanded
+	if err := h.api.get(ctx, "/connectors?expand=info", &all); err != nil {
+		return err
+	}
+	me, ok := all[d.Name]
+	if !ok {
+		return &apiError{Status: http.StatusNotFound, Message: "Connector " + d.Name + " not found"}
+	}
+	d.SourceAlias, d.TargetAlias = flowAliases(me.Info.Config)
+	// The failover recorded every topic of B's own; the failback starts those this connector replicates.
+	topics, err := mirror.NewTopicFilter(me.Info.Config)
+	if err != nil {
+		return &apiError{Status: http.StatusBadRequest, Message: "Connector " + d.Name + ": " + err.Error()}
+	}
+	for _, n := range flowConnectors(all, mirrorconfig.SourceConnectorClass, d.TargetAlias, d.SourceAlias) {
+		op, err := h.latestOperation(ctx, n, "failover")
+		if err != nil || op == nil || op.State != "succeeded" || op.Report == nil {
+			continue
+		}
+		c := failbackCandidate{Connector: n, FinishedAt: optString(op.FinishedAt)}
+		for _, e := range op.Report.TargetEnds {
+			if topics.Accepts(e.Topic) {
+				c.StartFrom = append(c.StartFrom, e)
+			}
+		}
+		d.Candidates = append(d.Candidates, c)
+	}
+	for _, n := range flowConnectors(all, mirrorconfig.CheckpointConnectorClass, d.SourceAlias, d.TargetAlias) {
+		fg := failbackGroups{Connector: n}
+		var body struct {
+			Groups []group `json:"groups"`
+		}
+		if err := h.api.get(ctx, connectorPath(n, "groups"), &body); err != nil {
+			fg.Error = err.Error()
+		}
+		fg.Groups = body.Groups
+		d.Checkpoints = append(d.Checkpoints, fg)
+	}
+	return nil
+}
+
+// flowAliases are a connector's source and target cluster aliases.
+func flowAliases(config map[string]string) (source, target string) {
+	return config[mirrorconfig.SourceClusterAliasConfig], config[mirrorconfig.TargetClusterAliasConfig]
+}
+
+// flowConnectors names, sorted, the connectors of class (mirrorconfig's canonical name) from source to target.
+func flowConnectors(all map[string]expanded, class, source, target string) []string {
+	var out []string
+	for n, e := range all {
+		p, ok := mirrorconfig.LookupPlugin(e.Info.Config[mirrorconfig.ConnectorClassConfig])
+		if s, t := flowAliases(e.Info.Config); ok && p.Class == class && s == source && t == target {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func optString(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// startFailback files the failback the form asks for; the typed name must be the connector's.
+func (h *Handler) startFailback(r *http.Request, name string) error {
+	if r.PostForm.Get("confirm") != name {
+		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the failback"}
+	}
+	body := map[string]any{"failover_of": strings.TrimSpace(r.PostForm.Get("failover_of"))}
+	if ck := strings.TrimSpace(r.PostForm.Get("checkpoint_connector")); ck != "" {
+		body["checkpoint_connector"] = ck
+	}
+	if s := strings.TrimSpace(r.PostForm.Get("drain_timeout_s")); s != "" {
+		secs, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return &apiError{Status: http.StatusBadRequest, Message: "Drain timeout: a whole number of seconds, not " + strconv.Quote(s)}
+		}
+		body["drain_timeout_ms"] = secs * 1000
+	}
+	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failback"), body, nil)
+}
