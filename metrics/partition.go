@@ -60,7 +60,8 @@ type SourcePartition struct {
 	posMu sync.Mutex
 	pos   positions
 
-	status atomic.Int32 // index into partitionStatuses + 1; 0 before the first SetStatus
+	status  atomic.Int32 // index into partitionStatuses + 1; 0 before the first SetStatus
+	skipped atomic.Int64 // records the cycle guard did not copy (Skipped)
 }
 
 // side is what one goroutine records: a Kafka window and the totals beside it.
@@ -165,6 +166,9 @@ func (p *SourcePartition) AckedRecords(n int, recordTS, now time.Time, size int)
 func (p *SourcePartition) acked(recordTS, now time.Time, size int) {
 	p.AckedRecords(1, recordTS, now, size)
 }
+
+// Skipped counts n records the cycle guard did not copy: their provenance header names the target cluster.
+func (p *SourcePartition) Skipped(n int) { p.skipped.Add(int64(n)) }
 
 // SetPositions records where the partition stands: replicated is the next source offset to replicate, end the
 // source's end offset (-1 when unknown), headTS the source timestamp of the record at replicated, or when it

@@ -29,6 +29,7 @@ var (
 	descReplLatencyAvg     = compatGauge("replication_latency_ms_avg", "MM2 replication-latency-ms-avg over the 2 x 30 s window (NaN when empty).")
 	descReplicatedRecords  = nativeDesc("kmirror_replicated_records_total", "Records the target acknowledged.")
 	descReplicatedBytes    = nativeDesc("kmirror_replicated_bytes_total", "Bytes (key + value + headers) of records the target acknowledged.")
+	descSkippedRecords     = nativeDesc("kmirror_provenance_skipped_records_total", "Records not copied because their provenance header names the target cluster (the cycle guard).")
 	descSourceEndOffset    = nativeDesc("kmirror_source_end_offset", "The source partition's end offset (high watermark, or last stable offset when reading committed).")
 	descReplicatedOffset   = nativeDesc("kmirror_replicated_offset", "The next source offset to replicate.")
 	descLagRecords         = nativeDesc("kmirror_replication_lag_records", "Source end offset - next offset to replicate (an offset distance: an upper bound on records).")
@@ -40,7 +41,7 @@ var (
 		descRecordCount, descRecordRate, descByteCount, descByteRate,
 		descRecordAge, descRecordAgeMin, descRecordAgeMax, descRecordAgeAvg,
 		descReplLatency, descReplLatencyMin, descReplLatencyMax, descReplLatencyAvg,
-		descReplicatedRecords, descReplicatedBytes, descSourceEndOffset, descReplicatedOffset,
+		descReplicatedRecords, descReplicatedBytes, descSkippedRecords, descSourceEndOffset, descReplicatedOffset,
 		descLagRecords, descLagSeconds, descLastReplicatedTS, descPartitionStatus, descTopicMappingInfo,
 	}
 )
@@ -111,6 +112,9 @@ func (c partitionCollector) Collect(ch chan<- prometheus.Metric) {
 		lv := p.native
 		ch <- prometheus.MustNewConstMetricWithCreatedTimestamp(descReplicatedRecords, prometheus.CounterValue, ack.total, p.created, lv...)
 		ch <- prometheus.MustNewConstMetricWithCreatedTimestamp(descReplicatedBytes, prometheus.CounterValue, float64(ack.bytes), p.created, lv...)
+		if n := p.skipped.Load(); n > 0 { // only where the guard acts: one-way replication keeps its series count
+			ch <- prometheus.MustNewConstMetricWithCreatedTimestamp(descSkippedRecords, prometheus.CounterValue, float64(n), p.created, lv...)
+		}
 		if ack.lastTS != 0 {
 			gauge(descLastReplicatedTS, float64(ack.lastTS)/1000, lv)
 		}

@@ -18,6 +18,8 @@ const (
 	TaskMovesEnabledConfig = "kmirror.task.moves.enabled"
 	// TaskMovesSustainConfig is how long a task must carry more than its share before a move is planned.
 	TaskMovesSustainConfig = "kmirror.task.moves.sustain.ms"
+	// ProvenanceEnabledConfig turns the provenance header and the cycle guard on or off (docs/provenance.md).
+	ProvenanceEnabledConfig = "kmirror.provenance.enabled"
 )
 
 // The values of TaskAssignmentConfig (and of the worker's --task-assignment).
@@ -57,6 +59,10 @@ func kmirrorKeys(p Plugin) []configdef.Key {
 		validated(key(TaskMovesSustainConfig, configdef.TypeLong, DefaultTaskMovesSustainMs, configdef.ImportanceLow,
 			"How long a task must carry more than 1.5 times the mean load before a move is planned."),
 			configdef.AtLeast(int64(1000))),
+		key(ProvenanceEnabledConfig, configdef.TypeBoolean, true, configdef.ImportanceMedium,
+			"Whether every record copied carries the header naming the cluster it was first produced on "+
+				"(__kmirror_origin), and records whose header names the target cluster are not copied back "+
+				"into it. false copies records exactly as MirrorMaker 2 does."),
 	}
 }
 

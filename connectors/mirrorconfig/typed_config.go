@@ -15,6 +15,8 @@ type KmirrorConfig struct {
 	TaskMovesEnabled bool
 	// TaskMovesSustainMs is kmirror.task.moves.sustain.ms.
 	TaskMovesSustainMs int64
+	// ProvenanceEnabled is kmirror.provenance.enabled.
+	ProvenanceEnabled bool
 }
 
 // ParseKmirror parses plugin p's kmirror keys from a connector's raw config. Only the source connector has
@@ -28,6 +30,7 @@ func ParseKmirror(p Plugin, raw map[string]string) (KmirrorConfig, error) {
 		TaskAssignment:     v.String(TaskAssignmentConfig),
 		TaskMovesEnabled:   v.Bool(TaskMovesEnabledConfig),
 		TaskMovesSustainMs: v.Long(TaskMovesSustainConfig),
+		ProvenanceEnabled:  v.Bool(ProvenanceEnabledConfig),
 	}, nil
 }
 

@@ -90,7 +90,10 @@ func TestParseKmirror(t *testing.T) {
 	src, _ := LookupPlugin(SourceConnectorClass)
 	k, err := ParseKmirror(src, map[string]string{TaskMovesSustainConfig: "5000"})
 	require.NoError(t, err)
-	require.Equal(t, KmirrorConfig{TaskMovesEnabled: true, TaskMovesSustainMs: 5000}, k)
+	require.Equal(t, KmirrorConfig{TaskMovesEnabled: true, TaskMovesSustainMs: 5000, ProvenanceEnabled: true}, k)
+	k, err = ParseKmirror(src, map[string]string{ProvenanceEnabledConfig: "false"})
+	require.NoError(t, err)
+	require.False(t, k.ProvenanceEnabled)
 
 	_, err = ParseKmirror(src, map[string]string{TaskMovesEnabledConfig: "maybe"})
 	require.EqualError(t, err, "Invalid value maybe for configuration kmirror.task.moves.enabled: Expected value to be either true or false")

@@ -146,6 +146,7 @@ func (r *sourceRun) replicateC(ctx context.Context) error {
 		return err
 	}
 	r.awaitProducer(ctx, pl)
+	r.learnOriginsC(ctx, pl, sourceAdmin, targetAdmin)
 	offsets := make([]int64, len(starts))
 	for i, p := range r.parts {
 		p.startAt = starts[i].Offset
@@ -296,6 +297,7 @@ func (r *sourceRun) applyBatch(ctx context.Context, pl *cpath.Pipeline, reader *
 			r.log.Debug("first record of the partition is past its start position: reading the partition again from its start",
 				"topic", p.tp.Topic, "partition", p.tp.Partition, "start", p.startAt)
 		}
+		r.skippedC(p, f)
 		if f.Records == 0 {
 			continue
 		}

@@ -61,6 +61,7 @@ func (r *sourceRun) replicate(ctx context.Context) (err error) {
 		producer.Close()
 	}
 	r.awaitRemotesWritable(ctx, targetAdmin)
+	r.learnOrigins(ctx, sourceAdmin, targetAdmin)
 	if r.txns != nil {
 		if err := r.txns.startPipeline(ctx, r, producer, targetAdmin, syncs); err != nil {
 			closeProducer()
@@ -158,6 +159,9 @@ func (r *sourceRun) pollLoop(ctx context.Context, consumer *kafka.Consumer, prod
 		off, ts, valueBytes := rec.Offset(), rec.Timestamp(), len(rec.Value())
 		if p.next < 0 && r.firstRecord(consumer, p, off) {
 			continue // read again from the start
+		}
+		if r.skipsRecord(p, rec) {
+			continue // came from the target cluster (provenance.go)
 		}
 		if r.txns != nil {
 			if err := r.txns.beforeForward(producer); err != nil {

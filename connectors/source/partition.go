@@ -47,6 +47,10 @@ type sourcePartition struct {
 	// which count as replicated only once it commits.
 	staged ring[stagedRecord]
 
+	// The cycle guard's skips not applied yet, oldest first, and how many records it skipped (partition_skip.go).
+	skips        ring[skipMark]
+	skippedTotal uint64
+
 	// Owned by the poll loop.
 	txnLast int64 // exactly-once: the last source offset forwarded in the open transaction; -1 none
 	next    int64 // the next source offset the consumer should return; -1 until known
@@ -208,6 +212,7 @@ func (p *sourcePartition) ack(downstream int64) (acked bool, rec inflightRecord,
 	p.acks++
 	p.confirmed = true
 	sync, send = p.replicatedLocked(rec, downstream)
+	p.applySkipsLocked()
 	return true, rec, sync, send
 }
 
@@ -228,6 +233,7 @@ func (p *sourcePartition) ackUnmapped() (inflightRecord, bool) {
 	p.lastTS = rec.ts
 	p.ranges.Dropped()
 	p.ranges.Unmapped()
+	p.applySkipsLocked()
 	return rec, true
 }
 
@@ -312,6 +318,7 @@ func (p *sourcePartition) restartAt(id string) {
 	p.ranges = offsetmap.NewTracker(nil)
 	p.ranges.StartOver()
 	p.flagSkipsIfUncommitted()
+	p.dropSkipsLocked()
 }
 
 // knownEnd returns the end offset last seen of the source partition (0: unknown), and notes end (at most 0:
@@ -361,6 +368,7 @@ func (p *sourcePartition) reset() int64 {
 	p.readNext = -1
 	p.broken = false
 	p.ranges.Reset()
+	p.dropSkipsLocked()
 	return p.acked
 }
 

@@ -36,6 +36,7 @@ func (p *sourcePartition) ackedRun(first, target, n, ts int64, syncs *offsetSync
 	if p.syncs != nil {
 		p.syncs.RecordRun(first, target, n, func(s mirror.OffsetSync) { send = append(send, s) })
 	}
+	p.applySkipsLocked()
 	p.mu.Unlock()
 	if syncs != nil {
 		for _, s := range send {
@@ -56,6 +57,7 @@ func (p *sourcePartition) ackedUnmappedRun(last, n, ts int64) {
 	p.dropSentLocked()
 	p.ranges.DroppedN(int(n))
 	p.ranges.Unmapped() // as ackUnmapped: the next range says records before it have no target offsets
+	p.applySkipsLocked()
 	p.mu.Unlock()
 }
 

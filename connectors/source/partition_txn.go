@@ -39,6 +39,7 @@ func (p *sourcePartition) committedTxn(at time.Time, syncs []mirror.OffsetSync) 
 	for {
 		s, ok := p.staged.pop()
 		if !ok {
+			p.applySkipsLocked()
 			return syncs
 		}
 		if sync, send := p.replicatedLocked(s.rec, s.downstream); send {
@@ -57,6 +58,7 @@ func (p *sourcePartition) abortedTxn() {
 		p.staged.pop()
 		p.ranges.Dropped()
 	}
+	p.dropSkipsLocked()
 }
 
 // resumeFrom moves the partition's replicated offset up to committed, the offset the last committed

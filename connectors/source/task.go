@@ -138,6 +138,8 @@ type sourceRun struct {
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
 	txns        *sourceTxns // exactly-once mode (transactions.go); nil without it
 
+	prov runProvenance // the provenance header and cycle guard (provenance.go)
+
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock
 	producerFigures, consumerFigures clientFigures

@@ -52,6 +52,9 @@ type Forwarded struct {
 	// Reread: the partition's first record lay past where it was assigned, so it was dropped and the
 	// partition is read again from there (see doc.go).
 	Reread bool
+	// Skipped records the cycle guard did not copy (SetProvenance), First..Last; an entry has Records or
+	// Skipped, never both, and a partition's entries come in the order the records were consumed.
+	Skipped int
 }
 
 // AckKind says what a run of delivery reports means.
@@ -110,7 +113,7 @@ func (p *Pipeline) Take() *Batch {
 		for _, f := range unsafe.Slice(o.fwd, int(o.nfwd)) {
 			b.Forwarded = append(b.Forwarded, Forwarded{Part: int(f.part), Records: int(f.records), First: int64(f.first),
 				Last: int64(f.last), Next: int64(f.next), ValueBytes: int64(f.value_bytes), SizeBytes: int64(f.size_bytes),
-				LastTS: int64(f.last_ts), FirstTS: int64(f.first_ts), Reread: f.rereads != 0})
+				LastTS: int64(f.last_ts), FirstTS: int64(f.first_ts), Reread: f.rereads != 0, Skipped: int(f.skipped)})
 		}
 	}
 	if o.nacks > 0 {

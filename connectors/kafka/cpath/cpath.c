@@ -93,6 +93,9 @@ struct cp_pipe {
         pthread_mutex_t produce_mu;
         int purged;
         struct cp_runner *runner; /* the thread that runs cp_run_submit's runs, once started */
+        /* The provenance header and cycle guard (cp_set_provenance); prov_name NULL: off. */
+        char *prov_name, *prov_stamp, *prov_alias, *prov_id;
+        size_t prov_stamp_len, prov_alias_len, prov_id_len;
         cp_out out;
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
@@ -473,6 +476,10 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->out.logs);
         free(p->stats[0]);
         free(p->stats[1]);
+        free(p->prov_name);
+        free(p->prov_stamp);
+        free(p->prov_alias);
+        free(p->prov_id);
         pthread_mutex_destroy(&p->produce_mu);
         free(p);
 }
@@ -511,6 +518,9 @@ void cp_out_reset(cp_pipe *p) {
         p->out.stats = 0;
 }
 
+/* fwd_of returns part idx's latest entry of this output, or a new one; fwd_kind the same, but a new one when the
+ * latest counts records of the other kind (skipped or not: see cp_fwd). */
+static cp_fwd *fwd_kind(cp_pipe *p, int idx, int skip);
 static cp_fwd *fwd_of(cp_pipe *p, int idx) {
         struct cp_part *pt = &p->parts[idx];
         cp_out *o = &p->out;
@@ -563,6 +573,65 @@ int cp_seek(cp_pipe *p, int idx, int64_t offset, char *errstr, int errstr_size) 
                 p->parts[idx].skip_gen = p->batches;
         }
         return code;
+}
+
+static cp_fwd *fwd_kind(cp_pipe *p, int idx, int skip) {
+        struct cp_part *pt = &p->parts[idx];
+        if (pt->fwd_gen == p->gen) {
+                cp_fwd *f = &p->out.fwd[pt->fwd_idx];
+                if (skip ? f->records == 0 : f->skipped == 0)
+                        return f;
+                pt->fwd_gen = 0; /* the other kind: a new entry */
+        }
+        return fwd_of(p, idx);
+}
+
+int cp_set_provenance(cp_pipe *p, const char *name, const char *stamp, int stamp_len, const char *target_alias,
+                      const char *target_id) {
+        free(p->prov_name);
+        free(p->prov_stamp);
+        free(p->prov_alias);
+        free(p->prov_id);
+        p->prov_name = strdup(name);
+        p->prov_stamp = malloc(stamp_len > 0 ? (size_t)stamp_len : 1);
+        p->prov_alias = strdup(target_alias);
+        p->prov_id = strdup(target_id);
+        if (!p->prov_name || !p->prov_stamp || !p->prov_alias || !p->prov_id) {
+                free(p->prov_name);
+                p->prov_name = NULL;
+                return -1;
+        }
+        memcpy(p->prov_stamp, stamp, (size_t)stamp_len);
+        p->prov_stamp_len = (size_t)stamp_len;
+        p->prov_alias_len = strlen(target_alias);
+        p->prov_id_len = strlen(target_id);
+        return 0;
+}
+
+/* provenance reads message m's provenance header: PROV_NONE when it has none (the producer stamps it),
+ * PROV_TARGET when it names the pipeline's target cluster (the record is not copied), PROV_OTHER otherwise (a
+ * value that does not parse included: it is copied as it is). Value "<alias>@<cluster id>", split at the last
+ * '@'; compared by id when both sides have one, else by alias. */
+enum { PROV_OFF, PROV_NONE, PROV_TARGET, PROV_OTHER };
+static int provenance(cp_pipe *p, const rd_kafka_message_t *m) {
+        if (!p->prov_name)
+                return PROV_OFF;
+        rd_kafka_headers_t *h = NULL;
+        const void *val = NULL;
+        size_t size = 0;
+        if (rd_kafka_message_headers(m, &h) != RDK_ERR_NO_ERROR || !h ||
+            rd_kafka_header_get_last(h, p->prov_name, &val, &size) != RDK_ERR_NO_ERROR)
+                return PROV_NONE;
+        const char *v = val;
+        size_t at = size;
+        while (v && at > 0 && v[at - 1] != '@')
+                at--;
+        if (!v || at == 0)
+                return PROV_OTHER;
+        size_t alias_len = at - 1, id_len = size - at;
+        if (id_len > 0 && p->prov_id_len > 0)
+                return id_len == p->prov_id_len && !memcmp(v + at, p->prov_id, id_len) ? PROV_TARGET : PROV_OTHER;
+        return alias_len == p->prov_alias_len && !memcmp(v, p->prov_alias, alias_len) ? PROV_TARGET : PROV_OTHER;
 }
 
 /* first_record checks a partition's first record of the pipeline against where it was assigned (the Go
@@ -697,12 +766,17 @@ static void kick_or_wait(cp_pipe *p, int ms, int wait, int full) {
 
 /* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
  * keeps the record for the next step), -1 on a refused record (reported in fails). */
-static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need) {
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need, int stamp) {
         struct cp_part *pt = &p->parts[idx];
         int64_t ts = msg_ts(m);
         rd_kafka_headers_t *src = NULL, *hdrs = NULL;
         if (rd_kafka_message_headers(m, &src) == RDK_ERR_NO_ERROR && src)
                 hdrs = rd_kafka_headers_copy(src); /* producev takes over what it is given */
+        if (stamp) {
+                if (!hdrs)
+                        hdrs = rd_kafka_headers_new(1);
+                rd_kafka_header_add(hdrs, p->prov_name, -1, p->prov_stamp, (ssize_t)p->prov_stamp_len);
+        }
         rd_kafka_resp_err_t err =
             rd_kafka_producev(p->p, RDK_V_RKT, pt->t->rkt, RDK_V_PARTITION, pt->partition, RDK_V_MSGFLAGS, RDK_MSG_F_COPY,
                               RDK_V_VALUE, m->payload, m->len, RDK_V_KEY, m->key, m->key_len, RDK_V_TIMESTAMP,
@@ -769,15 +843,27 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
         struct cp_part *pt = &p->parts[idx];
         if (pt->next < 0 && first_record(p, idx, m->offset))
                 return 0;
-        int64_t hsize = headers_size(m);
+        int prov = provenance(p, m);
+        if (prov == PROV_TARGET) {
+                /* Not copied back into the cluster it came from; Go counts it dealt with in order (cp_fwd). */
+                cp_fwd *f = fwd_kind(p, idx, 1);
+                if (f->skipped++ == 0)
+                        f->first = m->offset;
+                f->last = m->offset;
+                pt->next = m->offset + 1;
+                f->next = pt->next;
+                return 0;
+        }
+        int stamp = prov == PROV_NONE;
+        int64_t hsize = headers_size(m) + (stamp ? (int64_t)(strlen(p->prov_name) + p->prov_stamp_len) : 0);
         int64_t need = (int64_t)(m->len + m->key_len) + hsize + CP_RECORD_OVERHEAD;
         if (gate(p, pt, need))
                 return 1;
-        int r = produce(p, idx, m, need);
+        int r = produce(p, idx, m, need, stamp);
         if (r == 1)
                 return 2;
         if (r == 0) {
-                cp_fwd *f = fwd_of(p, idx);
+                cp_fwd *f = fwd_kind(p, idx, 0);
                 if (f->records == 0) {
                         f->first = m->offset;
                         f->first_ts = msg_ts(m);

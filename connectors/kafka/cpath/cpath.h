@@ -26,6 +26,10 @@ typedef struct {
         int64_t last_ts;     /* source timestamp of the last record, Unix ms, or CP_NO_TS */
         int64_t first_ts;    /* source timestamp of the first record */
         int64_t rereads;     /* 1 when the partition's first record lay past its start and it is read again */
+        /* Records the cycle guard did not copy (cp_set_provenance): an entry counts either records handed to the
+         * producer or skipped ones, never both, so that Go applies them in the order they were consumed; first
+         * and last are then the skipped records' offsets. */
+        int64_t skipped;
 } cp_fwd;
 
 /* A run of delivery reports of one partition, in produce order. MAPPED: source offsets first..last were
@@ -130,6 +134,12 @@ int cp_watermarks(cp_pipe *p, int part, int timeout_ms, int64_t *low, int64_t *h
 int cp_cached_watermarks(cp_pipe *p, int part, int64_t *low, int64_t *high);
 /* cp_positions fills pos[i] with partition i's position (-1 unknown). */
 int cp_positions(cp_pipe *p, int64_t *pos);
+/* cp_set_provenance makes the pipeline add header name with value stamp (stamp_len bytes) to every record
+ * without one, and not copy a record whose header names the target cluster: by id when both the header and
+ * target_id have one, else by alias (package connectors/provenance). Called before cp_assign; the strings are
+ * copied. Returns 0, or -1 out of memory. */
+int cp_set_provenance(cp_pipe *p, const char *name, const char *stamp, int stamp_len, const char *target_alias,
+                      const char *target_id);
 /* cp_take_stats returns the newest statistics of the consumer (which 0) or producer (1), or NULL; the
  * caller frees it with free(). */
 char *cp_take_stats(cp_pipe *p, int which);

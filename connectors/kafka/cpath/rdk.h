@@ -142,6 +142,10 @@ rd_kafka_headers_t *rd_kafka_headers_copy(const rd_kafka_headers_t *src);
 void rd_kafka_headers_destroy(rd_kafka_headers_t *hdrs);
 rd_kafka_resp_err_t rd_kafka_header_get_all(const rd_kafka_headers_t *hdrs, size_t idx, const char **namep, const void **valuep,
                                             size_t *sizep);
+rd_kafka_resp_err_t rd_kafka_header_get_last(const rd_kafka_headers_t *hdrs, const char *name, const void **valuep, size_t *sizep);
+rd_kafka_headers_t *rd_kafka_headers_new(size_t initial_count);
+rd_kafka_resp_err_t rd_kafka_header_add(rd_kafka_headers_t *hdrs, const char *name, ssize_t name_size, const void *value,
+                                        ssize_t value_size);
 
 rd_kafka_resp_err_t rd_kafka_producev(rd_kafka_t *rk, ...);
 rd_kafka_resp_err_t rd_kafka_flush(rd_kafka_t *rk, int timeout_ms);

@@ -1,0 +1,93 @@
+package source
+
+// The provenance header and the cycle guard on the source task's record path (package connectors/provenance,
+// docs/provenance.md): every record copied carries the header naming the cluster it was first produced on,
+// and a record whose header names the target cluster is not copied back into it. Both data paths decide the
+// same way: the Go path here, per record; the C path in C (cpath.c), reporting its skips in each batch.
+
+import (
+	"context"
+
+	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/kafka/cpath"
+	"github.com/kmirror/kmirror/connectors/provenance"
+)
+
+// runProvenance is a run's provenance state: the current pipeline's guard (nil: provenance is off), and the
+// source and target clusters' ids as far as the run has learned them ("" unknown).
+type runProvenance struct {
+	guard          *provenance.Guard
+	sourceID, tgID string
+}
+
+// learnOrigins sets up the run's guard (r.prov.guard) for a pipeline, asking both clusters for their ids where the
+// task does not know them yet; nil when the connector switched provenance off. A cluster whose id cannot be
+// read is named by its alias alone: the guard then compares by alias, and a later pipeline asks again.
+func (r *sourceRun) learnOrigins(ctx context.Context, sourceAdmin, targetAdmin *kafka.Admin) {
+	if !r.t.cfg.Kmirror.ProvenanceEnabled {
+		r.prov.guard = nil
+		return
+	}
+	for _, c := range []struct {
+		admin *kafka.Admin
+		id    *string
+		side  string
+	}{{sourceAdmin, &r.prov.sourceID, "source"}, {targetAdmin, &r.prov.tgID, "target"}} {
+		if *c.id != "" || c.admin == nil {
+			continue
+		}
+		id, err := c.admin.ClusterID(ctx)
+		if err != nil {
+			r.log.Warn("cluster id unknown: the provenance header and the cycle guard name the cluster by its alias", "cluster", c.side, "error", err)
+			continue
+		}
+		*c.id = id
+	}
+	r.prov.guard = provenance.NewGuard(provenance.Origin{Alias: r.sourceAlias, ClusterID: r.prov.sourceID},
+		provenance.Origin{Alias: r.targetAlias, ClusterID: r.prov.tgID})
+}
+
+// learnOriginsC is learnOrigins for a C pipeline, which decides in C what the guard decides.
+func (r *sourceRun) learnOriginsC(ctx context.Context, pl *cpath.Pipeline, sourceAdmin, targetAdmin *kafka.Admin) {
+	r.learnOrigins(ctx, sourceAdmin, targetAdmin)
+	if r.prov.guard != nil {
+		t := r.prov.guard.Target()
+		pl.SetProvenance(provenance.Header, r.prov.guard.Stamp(), t.Alias, t.ClusterID)
+	}
+}
+
+// skipsRecord applies the guard to one consumed record of partition p on the Go path: it stamps a record
+// without the header, and reports whether the record came from the target cluster, in which case the caller
+// drops it and the partition counts it as dealt with once every earlier record is (partition_skip.go).
+func (r *sourceRun) skipsRecord(p *sourcePartition, rec kafka.Record) bool {
+	if r.prov.guard == nil {
+		return false
+	}
+	v, ok := rec.LastHeader(provenance.Header)
+	switch r.prov.guard.Decide(v, ok) {
+	case provenance.Stamp:
+		rec.AddHeader(kafka.Header{Key: provenance.Header, Value: r.prov.guard.Stamp()})
+	case provenance.Skip:
+		off := rec.Offset()
+		p.next = off + 1
+		r.skipped(p, off, 1)
+		return true
+	}
+	return false
+}
+
+// skippedC applies what the C path reports of the guard's skips in one batch entry.
+func (r *sourceRun) skippedC(p *sourcePartition, f cpath.Forwarded) {
+	if f.Skipped == 0 {
+		return
+	}
+	p.next = f.Next
+	r.skipped(p, f.Last, f.Skipped)
+}
+
+func (r *sourceRun) skipped(p *sourcePartition, last int64, n int) {
+	p.skipRun(last, n)
+	if p.metrics.on() {
+		p.metrics.m.Skipped(n)
+	}
+}
