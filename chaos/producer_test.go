@@ -38,8 +38,9 @@ type seqProducer struct {
 	firstErr error
 	rr       int // next partition, round robin
 	deleted  []offsetRange
-	lostByA  [][]int     // partition -> sequences A acknowledged, then no longer had (see goneFromA)
-	txn      *txnWriting // transactional mode (newTxnSeqProducer); nil for the idempotent producer
+	lostByA  [][]int        // partition -> sequences A acknowledged, then no longer had (see goneFromA)
+	txn      *txnWriting    // transactional mode (newTxnSeqProducer); nil for the idempotent producer
+	headers  []kafka.Header // written on every record (none by default)
 
 	stopRun chan struct{}
 	runDone chan struct{}
@@ -156,7 +157,7 @@ func (sp *seqProducer) produceOne(aborted bool) (bool, error) {
 		offsets, gen = sp.txn.aborted, abortedGen(sp.gen)
 	}
 	seq := len(offsets[p])
-	err := sp.p.Produce(sp.topic, p, nil, []byte(sp.valueOf(gen, seq)), nil, time.Now(), seqOpaque{p, seq, aborted})
+	err := sp.p.Produce(sp.topic, p, nil, []byte(sp.valueOf(gen, seq)), sp.headers, time.Now(), seqOpaque{p, seq, aborted})
 	if err == kafka.ErrQueueFull {
 		return false, nil
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -146,27 +145,7 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQu
 		return nil, fmt.Errorf("read offset ranges: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var i int64
-		var pid, nid *string
-		var ps, pe, pt, pn, pg, ns, ne, nt, nn, ng *int64
-		var pu, nu *time.Time
-		var pm, nm, pc, nc *bool
-		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pg, &pm, &pc, &pu, &nid, &ns, &ne, &nt, &nn, &ng, &nm, &nc, &nu); err != nil {
-			return nil, fmt.Errorf("read offset ranges: %w", err)
-		}
-		k := keys[i-1]
-		if ps != nil {
-			out[i-1].Prev = &kmtype.OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, Uncommitted: *pc, UpdatedAt: *pu}
-		}
-		if ns != nil {
-			out[i-1].Next = &kmtype.OffsetRange{RangeKey: k, SourceID: *nid, SourceStart: *ns, SourceEnd: *ne, TargetStart: *nt, SourceNext: *nn, GapBefore: *ng, UnmappedBefore: *nm, Uncommitted: *nc, UpdatedAt: *nu}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read offset ranges: %w", err)
-	}
-	return out, nil
+	return out, scanRangesAround(rows, keys, out)
 }
 
 // PruneOffsetRanges deletes a partition's ranges that end below logStart (no group can be positioned there any

@@ -109,6 +109,8 @@ type TaskEnv interface {
 	PruneOffsetRanges(ctx context.Context, key kmtype.RangeKey, logStart int64, keep int) error
 	// OffsetRangesAround returns, for each query, the offset-map ranges around its offset.
 	OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error)
+	// OffsetRangesAroundTarget is OffsetRangesAround for queries whose offset is a target offset.
+	OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error)
 	// PartitionStats returns what the connector's tasks last published of their partitions, this task's earlier
 	// runs (running or paused) included.
 	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)

@@ -135,6 +135,10 @@ func (e taskEnv) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQ
 	return e.w.store.OffsetRangesAround(ctx, queries)
 }
 
+func (e taskEnv) OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
+	return e.w.store.OffsetRangesAroundTarget(ctx, queries)
+}
+
 func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []kmtype.PartitionStat) error {
 	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
 }

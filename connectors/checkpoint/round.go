@@ -100,10 +100,17 @@ func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, of
 	if err != nil {
 		return fmt.Errorf("read the offset map: %w", err)
 	}
+	opposite, err := r.oppositeRanges(ctx, rows)
+	if err != nil {
+		return err
+	}
 	var emit []int // rows to checkpoint
 	for i := range rows {
 		row := &rows[i]
 		r.translate(row, around[lookup[i]])
+		if opposite[i] != nil {
+			mergeOpposite(row, around[lookup[i]], *opposite[i])
+		}
 		if row.DownstreamOffset == nil {
 			continue
 		}
