@@ -6,6 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/connectors/offsetmap"
 	"github.com/kmirror/kmirror/kmtype"
 )
@@ -99,3 +101,36 @@ func TestSharedOffsetUnplaced(t *testing.T) {
 		t.Error("a position past the boundary of a partition not drained, with no A→B range, translates")
 	}
 }
+
+// TestTranslateSharedOnlyShared checks which positions the boundary rule applies to: not a topic of B's own under
+// the default policy (A's orders is copied to A.orders, so orders on B is B's alone), not a partition the
+// failover did not record (created on B since: all of it B's own), and nothing outside a failback. Those are left
+// to the B→A offset map, before any offset map is read.
+func TestTranslateSharedOnlyShared(t *testing.T) {
+	undone := &Report{TargetEnds: []TopicPartitionOffset{{Topic: "orders", Partition: 0, Offset: 40}}}
+	for _, c := range []struct {
+		name   string
+		config map[string]string
+		undone *Report
+		pos    GroupPosition
+	}{
+		{"default policy", map[string]string{}, undone, GroupPosition{SourceTopic: "orders", Partition: 0, SourceOffset: 10}},
+		{"partition not recorded", identityConfig, undone, GroupPosition{SourceTopic: "orders", Partition: 1, SourceOffset: 10}},
+		{"topic not recorded", identityConfig, undone, GroupPosition{SourceTopic: "payments", Partition: 0, SourceOffset: 10}},
+		{"not a failback", identityConfig, nil, GroupPosition{SourceTopic: "orders", Partition: 0, SourceOffset: 10}},
+	} {
+		policy, err := mirror.NewReplicationPolicy(c.config)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &operation{undone: c.undone} // no store: reading an offset map would panic
+		p := c.pos
+		shared, err := o.translateShared(t.Context(), &flow{SourceAlias: "B", TargetAlias: "A", Policy: policy}, &p)
+		if shared || err != nil || p.TargetOffset != nil {
+			t.Errorf("%s: translated by the boundary rule (%v, %v, %+v)", c.name, shared, err, p)
+		}
+	}
+}
+
+var identityConfig = map[string]string{mirrorconfig.ReplicationPolicyClassConfig: "org.apache.kafka.connect.mirror.IdentityReplicationPolicy",
+	mirrorconfig.SourceClusterAliasConfig: "B"}
