@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -105,16 +104,8 @@ func javaConfigString(p *props) string {
 // integers as Long, other numbers as Double, maps and lists with their toString.
 func javaValueString(v any) string {
 	switch v := v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return v
-	case bool:
-		return strconv.FormatBool(v)
-	case int64:
-		return strconv.FormatInt(v, 10)
-	case float64:
-		return configdef.JavaDouble(v)
+	case nil, string, bool, int64, float64:
+		return configdef.JavaString(v)
 	case *jsonObject:
 		return javaMapString(v.keys, hashMapGrownCapacity(len(v.keys)), func(k string) string { return javaValueString(v.values[k]) })
 	case []any:

@@ -98,9 +98,7 @@ func (c checkpointCollector) Collect(ch chan<- prometheus.Metric) {
 		st.mu.Lock()
 		m, last := st.w.measure(nowMs), st.last
 		st.mu.Unlock()
-		ch <- prometheus.MustNewConstMetric(descCheckpointLatency, prometheus.GaugeValue, last, st.compat...)
-		ch <- prometheus.MustNewConstMetric(descCheckpointLatencyMin, prometheus.GaugeValue, m.min, st.compat...)
-		ch <- prometheus.MustNewConstMetric(descCheckpointLatencyMax, prometheus.GaugeValue, m.max, st.compat...)
-		ch <- prometheus.MustNewConstMetric(descCheckpointLatencyAvg, prometheus.GaugeValue, m.avg, st.compat...)
+		emitGauges(ch, st.compat, []gaugeValue{{descCheckpointLatency, last}, {descCheckpointLatencyMin, m.min},
+			{descCheckpointLatencyMax, m.max}, {descCheckpointLatencyAvg, m.avg}})
 	}
 }

@@ -76,19 +76,11 @@ func (c partitionCollector) Collect(ch chan<- prometheus.Metric) {
 		fetch, ack := p.fetch.measure(nowMs), p.ack.measure(nowMs)
 		if k := [4]string(p.compat); !compatSeen[k] {
 			compatSeen[k] = true
-			lv := p.compat
-			gauge(descRecordCount, ack.total, lv)
-			gauge(descRecordRate, ack.rate, lv)
-			gauge(descByteCount, fetch.total, lv)
-			gauge(descByteRate, fetch.rate, lv)
-			gauge(descRecordAge, fetch.last, lv)
-			gauge(descRecordAgeMin, fetch.min, lv)
-			gauge(descRecordAgeMax, fetch.max, lv)
-			gauge(descRecordAgeAvg, fetch.avg, lv)
-			gauge(descReplLatency, ack.last, lv)
-			gauge(descReplLatencyMin, ack.min, lv)
-			gauge(descReplLatencyMax, ack.max, lv)
-			gauge(descReplLatencyAvg, ack.avg, lv)
+			emitGauges(ch, p.compat, []gaugeValue{
+				{descRecordCount, ack.total}, {descRecordRate, ack.rate}, {descByteCount, fetch.total}, {descByteRate, fetch.rate},
+				{descRecordAge, fetch.last}, {descRecordAgeMin, fetch.min}, {descRecordAgeMax, fetch.max}, {descRecordAgeAvg, fetch.avg},
+				{descReplLatency, ack.last}, {descReplLatencyMin, ack.min}, {descReplLatencyMax, ack.max}, {descReplLatencyAvg, ack.avg},
+			})
 		}
 		if k := [4]string{p.topic.source, p.topic.target, p.topic.topic, p.remoteTopic}; !mappingSeen[k] {
 			mappingSeen[k] = true

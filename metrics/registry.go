@@ -147,3 +147,16 @@ func firstOfEach[V any, K comparable](vs []V, key func(V) K) []V {
 		return dup
 	})
 }
+
+// gaugeValue is one gauge sample: its series and value.
+type gaugeValue struct {
+	d *prometheus.Desc
+	v float64
+}
+
+// emitGauges sends the gauges, all with the label values lv.
+func emitGauges(ch chan<- prometheus.Metric, lv []string, gs []gaugeValue) {
+	for _, g := range gs {
+		ch <- prometheus.MustNewConstMetric(g.d, prometheus.GaugeValue, g.v, lv...)
+	}
+}

@@ -103,12 +103,7 @@ func (c taskCollector) Collect(ch chan<- prometheus.Metric) {
 		t.mu.Lock()
 		commits, active, last := t.commits.measure(nowMs), t.active.measure(nowMs), t.lastActive
 		t.mu.Unlock()
-		for _, m := range []struct {
-			d *prometheus.Desc
-			v float64
-		}{{descOffsetCommitAvg, commits.avg}, {descOffsetCommitMax, commits.max}, {descActiveCount, last},
-			{descActiveCountMax, active.max}, {descActiveCountAvg, active.avg}} {
-			ch <- prometheus.MustNewConstMetric(m.d, prometheus.GaugeValue, m.v, t.compat...)
-		}
+		emitGauges(ch, t.compat, []gaugeValue{{descOffsetCommitAvg, commits.avg}, {descOffsetCommitMax, commits.max},
+			{descActiveCount, last}, {descActiveCountMax, active.max}, {descActiveCountAvg, active.avg}})
 	}
 }

@@ -3,7 +3,6 @@ package tasks
 import (
 	"context"
 	"log/slog"
-	"strings"
 
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/store"
@@ -18,22 +17,6 @@ type runEnv struct {
 	lease   *runLease
 	stopCtx context.Context
 	log     *slog.Logger
-}
-
-// putNotices writes the unit's status in state with the notices it reports (their messages as the trace),
-// and tells the observer.
-func (w *worker) putNotices(ctx context.Context, claim store.Claim, state string, notices []kmtype.Notice) error {
-	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
-	for i, n := range notices {
-		msgs[i], kinds[i] = n.Message, n.Kind
-	}
-	err := w.store.PutStatus(ctx, store.Status{Unit: claim.Unit, State: state, WorkerID: w.id,
-		Trace: strings.Join(msgs, "\n"), Notices: notices, Epoch: claim.Epoch})
-	if err == nil {
-		w.observer.UnitState(claim.Unit.Connector, claim.Unit.Task, state)
-		w.observer.UnitNotices(claim.Unit.Connector, claim.Unit.Task, kinds)
-	}
-	return err
 }
 
 func (e *runEnv) Running(ctx context.Context) error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -179,10 +180,24 @@ func quiet(err error) bool {
 }
 
 func (w *worker) putStatus(ctx context.Context, c store.Claim, state, trace string) error {
-	err := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Epoch: c.Epoch})
+	return w.writeStatus(ctx, c, state, trace, nil, nil) // a status written without notices clears them
+}
+
+// putNotices writes the unit's status in state with the notices it reports, their messages as the trace.
+func (w *worker) putNotices(ctx context.Context, c store.Claim, state string, notices []kmtype.Notice) error {
+	msgs, kinds := make([]string, len(notices)), make([]string, len(notices))
+	for i, n := range notices {
+		msgs[i], kinds[i] = n.Message, n.Kind
+	}
+	return w.writeStatus(ctx, c, state, strings.Join(msgs, "\n"), notices, kinds)
+}
+
+// writeStatus writes the unit's status and, once it is stored, tells the observer its state and notice kinds.
+func (w *worker) writeStatus(ctx context.Context, c store.Claim, state, trace string, notices []kmtype.Notice, kinds []string) error {
+	err := w.store.PutStatus(ctx, store.Status{Unit: c.Unit, State: state, WorkerID: w.id, Trace: trace, Notices: notices, Epoch: c.Epoch})
 	if err == nil {
 		w.observer.UnitState(c.Unit.Connector, c.Unit.Task, state)
-		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, nil) // a status written without notices clears them
+		w.observer.UnitNotices(c.Unit.Connector, c.Unit.Task, kinds)
 	}
 	return err
 }

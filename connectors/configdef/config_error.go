@@ -12,7 +12,7 @@ func (e *ConfigError) Error() string { return e.msg }
 // "Invalid value <value> for configuration <name>[: <message>]". The value is rendered as
 // Java's String.valueOf would render the equivalent Java object.
 func NewConfigError(name string, value any, message string) *ConfigError {
-	msg := "Invalid value " + javaString(value) + " for configuration " + name
+	msg := "Invalid value " + JavaString(value) + " for configuration " + name
 	if message != "" {
 		msg += ": " + message
 	}

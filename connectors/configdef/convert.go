@@ -18,7 +18,7 @@ func ConvertToString(v any, t Type) *string {
 		if list, ok := v.([]string); ok {
 			s = strings.Join(list, ",")
 		} else {
-			s = javaString(v)
+			s = JavaString(v)
 		}
 	case TypeClass:
 		s = classString(v)
@@ -28,10 +28,10 @@ func ConvertToString(v any, t Type) *string {
 		if f, ok := v.(float64); ok {
 			s = JavaDouble(f)
 		} else {
-			s = javaString(v)
+			s = JavaString(v)
 		}
 	default:
-		s = javaString(v)
+		s = JavaString(v)
 	}
 	return &s
 }
@@ -43,7 +43,7 @@ func classString(v any) string {
 	case string:
 		return c
 	}
-	return javaString(v)
+	return JavaString(v)
 }
 
 // javaNumber renders a validator bound the way Java prints the Number it was given: Integer
@@ -52,7 +52,7 @@ func javaNumber(n any) string {
 	if x, ok := n.(float32); ok {
 		return JavaDouble(float64(x))
 	}
-	return javaString(n) // the integers and float64 as Java prints them
+	return JavaString(n) // the integers and float64 as Java prints them
 }
 
 // toFloat widens a numeric value for comparisons, as Java's Number.doubleValue.

@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// javaString renders a parsed value the way Java's String.valueOf renders the corresponding
+// JavaString renders a parsed value the way Java's String.valueOf renders the corresponding
 // Java object; error messages embed values in this form.
-func javaString(v any) string {
+func JavaString(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
