@@ -259,11 +259,11 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 // byte with or without it); the record's length varint stays two bytes for records of this size.
 func TestProvenanceHeaderCost(t *testing.T) {
 	t.Parallel()
+	k := startKmirror(t, "") // skips under -short, as every test that needs the harness
 	dir := os.Getenv("KMIRROR_HARNESS_DIR")
 	if dir == "" {
 		t.Fatal("KMIRROR_HARNESS_DIR is not set: run the tests with ./scripts/test, which starts the harness")
 	}
-	k := startKmirror(t, "")
 	const n = 20_000
 	on, off := "coston"+uniqueAlias(""), "costoff"+uniqueAlias("")
 	segments := map[string]int64{}
