@@ -51,3 +51,10 @@ type RangeQuery struct {
 type RangesAround struct {
 	Prev, Next *OffsetRange
 }
+
+// TargetRange is a run of consecutive target offsets Start..End of a partition that a source connector wrote.
+type TargetRange struct {
+	Topic      string
+	Partition  int32
+	Start, End int64
+}

@@ -111,6 +111,10 @@ type TaskEnv interface {
 	OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error)
 	// OffsetRangesAroundTarget is OffsetRangesAround for queries whose offset is a target offset.
 	OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error)
+	// OppositeRanges returns, for partitions this flow reads (each query's RangeKey as this flow's), the target
+	// offset ranges the opposite flows (source and target swapped, same topic name) wrote into them and stored,
+	// those ending at or after each query's Offset.
+	OppositeRanges(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.TargetRange, error)
 	// PartitionStats returns what the connector's tasks last published of their partitions, this task's earlier
 	// runs (running or paused) included.
 	PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error)

@@ -122,6 +122,10 @@ func (e taskEnv) OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.
 	return e.w.store.OffsetRangesAroundTarget(ctx, queries)
 }
 
+func (e taskEnv) OppositeRanges(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.TargetRange, error) {
+	return e.w.store.OppositeRanges(ctx, queries)
+}
+
 func (e taskEnv) PublishPartitionStats(ctx context.Context, stats []kmtype.PartitionStat) error {
 	return e.w.store.PutPartitionStats(ctx, e.claim, e.w.id, stats)
 }
