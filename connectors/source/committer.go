@@ -91,6 +91,9 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 			}
 			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
 			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
+			if err := r.discoverOnC(ctx); err != nil {
+				return err
+			}
 		}
 	}
 }

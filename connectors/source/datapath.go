@@ -42,6 +42,9 @@ func (r *sourceRun) usesCPath() bool {
 	if r.t.eos {
 		return false // exactly-once mode's transactions are the Go engine's
 	}
+	if r.rule.needed && r.t.cfg.Kmirror.ProvenanceEnabled {
+		return false // the rule for headerless records is the Go engine's (headerless.go)
+	}
 	switch r.t.dataPath {
 	case DataPathGo:
 		return false

@@ -82,7 +82,8 @@ var (
 
 // newEngine returns the engine of this run's data path (usesCPath).
 func (r *sourceRun) newEngine() engine {
-	if r.usesCPath() {
+	r.rule.onC = r.usesCPath()
+	if r.rule.onC {
 		return &cEngine{r: r, clients: cpathClients{}}
 	}
 	return &goEngine{r: r, clients: kafkaClients{}}
@@ -92,6 +93,7 @@ func (r *sourceRun) newEngine() engine {
 // (*pipelineError), source topics were re-created (errRecreated), the lease was revoked (errLeaseRevoked) or
 // the task must fail (any other error). It always commits what was acknowledged.
 func (r *sourceRun) replicate(ctx context.Context) error {
+	r.discoverOpposite(ctx) // before the engine is chosen: the rule for headerless records needs the Go engine
 	return r.replicateWith(ctx, r.newEngine())
 }
 

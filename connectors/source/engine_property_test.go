@@ -108,6 +108,9 @@ func (e *doubleEnv) CommitProgress(_ context.Context, offsets []kmtype.Offset, _
 func (e *doubleEnv) LastOffsetRanges(context.Context, []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error) {
 	return nil, nil
 }
+func (e *doubleEnv) OppositeRanges(context.Context, []kmtype.RangeQuery) ([]kmtype.TargetRange, error) {
+	return nil, nil
+}
 func (e *doubleEnv) PruneOffsetRanges(context.Context, kmtype.RangeKey, int64, int) error { return nil }
 func (e *doubleEnv) PartitionStats(context.Context) ([]kmtype.PartitionStat, error)       { return nil, nil }
 func (e *doubleEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error  { return nil }

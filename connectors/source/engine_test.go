@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
 
@@ -98,4 +99,9 @@ func TestDrainDeliversWithinTheStopBudgetOnly(t *testing.T) {
 		require.Equal(t, 1, drainRun(context.Background(), make(chan struct{})).drain(p, reported))
 		require.Equal(t, 1, p.purges)
 	}
+}
+
+// OppositeRanges: no opposite flow writes into the partitions.
+func (e drainEnv) OppositeRanges(context.Context, []kmtype.RangeQuery) ([]kmtype.TargetRange, error) {
+	return nil, nil
 }

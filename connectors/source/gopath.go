@@ -189,7 +189,7 @@ func (g *goEngine) step(ctx context.Context, lease tasks.Lease) (bool, error) {
 	if p.next < 0 && r.firstRecord(consumer, p, off) {
 		return false, nil // read again from the start
 	}
-	if r.skipsRecord(p, rec) {
+	if r.skipsRecord(ctx, consumer, p, rec) {
 		return false, nil // came from the target cluster (provenance.go)
 	}
 	if err := r.txn.beforeForward(producer); err != nil {

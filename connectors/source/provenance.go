@@ -57,13 +57,25 @@ func (r *sourceRun) guardC(pl cPipeline) {
 
 // skipsRecord applies the guard to one consumed record of partition p on the Go path: it stamps a record
 // without the header, and reports whether the record came from the target cluster, in which case the caller
-// drops it and the partition counts it as dealt with once every earlier record is (partition_skip.go).
-func (r *sourceRun) skipsRecord(p *sourcePartition, rec kafka.Record) bool {
+// drops it and the partition counts it as dealt with once every earlier record is (partition_skip.go). A record
+// without the header, or one that came back into the cluster its header names, came from the target when an
+// opposite flow wrote it (headerless.go). It also reports true, skipping nothing, when ctx ended meanwhile.
+func (r *sourceRun) skipsRecord(ctx context.Context, reader sourceReader, p *sourcePartition, rec kafka.Record) bool {
 	if r.prov.guard == nil {
 		return false
 	}
 	v, ok := rec.LastHeader(provenance.Header)
-	switch r.prov.guard.Decide(v, ok) {
+	action := r.prov.guard.Decide(v, ok)
+	if action == provenance.Stamp || (action == provenance.Copy && r.cameBack(v)) {
+		skip, stop := r.headerlessSkip(ctx, reader, p, rec.Offset())
+		if stop {
+			return true // the pipeline ends: the record is read again by the next one
+		}
+		if skip {
+			action = provenance.Skip // an opposite flow's copy (headerless.go)
+		}
+	}
+	switch action {
 	case provenance.Stamp:
 		rec.AddHeader(kafka.Header{Key: provenance.Header, Value: r.prov.guard.Stamp()})
 	case provenance.Skip:
@@ -73,6 +85,13 @@ func (r *sourceRun) skipsRecord(p *sourcePartition, rec kafka.Record) bool {
 		return true
 	}
 	return false
+}
+
+// cameBack tells whether a header value names the source cluster: the record was copied out of it and back
+// into it, by a flow that does not guard (an opposite flow with provenance off copies kmirror's copies back).
+func (r *sourceRun) cameBack(v []byte) bool {
+	o, err := provenance.Decode(v)
+	return err == nil && provenance.Same(o, provenance.Origin{Alias: r.sourceAlias, ClusterID: r.prov.sourceID})
 }
 
 // skippedC applies what the C path reports of the guard's skips in one batch entry.

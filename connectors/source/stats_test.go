@@ -282,3 +282,8 @@ func TestPublishedRatesRightAfterAStart(t *testing.T) {
 		t.Fatalf("the compat rate is %v: this test no longer shows the difference it is about", compat)
 	}
 }
+
+// OppositeRanges: no opposite flow writes into the partitions.
+func (e *statsEnv) OppositeRanges(context.Context, []kmtype.RangeQuery) ([]kmtype.TargetRange, error) {
+	return nil, nil
+}

@@ -135,7 +135,8 @@ type sourceRun struct {
 	taskMetrics taskMetrics // offset commit time and records in flight (zero without metrics)
 	txn         txnHooks    // exactly-once mode's (sourceTxns, transactions.go) or at-least-once's
 
-	prov runProvenance // the provenance header and cycle guard (provenance.go)
+	prov runProvenance  // the provenance header and cycle guard (provenance.go)
+	rule headerlessRule // the rule for records without the header (headerless.go)
 
 	// Capacity advice: where the poll loop's time goes, and the replication clients' last statistics.
 	clock                            pipelineClock

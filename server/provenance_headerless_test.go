@@ -1,0 +1,159 @@
+package server_test
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kmirror/kmirror/connectors/kafka/kafkatest"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/provenance"
+)
+
+// TestHeaderlessNotCopiedBack: A→B copies without the provenance header (kmirror.provenance.enabled=false) and
+// B→A with it, both under IdentityReplicationPolicy on the same topic, producers on both sides. B→A tells
+// A→B's copies apart by A→B's offset map: it copies none of them back, neither the headerless copies of A's
+// records nor the copies of its own copies that A→B brings back to B. A ends with every record of both sides
+// exactly once, in its partition's order; A's own records never come back.
+func TestHeaderlessNotCopiedBack(t *testing.T) {
+	t.Parallel()
+	k := startKmirror(t, "")
+	topic := kafkatest.TopicName(t, "orders")
+	const parts = 3
+	kafkatest.CreateTopic(t, "A", topic, parts, nil)
+	kafkatest.CreateTopic(t, "B", topic, parts, nil)
+	flow := func(from, to string, extra map[string]any) map[string]any {
+		cfg := mirrorConfig(t, topic, map[string]any{
+			"source.cluster.alias": from, "target.cluster.alias": to,
+			"source.cluster.bootstrap.servers": kafkatest.Bootstrap(t, from),
+			"target.cluster.bootstrap.servers": kafkatest.Bootstrap(t, to),
+			"replication.policy.class":         identityPolicy,
+			"sync.topic.configs.enabled":       "false",
+			"tasks.max":                        "2",
+		})
+		for key, v := range extra {
+			cfg[key] = v
+		}
+		return cfg
+	}
+	ab, ba := "mm2-ab-"+topic, "mm2-ba-"+topic
+	ends := func(cluster string) []int64 { return kafkatest.PartitionEnds(t, cluster, topic, parts) }
+	committedThrough := func(name string, end []int64) bool {
+		_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
+		list, _ := offs.(map[string]any)["offsets"].([]any)
+		if len(list) != parts {
+			return false
+		}
+		for _, o := range list {
+			p := mustInt(t, o.(map[string]any)["partition"].(map[string]any)["partition"])
+			if mustInt(t, o.(map[string]any)["offset"].(map[string]any)["offset"]) != end[p]-1 {
+				return false
+			}
+		}
+		return true
+	}
+	await := func(what string, done func() bool) {
+		deadline := time.Now().Add(3 * time.Minute)
+		for !done() {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 3 minutes (ends A %v, B %v)", what, ends("A"), ends("B"))
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+
+	sentA := activeRecords("A", topic, parts, 3000, 0)
+	sentB := activeRecords("B", topic, parts, 3000, 0)
+	kafkatest.Produce(t, "A", sentA[:1000])
+	kafkatest.Produce(t, "B", sentB[:1000])
+	// History: A→B runs alone first and writes headerless copies of A's records into B, as a flow did before
+	// the header existed.
+	code, body := k.do(http.MethodPut, "/connectors/"+ab+"/config", flow("A", "B", map[string]any{mirrorconfig.ProvenanceEnabledConfig: "false"}))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(ab, "RUNNING RUNNING RUNNING", 60*time.Second)
+	await("A→B copies A's history", func() bool { return committedThrough(ab, ends("A")) })
+
+	began := time.Now()
+	code, body = k.do(http.MethodPut, "/connectors/"+ba+"/config", flow("B", "A", nil))
+	require.Equal(t, http.StatusCreated, code, "%v", body)
+	k.awaitStates(ba, "RUNNING RUNNING RUNNING", 60*time.Second)
+	for i := 1000; i < 3000; i += 500 { // both sides keep producing while the flows run
+		kafkatest.Produce(t, "A", sentA[i:i+500])
+		kafkatest.Produce(t, "B", sentB[i:i+500])
+	}
+	// Both connectors have dealt with every record of both topics. A→B copies B→A's copies back into B (it
+	// guards nothing), so B's partitions grow until B→A has skipped all of those.
+	await("both flows commit every offset", func() bool {
+		endA, endB := ends("A"), ends("B")
+		return committedThrough(ab, endA) && committedThrough(ba, endB)
+	})
+	t.Logf("both flows settled %.1f s after B→A was created", time.Since(began).Seconds())
+
+	got, err := tryReadCommittedOn(t, "A", topic)
+	require.NoError(t, err)
+	seen := map[string]int{}
+	n := 0
+	for p := range parts {
+		last := map[string]int{} // origin -> last sequence seen in this partition
+		for _, r := range got[int32(p)] {
+			n++
+			id := string(r.Headers()[0].Value)
+			seen[id]++
+			var origin string
+			var seq int
+			_, err := fmt.Sscanf(id, "%1s-%d", &origin, &seq)
+			require.NoError(t, err)
+			if prev, ok := last[origin]; ok {
+				require.Greater(t, seq, prev, "partition %d: %s out of order", p, id)
+			}
+			last[origin] = seq
+			v, stamped := r.LastHeader(provenance.Header)
+			if origin == "A" {
+				require.False(t, stamped, "%s was produced on A and never copied back", id)
+				continue
+			}
+			require.True(t, stamped, "B→A's copy of %s carries the header", id)
+			o, err := provenance.Decode(v)
+			require.NoError(t, err)
+			require.Equal(t, "B", o.Alias, "%s names its origin", id)
+		}
+	}
+	missing, duplicated := 0, 0
+	for _, rs := range [][]kafkatest.Record{sentA, sentB} {
+		for _, r := range rs {
+			switch seen[string(r.Headers[0].Value)] {
+			case 0:
+				missing++
+			case 1:
+			default:
+				duplicated++
+			}
+		}
+	}
+	endB := ends("B")
+	var onB int64
+	for _, e := range endB {
+		onB += e
+	}
+	t.Logf("cluster A: %d records, %d missing, %d duplicated, 0 reordered; cluster B holds %d records", n, missing, duplicated, onB)
+	require.Zero(t, missing)
+	require.Zero(t, duplicated)
+	require.Equal(t, len(sentA)+len(sentB), n, "A holds exactly what was produced on both sides")
+
+	var skipped float64
+	if f, ok := k.scrape()["kmirror_provenance_skipped_records_total"]; ok {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "connector" && l.GetValue() == ba {
+					skipped += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Logf("B→A skipped %.0f records", skipped)
+	// A's records on B, and B's records A→B brought back: every record on B but B's own.
+	require.GreaterOrEqual(t, skipped, float64(onB-int64(len(sentB))), "B→A skipped every record A→B wrote into B")
+}
