@@ -119,18 +119,22 @@ func splitKeys(keys []kmtype.RangeKey) (sa, ta, topics []string, parts []int32) 
 	return sa, ta, topics, parts
 }
 
+// splitQueries is splitKeys for range queries, with their offsets.
+func splitQueries(queries []kmtype.RangeQuery) (sa, ta, topics []string, parts []int32, offs []int64) {
+	for _, q := range queries {
+		sa, ta, topics, parts = append(sa, q.SourceAlias), append(ta, q.TargetAlias), append(topics, q.Topic), append(parts, q.Partition)
+		offs = append(offs, q.Offset)
+	}
+	return sa, ta, topics, parts, offs
+}
+
 // OffsetRangesAround answers many queries in one round trip, in the order asked.
 func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
 	out := make([]kmtype.RangesAround, len(queries))
 	if len(queries) == 0 {
 		return out, nil
 	}
-	keys := make([]kmtype.RangeKey, len(queries))
-	offs := make([]int64, len(queries))
-	for i, q := range queries {
-		keys[i], offs[i] = q.RangeKey, q.Offset
-	}
-	sa, ta, topics, parts := splitKeys(keys)
+	sa, ta, topics, parts, offs := splitQueries(queries)
 	rows, err := s.pool.Query(ctx, `
 		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.uncommitted, p.updated_at,
 		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.uncommitted, n.updated_at
@@ -145,7 +149,7 @@ func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQu
 		return nil, fmt.Errorf("read offset ranges: %w", err)
 	}
 	defer rows.Close()
-	return out, scanRangesAround(rows, keys, out)
+	return out, scanRangesAround(rows, queries, out)
 }
 
 // PruneOffsetRanges deletes a partition's ranges that end below logStart (no group can be positioned there any

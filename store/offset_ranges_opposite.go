@@ -17,12 +17,7 @@ func (s *Store) OppositeRanges(ctx context.Context, queries []kmtype.RangeQuery)
 	if len(queries) == 0 {
 		return nil, nil
 	}
-	keys := make([]kmtype.RangeKey, len(queries))
-	offs := make([]int64, len(queries))
-	for i, q := range queries {
-		keys[i], offs[i] = q.RangeKey, q.Offset
-	}
-	sa, ta, topics, parts := splitKeys(keys)
+	sa, ta, topics, parts, offs := splitQueries(queries)
 	// The reverse pair: the opposite flow's source is this flow's target.
 	rows, err := s.pool.Query(ctx, `
 		SELECT q.t, q.p, r.target_start, r.target_start + (r.source_end - r.source_start)

@@ -19,12 +19,7 @@ func (s *Store) OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.R
 	if len(queries) == 0 {
 		return out, nil
 	}
-	keys := make([]kmtype.RangeKey, len(queries))
-	offs := make([]int64, len(queries))
-	for i, q := range queries {
-		keys[i], offs[i] = q.RangeKey, q.Offset
-	}
-	sa, ta, topics, parts := splitKeys(keys)
+	sa, ta, topics, parts, offs := splitQueries(queries)
 	rows, err := s.pool.Query(ctx, `
 		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.uncommitted, p.updated_at,
 		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.uncommitted, n.updated_at
@@ -40,12 +35,12 @@ func (s *Store) OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.R
 		return nil, fmt.Errorf("read offset ranges: %w", err)
 	}
 	defer rows.Close()
-	return out, scanRangesAround(rows, keys, out)
+	return out, scanRangesAround(rows, queries, out)
 }
 
 // scanRangesAround reads the rows of a ranges-around query (the query's ordinal, then the previous and the next
 // range's columns) into out.
-func scanRangesAround(rows pgx.Rows, keys []kmtype.RangeKey, out []kmtype.RangesAround) error {
+func scanRangesAround(rows pgx.Rows, queries []kmtype.RangeQuery, out []kmtype.RangesAround) error {
 	for rows.Next() {
 		var i int64
 		var pid, nid *string
@@ -55,7 +50,7 @@ func scanRangesAround(rows pgx.Rows, keys []kmtype.RangeKey, out []kmtype.Ranges
 		if err := rows.Scan(&i, &pid, &ps, &pe, &pt, &pn, &pg, &pm, &pc, &pu, &nid, &ns, &ne, &nt, &nn, &ng, &nm, &nc, &nu); err != nil {
 			return fmt.Errorf("read offset ranges: %w", err)
 		}
-		k := keys[i-1]
+		k := queries[i-1].RangeKey
 		if ps != nil {
 			out[i-1].Prev = &kmtype.OffsetRange{RangeKey: k, SourceID: *pid, SourceStart: *ps, SourceEnd: *pe, TargetStart: *pt, SourceNext: *pn, GapBefore: *pg, UnmappedBefore: *pm, Uncommitted: *pc, UpdatedAt: *pu}
 		}

@@ -73,11 +73,11 @@ func (r *sourceRun) loadOpposite(ctx context.Context, settle map[*sourcePartitio
 		queries[i] = kmtype.RangeQuery{RangeKey: kmtype.RangeKey{SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias,
 			Topic: p.tp.Topic, Partition: p.tp.Partition}, Offset: p.ruleFrom()}
 	}
+	r.rule.loaded = time.Now() // a failed look too: the next waits its turn
 	got, err := r.env.OppositeRanges(ctx, queries)
 	if err != nil {
 		return err
 	}
-	r.rule.loaded = time.Now()
 	for _, w := range r.rule.watched {
 		w.spans = w.spans[:0]
 	}
@@ -113,7 +113,7 @@ func (r *sourceRun) discoverOpposite(ctx context.Context) {
 		return
 	}
 	if err := r.loadOpposite(ctx, nil); err != nil {
-		r.log.Warn("read the opposite flows' offset maps", "error", err)
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "opposite", "read the opposite flows' offset maps", "error", err)
 	}
 }
 
