@@ -25,36 +25,8 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	const parts = 3
 	kafkatest.CreateTopic(t, "A", topic, parts, nil)
 	kafkatest.CreateTopic(t, "B", topic, parts, nil)
-	flow := func(from, to string, extra map[string]any) map[string]any {
-		cfg := mirrorConfig(t, topic, map[string]any{
-			"source.cluster.alias": from, "target.cluster.alias": to,
-			"source.cluster.bootstrap.servers": kafkatest.Bootstrap(t, from),
-			"target.cluster.bootstrap.servers": kafkatest.Bootstrap(t, to),
-			"replication.policy.class":         identityPolicy,
-			"sync.topic.configs.enabled":       "false",
-			"tasks.max":                        "2",
-		})
-		for key, v := range extra {
-			cfg[key] = v
-		}
-		return cfg
-	}
 	ab, ba := "mm2-ab-"+topic, "mm2-ba-"+topic
 	ends := func(cluster string) []int64 { return kafkatest.PartitionEnds(t, cluster, topic, parts) }
-	committedThrough := func(name string, end []int64) bool {
-		_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
-		list, _ := offs.(map[string]any)["offsets"].([]any)
-		if len(list) != parts {
-			return false
-		}
-		for _, o := range list {
-			p := mustInt(t, o.(map[string]any)["partition"].(map[string]any)["partition"])
-			if mustInt(t, o.(map[string]any)["offset"].(map[string]any)["offset"]) != end[p]-1 {
-				return false
-			}
-		}
-		return true
-	}
 	await := func(what string, done func() bool) {
 		deadline := time.Now().Add(3 * time.Minute)
 		for !done() {
@@ -71,13 +43,13 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	kafkatest.Produce(t, "B", sentB[:1000])
 	// History: A→B runs alone first and writes headerless copies of A's records into B, as a flow did before
 	// the header existed.
-	code, body := k.do(http.MethodPut, "/connectors/"+ab+"/config", flow("A", "B", map[string]any{mirrorconfig.ProvenanceEnabledConfig: "false"}))
+	code, body := k.do(http.MethodPut, "/connectors/"+ab+"/config", identityFlow(t, topic, "A", "B", map[string]any{mirrorconfig.ProvenanceEnabledConfig: "false"}))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates(ab, "RUNNING RUNNING RUNNING", 60*time.Second)
-	await("A→B copies A's history", func() bool { return committedThrough(ab, ends("A")) })
+	await("A→B copies A's history", func() bool { return k.committedThrough(t, ab, ends("A"), false) })
 
 	began := time.Now()
-	code, body = k.do(http.MethodPut, "/connectors/"+ba+"/config", flow("B", "A", nil))
+	code, body = k.do(http.MethodPut, "/connectors/"+ba+"/config", identityFlow(t, topic, "B", "A", nil))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates(ba, "RUNNING RUNNING RUNNING", 60*time.Second)
 	for i := 1000; i < 3000; i += 500 { // both sides keep producing while the flows run
@@ -88,7 +60,7 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	// guards nothing), so B's partitions grow until B→A has skipped all of those.
 	await("both flows commit every offset", func() bool {
 		endA, endB := ends("A"), ends("B")
-		return committedThrough(ab, endA) && committedThrough(ba, endB)
+		return k.committedThrough(t, ab, endA, false) && k.committedThrough(t, ba, endB, false)
 	})
 	t.Logf("both flows settled %.1f s after B→A was created", time.Since(began).Seconds())
 

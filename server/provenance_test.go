@@ -98,6 +98,41 @@ func activeRecords(cluster, topic string, partitions, n, from int) []kafkatest.R
 	return out
 }
 
+// identityFlow is the config of a connector copying topic from cluster from to cluster to under
+// IdentityReplicationPolicy, with extra.
+func identityFlow(t *testing.T, topic, from, to string, extra map[string]any) map[string]any {
+	cfg := mirrorConfig(t, topic, map[string]any{
+		"source.cluster.alias": from, "target.cluster.alias": to,
+		"source.cluster.bootstrap.servers": kafkatest.Bootstrap(t, from),
+		"target.cluster.bootstrap.servers": kafkatest.Bootstrap(t, to),
+		"replication.policy.class":         identityPolicy,
+		"sync.topic.configs.enabled":       "false",
+		"tasks.max":                        "2",
+	})
+	for key, v := range extra {
+		cfg[key] = v
+	}
+	return cfg
+}
+
+// committedThrough tells whether connector name has committed the last offset of every partition that end
+// lists the end offsets of (eos: or the one before it, as a partition may end with a transaction marker).
+func (k *kmirror) committedThrough(t *testing.T, name string, end []int64, eos bool) bool {
+	_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
+	list, _ := offs.(map[string]any)["offsets"].([]any)
+	if len(list) != len(end) {
+		return false
+	}
+	for _, o := range list {
+		p := mustInt(t, o.(map[string]any)["partition"].(map[string]any)["partition"])
+		off := mustInt(t, o.(map[string]any)["offset"].(map[string]any)["offset"])
+		if off != end[p]-1 && (!eos || off != end[p]-2) {
+			return false
+		}
+	}
+	return true
+}
+
 // TestActiveActiveIdentityNoLoop: two connectors A→B and B→A under IdentityReplicationPolicy on the same topic,
 // producers on both sides while they run. Every record of either side ends up exactly once on both clusters,
 // in its partition's order, and once both connectors have committed every offset of both topics the clusters
@@ -122,20 +157,6 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 	const parts = 3
 	kafkatest.CreateTopic(t, "A", topic, parts, nil)
 	kafkatest.CreateTopic(t, "B", topic, parts, nil)
-	flow := func(from, to string) map[string]any {
-		cfg := mirrorConfig(t, topic, map[string]any{
-			"source.cluster.alias": from, "target.cluster.alias": to,
-			"source.cluster.bootstrap.servers": kafkatest.Bootstrap(t, from),
-			"target.cluster.bootstrap.servers": kafkatest.Bootstrap(t, to),
-			"replication.policy.class":         identityPolicy,
-			"sync.topic.configs.enabled":       "false",
-			"tasks.max":                        "2",
-		})
-		for key, v := range extra {
-			cfg[key] = v
-		}
-		return cfg
-	}
 	ab, ba := "mm2-ab-"+topic, "mm2-ba-"+topic
 
 	sentA := activeRecords("A", topic, parts, 3000, 0)
@@ -143,7 +164,7 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 	kafkatest.Produce(t, "A", sentA[:1000])
 	kafkatest.Produce(t, "B", sentB[:1000])
 	for _, c := range []struct{ name, from, to string }{{ab, "A", "B"}, {ba, "B", "A"}} {
-		code, body := k.do(http.MethodPut, "/connectors/"+c.name+"/config", flow(c.from, c.to))
+		code, body := k.do(http.MethodPut, "/connectors/"+c.name+"/config", identityFlow(t, topic, c.from, c.to, extra))
 		require.Equal(t, http.StatusCreated, code, "%v", body)
 	}
 	k.awaitStates(ab, "RUNNING RUNNING RUNNING", 60*time.Second)
@@ -159,25 +180,10 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 	ends := func(cluster string) []int64 { return kafkatest.PartitionEnds(t, cluster, topic, parts) }
 	// In exactly-once mode a partition may end with a transaction marker, which no consumer reads.
 	_, eos := extra["exactly.once.support"]
-	committedThrough := func(name string, end []int64) bool {
-		_, offs := k.do(http.MethodGet, "/connectors/"+name+"/offsets", nil)
-		list, _ := offs.(map[string]any)["offsets"].([]any)
-		if len(list) != parts {
-			return false
-		}
-		for _, o := range list {
-			p := mustInt(t, o.(map[string]any)["partition"].(map[string]any)["partition"])
-			off := mustInt(t, o.(map[string]any)["offset"].(map[string]any)["offset"])
-			if off != end[p]-1 && (!eos || off != end[p]-2) {
-				return false
-			}
-		}
-		return true
-	}
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		endA, endB := ends("A"), ends("B")
-		if committedThrough(ab, endA) && committedThrough(ba, endB) {
+		if k.committedThrough(t, ab, endA, eos) && k.committedThrough(t, ba, endB, eos) {
 			break
 		}
 		if time.Now().After(deadline) {

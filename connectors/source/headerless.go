@@ -55,6 +55,10 @@ type oppositeWrites struct {
 	spans []kmtype.TargetRange // ascending, those ending at or after the partition's position when loaded
 	// settled: every record below it is decided by spans (the map was loaded headerlessHold after it existed).
 	settled int64
+	// stamps says the latest evidence is that the opposite flow's copies carry the header (the guard skipped
+	// one), not that it writes headerless ones (the map skipped one): records past settled are then decided by
+	// the map as loaded, without the wait.
+	stamps bool
 }
 
 // ruleFrom is where a partition's opposite ranges of interest begin: after its last acknowledged record (the
@@ -130,11 +134,13 @@ func (r *sourceRun) discoverOnC(ctx context.Context) error {
 	return nil
 }
 
-// headerlessSkip decides a headerless record of partition p at offset off on the Go engine: whether an
-// opposite flow wrote it (skip it). It waits, for the partition's records past what the loaded map settles,
-// until a map loaded headerlessHold later settles them. stop reports that ctx ended meanwhile: the record is
-// neither copied nor skipped.
-func (r *sourceRun) headerlessSkip(ctx context.Context, reader sourceReader, p *sourcePartition, off int64) (skip, stop bool) {
+// headerlessSkip decides a headerless record of partition p at offset off on the Go engine (or, came, one
+// whose header names the source cluster): whether an opposite flow wrote it (skip it). It waits, for the
+// partition's records past what the loaded map settles, until a map loaded headerlessHold later settles them;
+// not for a headerless record while the opposite flow is seen to stamp its copies (oppositeStamps), since those
+// past the map are then producers'. stop reports that ctx ended meanwhile: the record is neither copied nor
+// skipped.
+func (r *sourceRun) headerlessSkip(ctx context.Context, reader sourceReader, p *sourcePartition, off int64, came bool) (skip, stop bool) {
 	if time.Since(r.rule.loaded) >= headerlessDiscover {
 		if err := r.loadOpposite(ctx, nil); err != nil {
 			r.limit.Log(ctx, r.log, slog.LevelWarn, "opposite", "read the opposite flows' offset maps", "error", err)
@@ -144,7 +150,7 @@ func (r *sourceRun) headerlessSkip(ctx context.Context, reader sourceReader, p *
 	if w == nil {
 		return false, false
 	}
-	for off >= w.settled {
+	for off >= w.settled && (came || !w.stamps) {
 		// Everything that exists now is settled by a map loaded headerlessHold from now.
 		settle := make(map[*sourcePartition]int64, len(r.rule.watched))
 		for q := range r.rule.watched {
@@ -167,7 +173,18 @@ func (r *sourceRun) headerlessSkip(ctx context.Context, reader sourceReader, p *
 			r.limit.Log(ctx, r.log, slog.LevelWarn, "opposite", "read the opposite flows' offset maps; the record waits", "error", err)
 		}
 	}
-	return covered(w.spans, off), false
+	skip = covered(w.spans, off)
+	if skip {
+		w.stamps = false // the opposite flow writes copies without the header: wait for its map again
+	}
+	return skip, false
+}
+
+// oppositeStamps notes that the guard skipped a record of p: the flow writing p's copies stamps them.
+func (r *sourceRun) oppositeStamps(p *sourcePartition) {
+	if w := r.rule.watched[p]; w != nil {
+		w.stamps = true
+	}
 }
 
 // covered tells whether off lies in one of the ascending spans.

@@ -64,7 +64,8 @@ func TestCovered(t *testing.T) {
 // TestHeaderlessSkip: a partition no opposite flow writes into decides at once (copy). Once the opposite flow's
 // ranges appear, a record past what the loaded map settles waits until a map loaded headerlessHold later
 // settles it, and that map decides: the opposite flow's copy is skipped, a record it did not write is copied;
-// records the waited-for map settles decide at once.
+// records the waited-for map settles decide at once. While the opposite flow stamps its copies, headerless
+// records are not held.
 func TestHeaderlessSkip(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -77,14 +78,14 @@ func TestHeaderlessSkip(t *testing.T) {
 	reader := highReader{high: 15}
 
 	began := time.Now()
-	skip, stop := r.headerlessSkip(ctx, reader, p, 10)
+	skip, stop := r.headerlessSkip(ctx, reader, p, 10, false)
 	require.False(t, skip || stop, "nobody else writes into the partition: copied")
 	require.Less(t, time.Since(began), headerlessHold, "without waiting")
 
 	env.set(kmtype.TargetRange{Topic: "orders", Partition: 0, Start: 11, End: 12})
 	r.rule.loaded = time.Time{} // the next record looks for opposite flows again
 	began = time.Now()
-	skip, stop = r.headerlessSkip(ctx, reader, p, 11)
+	skip, stop = r.headerlessSkip(ctx, reader, p, 11, false)
 	require.False(t, stop)
 	require.True(t, skip, "the opposite flow's copy is skipped")
 	require.True(t, r.rule.needed, "the run needs the Go engine from now on")
@@ -92,7 +93,7 @@ func TestHeaderlessSkip(t *testing.T) {
 
 	began = time.Now()
 	for off, want := range map[int64]bool{12: true, 13: false, 14: false} {
-		skip, stop = r.headerlessSkip(ctx, reader, p, off)
+		skip, stop = r.headerlessSkip(ctx, reader, p, off, false)
 		require.False(t, stop)
 		require.Equal(t, want, skip, "offset %d", off)
 	}
@@ -100,6 +101,14 @@ func TestHeaderlessSkip(t *testing.T) {
 
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	_, stop = r.headerlessSkip(cancelled, reader, p, 15)
+	_, stop = r.headerlessSkip(cancelled, reader, p, 15, false)
 	require.True(t, stop, "a record past the settled map waits; the pipeline's end stops the wait")
+
+	// The opposite flow is seen to stamp its copies: a headerless record past the map is a producer's, decided
+	// at once; one that came back into its origin cluster still waits.
+	r.oppositeStamps(p)
+	skip, stop = r.headerlessSkip(cancelled, reader, p, 16, false)
+	require.False(t, skip || stop, "copied without waiting")
+	_, stop = r.headerlessSkip(cancelled, reader, p, 16, true)
+	require.True(t, stop, "a record that came back waits for the map")
 }

@@ -66,14 +66,16 @@ func (r *sourceRun) skipsRecord(ctx context.Context, reader sourceReader, p *sou
 	}
 	v, ok := rec.LastHeader(provenance.Header)
 	action := r.prov.guard.Decide(v, ok)
-	if action == provenance.Stamp || (action == provenance.Copy && r.cameBack(v)) {
-		skip, stop := r.headerlessSkip(ctx, reader, p, rec.Offset())
+	if came := action == provenance.Copy && r.cameBack(v); action == provenance.Stamp || came {
+		skip, stop := r.headerlessSkip(ctx, reader, p, rec.Offset(), came)
 		if stop {
 			return true // the pipeline ends: the record is read again by the next one
 		}
 		if skip {
 			action = provenance.Skip // an opposite flow's copy (headerless.go)
 		}
+	} else if action == provenance.Skip {
+		r.oppositeStamps(p)
 	}
 	switch action {
 	case provenance.Stamp:
