@@ -10,7 +10,8 @@ package source
 // read them at once. So a headerless record of a partition the opposite flow writes is decided only against a
 // map loaded at least headerlessHold after the record was known to exist (the partition's high watermark then):
 // by that time the opposite flow has acknowledged and committed what it wrote before, and its ranges say whether
-// the record is one of its copies. Records of the partition wait that long; other partitions are not held.
+// the record is one of its copies. The poll loop waits meanwhile, so the task's other partitions wait too; one
+// wait settles every watched partition up to its high watermark, so the task moves on in steps of about that.
 //
 // The Go engine applies the rule; a task that needs it (some partition it reads has an opposite flow's ranges)
 // runs on the Go engine (usesCPath), and a C pipeline that finds such ranges appear ends so that the next
@@ -40,7 +41,7 @@ const (
 var errHeaderlessRule = errors.New("an opposite flow writes into the source partitions: replication continues on the Go engine")
 
 // headerlessRule is a run's state of the rule. The poll loop owns it on the Go engine; on the C engine only the
-// commit loop uses it (discover), to end the pipeline.
+// commit loop uses it (discoverOnC), to end the pipeline.
 type headerlessRule struct {
 	// needed says some partition of this run has an opposite flow's ranges: the run stays on the Go engine.
 	needed bool
