@@ -112,3 +112,32 @@ func TestHeaderlessSkip(t *testing.T) {
 	_, stop = r.headerlessSkip(cancelled, reader, p, 16, true)
 	require.True(t, stop, "a record that came back waits for the map")
 }
+
+// TestHeaderlessRuleLeavesTheCPath: a C pipeline whose look finds an opposite flow writing into its partitions
+// ends with a pipeline restart, and the run's next pipelines take the Go engine, even with --data-path=c; a
+// connector with provenance off looks for nothing.
+func TestHeaderlessRuleLeavesTheCPath(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newSourcePartition(mirror.TopicPartition{Topic: "orders", Partition: 0}, "orders", -1, "")
+	env := &oppositeDouble{}
+	r := &sourceRun{t: &sourceTask{dataPath: DataPathC}, env: env, log: slog.New(slog.DiscardHandler), limit: lograte.New(time.Minute),
+		sourceAlias: "B", targetAlias: "A", parts: []*sourcePartition{p}, bySource: map[string][]*sourcePartition{"orders": {p}}}
+
+	r.discoverOpposite(ctx)
+	require.Empty(t, env.queries, "provenance off: no lookup")
+	r.t.cfg.Kmirror.ProvenanceEnabled = true
+	r.discoverOpposite(ctx)
+	require.Len(t, env.queries, 1)
+	require.True(t, r.usesCPath(), "no opposite flow: the C path")
+	r.rule.onC = true
+	require.NoError(t, r.discoverOnC(ctx), "looked a moment ago")
+
+	env.set(kmtype.TargetRange{Topic: "orders", Partition: 0, Start: 0, End: 9})
+	r.rule.loaded = time.Time{}
+	err := r.discoverOnC(ctx)
+	var pe *pipelineError
+	require.ErrorAs(t, err, &pe, "a pipeline restart")
+	require.ErrorIs(t, err, errHeaderlessRule)
+	require.False(t, r.usesCPath(), "the next pipeline runs on the Go engine")
+}
