@@ -194,48 +194,7 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 
 	for _, cluster := range []string{"A", "B"} {
 		// read_committed: copies written in exactly-once mode end in transaction markers, which no record reaches.
-		got, err := tryReadCommittedOn(t, cluster, topic)
-		require.NoError(t, err)
-		seen := map[string]int{}
-		n := 0
-		for p := range parts {
-			rs := got[int32(p)]
-			n += len(rs)
-			last := map[string]int{} // origin -> last sequence seen in this partition
-			for _, r := range rs {
-				id := string(r.Headers()[0].Value)
-				seen[id]++
-				var origin string
-				var seq int
-				_, err := fmt.Sscanf(id, "%1s-%d", &origin, &seq)
-				require.NoError(t, err)
-				if prev, ok := last[origin]; ok {
-					require.Greater(t, seq, prev, "cluster %s partition %d: %s out of order", cluster, p, id)
-				}
-				last[origin] = seq
-				v, stamped := r.LastHeader(provenance.Header)
-				if origin != cluster {
-					require.True(t, stamped, "a copy carries the provenance header")
-					o, err := provenance.Decode(v)
-					require.NoError(t, err)
-					require.Equal(t, origin, o.Alias, "cluster %s: %s names its origin", cluster, id)
-				} else {
-					require.False(t, stamped, "cluster %s: %s was produced here and never copied back", cluster, id)
-				}
-			}
-		}
-		missing, duplicated := 0, 0
-		for _, rs := range [][]kafkatest.Record{sentA, sentB} {
-			for _, r := range rs {
-				switch seen[string(r.Headers[0].Value)] {
-				case 0:
-					missing++
-				case 1:
-				default:
-					duplicated++
-				}
-			}
-		}
+		n, missing, duplicated := auditOrigins(t, cluster, topic, parts, sentA, sentB)
 		t.Logf("cluster %s: %d records, %d missing, %d duplicated, 0 reordered", cluster, n, missing, duplicated)
 		require.Zero(t, missing, "cluster %s", cluster)
 		require.Zero(t, duplicated, "cluster %s", cluster)
@@ -243,20 +202,74 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 	}
 
 	// The skips are visible: each flow skipped the other's copies.
-	fams := k.scrape()
 	for _, c := range []struct{ name, source string }{{ab, "A"}, {ba, "B"}} {
-		var skipped float64
-		if f, ok := fams["kmirror_provenance_skipped_records_total"]; ok {
-			for _, m := range f.GetMetric() {
-				for _, l := range m.GetLabel() {
-					if l.GetName() == "connector" && l.GetValue() == c.name {
-						skipped += m.GetCounter().GetValue()
-					}
+		skipped := k.provenanceSkipped(c.name)
+		require.GreaterOrEqual(t, skipped, float64(len(sentA)), "%s skipped every copy it found on %s (a re-read counts again)", c.name, c.source)
+	}
+}
+
+// auditOrigins reads topic on cluster (read_committed: copies written in exactly-once mode end in transaction
+// markers, which no record reaches) and checks every record of sent (activeRecords) there: in its origin's
+// order in each partition, a copy carrying the provenance header naming its origin, a record of cluster's own
+// without one (never copied back). It returns how many records the topic holds, and how many of sent are
+// missing and duplicated.
+func auditOrigins(t *testing.T, cluster, topic string, parts int, sent ...[]kafkatest.Record) (n, missing, duplicated int) {
+	got, err := tryReadCommittedOn(t, cluster, topic)
+	require.NoError(t, err)
+	seen := map[string]int{}
+	for p := range parts {
+		last := map[string]int{} // origin -> last sequence seen in this partition
+		for _, r := range got[int32(p)] {
+			n++
+			id := string(r.Headers()[0].Value)
+			seen[id]++
+			var origin string
+			var seq int
+			_, err := fmt.Sscanf(id, "%1s-%d", &origin, &seq)
+			require.NoError(t, err)
+			if prev, ok := last[origin]; ok {
+				require.Greater(t, seq, prev, "cluster %s partition %d: %s out of order", cluster, p, id)
+			}
+			last[origin] = seq
+			v, stamped := r.LastHeader(provenance.Header)
+			if origin == cluster {
+				require.False(t, stamped, "cluster %s: %s was produced here and never copied back", cluster, id)
+				continue
+			}
+			require.True(t, stamped, "a copy carries the provenance header")
+			o, err := provenance.Decode(v)
+			require.NoError(t, err)
+			require.Equal(t, origin, o.Alias, "cluster %s: %s names its origin", cluster, id)
+		}
+	}
+	for _, rs := range sent {
+		for _, r := range rs {
+			switch seen[string(r.Headers[0].Value)] {
+			case 0:
+				missing++
+			case 1:
+			default:
+				duplicated++
+			}
+		}
+	}
+	return n, missing, duplicated
+}
+
+// provenanceSkipped is how many records connector's tasks skipped as the cycle guard's (its
+// kmirror_provenance_skipped_records_total series summed).
+func (k *kmirror) provenanceSkipped(connector string) float64 {
+	var skipped float64
+	if f, ok := k.scrape()["kmirror_provenance_skipped_records_total"]; ok {
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "connector" && l.GetValue() == connector {
+					skipped += m.GetCounter().GetValue()
 				}
 			}
 		}
-		require.GreaterOrEqual(t, skipped, float64(len(sentA)), "%s skipped every copy it found on %s (a re-read counts again)", c.name, c.source)
 	}
+	return skipped
 }
 
 // TestProvenanceHeaderCost measures what the header costs on the target's disk: the same records copied with
