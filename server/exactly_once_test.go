@@ -99,10 +99,15 @@ func readCommitted(t *testing.T, topic string) map[int32][]kafka.Record {
 // require inside require.Eventually's condition would fail the test from another goroutine, leaving the
 // condition unanswered until the wait ran out (a flake seen under the full suite's load).
 func tryReadCommitted(t *testing.T, topic string) (map[int32][]kafka.Record, error) {
+	return tryReadCommittedOn(t, "B", topic)
+}
+
+// tryReadCommittedOn is tryReadCommitted on either cluster.
+func tryReadCommittedOn(t *testing.T, cluster, topic string) (map[int32][]kafka.Record, error) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	out := map[int32][]kafka.Record{}
-	_, err := kafka.ReadTopic(ctx, map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, "B"), "isolation.level": "read_committed"},
+	_, err := kafka.ReadTopic(ctx, map[string]string{"bootstrap.servers": kafkatest.Bootstrap(t, cluster), "isolation.level": "read_committed"},
 		topic, slog.New(slog.DiscardHandler), func(r kafka.Record) error {
 			out[r.Partition()] = append(out[r.Partition()], r)
 			return nil
