@@ -341,3 +341,32 @@ func TestDisabledConnectorPlansNoTask(t *testing.T) {
 	cancel()
 	require.NoError(t, <-done)
 }
+
+// Run with replication enabled opens the connector's admin clients from its config and runs its jobs: against
+// clusters that do not answer, the jobs fail for a reason that may pass, the connector shows FAILED naming
+// what failed, and it runs until stopped.
+func TestConnectorRunShowsUnreachableClustersUntilStopped(t *testing.T) {
+	config := fakePlannerConfig("t")
+	config["admin.timeout.ms"] = "200"
+	config["emit.offset-syncs.enabled"] = "true"
+	logs := &plannerLogs{}
+	conn, err := testRegistry(slog.New(logs)).NewConnector("mm2", config)
+	require.NoError(t, err)
+	env := &plannerEnv{log: slog.New(logs)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- conn.Run(ctx, env) }()
+	awaitPlanner(t, "the failing jobs in the status", func() bool {
+		err := env.failed()
+		return err != nil && strings.Contains(err.Error(), "offset-syncs topic") && strings.Contains(err.Error(), "list topics on source cluster A")
+	})
+	cancel()
+	require.NoError(t, <-done)
+
+	config[mirrorconfig.TaskAssignmentConfig] = "sideways"
+	conn, err = testRegistry(slog.New(logs)).NewConnector("mm2", config)
+	if err == nil {
+		err = conn.Run(context.Background(), env)
+	}
+	require.ErrorContains(t, err, mirrorconfig.TaskAssignmentConfig)
+}
