@@ -29,6 +29,8 @@ type fakeCluster struct {
 	growErr    error            // CreatePartitions fails with it
 	alterErr   error            // AlterTopicConfigs fails with it
 	aclErr     error            // TopicACLs and CreateACLs fail with it
+	configErr  error            // TopicConfigs fails with it
+	createAll  error            // CreateTopics fails as a whole with it
 	created    []kafka.NewTopic
 	altered    map[string][]kafka.ConfigOp
 	createdACL []kafka.TopicACL
@@ -48,6 +50,9 @@ func (c *fakeCluster) Topics(context.Context) (map[string]int, error) {
 func (c *fakeCluster) TopicConfigs(_ context.Context, topics []string) (map[string][]kafka.ConfigEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.configErr != nil {
+		return nil, c.configErr
+	}
 	out := map[string][]kafka.ConfigEntry{}
 	for _, t := range topics {
 		if _, ok := c.topics[t]; ok {
@@ -60,6 +65,9 @@ func (c *fakeCluster) TopicConfigs(_ context.Context, topics []string) (map[stri
 func (c *fakeCluster) CreateTopics(_ context.Context, topics []kafka.NewTopic) (map[string]error, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.createAll != nil {
+		return nil, c.createAll
+	}
 	out := map[string]error{}
 	for _, nt := range topics {
 		if err := c.createErr[nt.Name]; err != nil {
