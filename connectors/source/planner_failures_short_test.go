@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -164,4 +166,42 @@ func TestTopicConfigSyncWithoutRemoteConfigs(t *testing.T) {
 	require.Equal(t, []kafka.ConfigOp{{Name: "retention.ms", Value: "1000"}}, target.altered["A.t"], "every operation, unchanged ones too")
 	source.set(func(c *fakeCluster) { c.configErr = errors.New("down") })
 	require.ErrorContains(t, r.syncTopicConfigs(ctx), "describe topic configs on source cluster A")
+}
+
+// statusFailing is a plannerEnv whose store cannot write the connector's FAILED status while err is set.
+type statusFailing struct {
+	*plannerEnv
+	err atomic.Pointer[error]
+}
+
+func (e *statusFailing) Failing(ctx context.Context, err error) error {
+	if p := e.err.Load(); p != nil {
+		return *p
+	}
+	return e.plannerEnv.Failing(ctx, err)
+}
+
+func (e *statusFailing) fail(err error) { e.err.Store(&err) }
+
+// A status that cannot be written is written again later while the jobs go on; a run that lost the connector's
+// unit ends.
+func TestConnectorStatusNotWrittenIsRetriedUnlessFenced(t *testing.T) {
+	source := newFakeCluster(map[string]int{"t": 1})
+	source.listErr = kafka.CodeError(codeAllBrokersDown, "all brokers down", false)
+	r, env, logs := fakePlanner(t, fakePlannerConfig("t"), source, newFakeCluster(map[string]int{}))
+	status := &statusFailing{plannerEnv: env}
+	status.fail(errors.New("database down"))
+	r.env = status
+	done := make(chan error, 1)
+	go func() { done <- r.loop(context.Background()) }()
+	awaitPlanner(t, "the unwritten status logged", func() bool {
+		return logs.count(slog.LevelWarn, "could not show the connector's jobs in its status") > 0
+	})
+	status.fail(kmtype.ErrFenced)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, kmtype.ErrFenced)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run went on after it lost its unit")
+	}
 }
