@@ -169,3 +169,31 @@ func TestCommitLoopCommitsUntilFenced(t *testing.T) {
 		t.Fatal("the commit loop went on after a fenced commit")
 	}
 }
+
+// Promoting delayed syncs gives a quiet partition an exact offset sync for its last record, as MM2 does on
+// every offset flush; a partition with nothing delayed sends nothing.
+func TestPromotedSyncsCoverTheLastRecord(t *testing.T) {
+	target := &syncTarget{}
+	syncs, _ := testSyncer(target)
+	p, quiet := startedPartition("t"), startedPartition("quiet")
+	p.withOffsetSyncs(100)
+	quiet.withOffsetSyncs(100)
+	for off := range int64(5) {
+		p.forwarded(off, 1_700_000_000_000+off, 10, 5)
+		if _, _, sync, send := p.ack(1000 + off); send {
+			syncs.send(sync)
+		}
+	}
+	for target.next(true) {
+	}
+	sent := len(target.written)
+	c := testCommitter(&commitRecorder{}, p, quiet)
+	c.promoteSyncs(syncs)
+	for target.next(true) {
+	}
+	require.Len(t, target.written, sent+1, "one sync more")
+	last := target.written[len(target.written)-1]
+	require.Equal(t, mirror.OffsetSync{Topic: "t", Partition: 0, UpstreamOffset: 4, DownstreamOffset: 1004}, last)
+	c.promoteSyncs(syncs)
+	require.False(t, target.next(true), "nothing delayed any more")
+}
