@@ -130,16 +130,27 @@ func TestPausedTaskEndsOnlyWhenFenced(t *testing.T) {
 	require.NoError(t, r.pausedTick(context.Background(), w))
 	env.err = kmtype.ErrFenced
 	require.ErrorIs(t, r.pausedTick(context.Background(), w), kmtype.ErrFenced)
+
+	// The notices too: a source that does not answer is shown, unless the run lost its task.
+	env.err = nil
+	src.failing(errors.New("all brokers down"))
+	env.reportErr = errors.New("database down")
+	require.NoError(t, r.pausedTick(context.Background(), w))
+	env.reportErr = kmtype.ErrFenced
+	r.notice("other", kmtype.Notice{Kind: NoticeSourceUnreachable, Message: "changed"})
+	require.ErrorIs(t, r.pausedTick(context.Background(), w), kmtype.ErrFenced)
 }
 
 type failingStatsEnv struct {
 	*pausedTestEnv
-	err error
+	err, reportErr error
 }
 
 func (e *failingStatsEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error {
 	return e.err
 }
+
+func (e *failingStatsEnv) Report(context.Context, []kmtype.Notice) error { return e.reportErr }
 
 // A paused task whose source does not answer publishes nothing it does not know and commits nothing; stopped,
 // it ends cleanly and leaves its partitions' positions marked stop.
