@@ -243,11 +243,7 @@ func TestPlanReportsRemoteTopicsItCannotCreateOrGrow(t *testing.T) {
 // and an unchanged one is not sent again.
 func TestTopicConfigSyncSendsOnlyChanges(t *testing.T) {
 	ctx := context.Background()
-	source := newFakeCluster(map[string]int{"t": 1})
-	source.configs["t"] = []kafka.ConfigEntry{{Name: "retention.ms", Value: "1000", Source: kafka.SourceTopic}}
-	target := newFakeCluster(map[string]int{})
-	r, _, _ := fakePlanner(t, fakePlannerConfig("t"), source, target)
-	require.NoError(t, r.refreshPlan(ctx))
+	r, source, target := configSyncPlanner(t)
 	require.NoError(t, r.syncTopicConfigs(ctx))
 	require.Empty(t, target.altered, "created with the source's config: nothing to change")
 
@@ -275,6 +271,17 @@ func TestTopicConfigSyncSendsOnlyChanges(t *testing.T) {
 	require.ErrorContains(t, r.syncTopicConfigs(ctx), "sync configs of remote topic A.t", "a transient failure is retried with backoff")
 	target.set(func(c *fakeCluster) { c.alterErr = errors.New("policy violation") })
 	require.NoError(t, r.syncTopicConfigs(ctx), "a permanent one is logged and tried at the next interval")
+}
+
+// configSyncPlanner is a run that planned topic t, whose source config sets retention.ms, to B as A.t.
+func configSyncPlanner(t *testing.T) (*sourcePlanner, *fakeCluster, *fakeCluster) {
+	t.Helper()
+	source := newFakeCluster(map[string]int{"t": 1})
+	source.configs["t"] = []kafka.ConfigEntry{{Name: "retention.ms", Value: "1000", Source: kafka.SourceTopic}}
+	target := newFakeCluster(map[string]int{})
+	r, _, _ := fakePlanner(t, fakePlannerConfig("t"), source, target)
+	require.NoError(t, r.refreshPlan(context.Background()))
+	return r, source, target
 }
 
 // Topic ACLs are copied to the remote topics as MM2 does: WRITE is never granted on them, ALL becomes READ.
@@ -337,17 +344,10 @@ func TestConnectorJobsRetryTransientFailuresAndStopOnPermanentOnes(t *testing.T)
 func TestDisabledConnectorPlansNoTask(t *testing.T) {
 	config := fakePlannerConfig("t")
 	config["enabled"] = "false"
-	logs := &plannerLogs{}
-	conn, err := testRegistry(slog.New(logs)).NewConnector("mm2", config)
-	require.NoError(t, err)
-	env := &plannerEnv{log: slog.New(logs)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Run(ctx, env) }()
-	awaitPlanner(t, "an empty task set", func() bool { return len(env.taskSets()) == 1 && env.isRunning() })
-	require.Empty(t, env.taskSets()[0])
-	cancel()
-	require.NoError(t, <-done)
+	p := startPlanner(t, config)
+	awaitPlanner(t, "an empty task set", func() bool { return len(p.env.taskSets()) == 1 && p.env.isRunning() })
+	require.Empty(t, p.env.taskSets()[0])
+	require.NoError(t, p.stop())
 }
 
 // Run with replication enabled opens the connector's admin clients from its config and runs its jobs: against
@@ -357,24 +357,17 @@ func TestConnectorRunShowsUnreachableClustersUntilStopped(t *testing.T) {
 	config := fakePlannerConfig("t")
 	config["admin.timeout.ms"] = "200"
 	config["emit.offset-syncs.enabled"] = "true"
-	logs := &plannerLogs{}
-	conn, err := testRegistry(slog.New(logs)).NewConnector("mm2", config)
-	require.NoError(t, err)
-	env := &plannerEnv{log: slog.New(logs)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Run(ctx, env) }()
+	p := startPlanner(t, config)
 	awaitPlanner(t, "the failing jobs in the status", func() bool {
-		err := env.failed()
+		err := p.env.failed()
 		return err != nil && strings.Contains(err.Error(), "offset-syncs topic") && strings.Contains(err.Error(), "list topics on source cluster A")
 	})
-	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, p.stop())
 
 	config[mirrorconfig.TaskAssignmentConfig] = "sideways"
-	conn, err = testRegistry(slog.New(logs)).NewConnector("mm2", config)
+	conn, err := testRegistry(slog.New(slog.DiscardHandler)).NewConnector("mm2", config)
 	if err == nil {
-		err = conn.Run(context.Background(), env)
+		err = conn.Run(context.Background(), p.env)
 	}
 	require.ErrorContains(t, err, mirrorconfig.TaskAssignmentConfig)
 }

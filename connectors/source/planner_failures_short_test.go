@@ -153,11 +153,7 @@ func TestACLSyncWithoutAuthorizer(t *testing.T) {
 // every operation instead, and a source that cannot describe its topics fails it.
 func TestTopicConfigSyncWithoutRemoteConfigs(t *testing.T) {
 	ctx := context.Background()
-	source := newFakeCluster(map[string]int{"t": 1})
-	source.configs["t"] = []kafka.ConfigEntry{{Name: "retention.ms", Value: "1000", Source: kafka.SourceTopic}}
-	target := newFakeCluster(map[string]int{})
-	r, _, _ := fakePlanner(t, fakePlannerConfig("t"), source, target)
-	require.NoError(t, r.refreshPlan(ctx))
+	r, source, target := configSyncPlanner(t)
 
 	target.set(func(c *fakeCluster) { c.configErr = kafka.CodeError(codeAllBrokersDown, "down", false) })
 	require.ErrorContains(t, r.syncTopicConfigs(ctx), "describe topic configs on target cluster B")
