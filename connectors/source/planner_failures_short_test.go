@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"maps"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/kmtype"
 )
 
@@ -200,4 +205,51 @@ func TestConnectorStatusNotWrittenIsRetriedUnlessFenced(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run went on after it lost its unit")
 	}
+}
+
+// allReports is a plannerEnv that keeps every report, the connector's own notices (without a topic) included.
+type allReports struct {
+	*plannerEnv
+	mu      sync.Mutex
+	reports [][]kmtype.Notice
+}
+
+func (e *allReports) Report(_ context.Context, notices []kmtype.Notice) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.reports = append(e.reports, notices)
+	return nil
+}
+
+func (e *allReports) all() [][]kmtype.Notice {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.reports)
+}
+
+// After a config change, until the first plan with the new config, the status says the tasks still run the
+// previous config's task configs; the plan clears it.
+func TestStatusSaysTasksRunThePreviousConfigUntilThePlan(t *testing.T) {
+	source := newFakeCluster(map[string]int{"t": 1})
+	config := fakePlannerConfig("t")
+	r, env, _ := fakePlanner(t, config, source, newFakeCluster(map[string]int{}))
+	old := maps.Clone(config)
+	old["topics"] = "s"
+	env.resumeAt = sourceTaskConfigs(old, []mirror.TopicPartition{{Topic: "s"}}, 1, AssignTopics, nil)
+	reports := &allReports{plannerEnv: env}
+	r.env = reports
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.loop(ctx) }()
+	awaitPlanner(t, "the plan", func() bool { return len(env.taskSets()) > 0 })
+	awaitPlanner(t, "the notice cleared", func() bool {
+		all := reports.all()
+		return len(all) >= 2 && len(all[len(all)-1]) == 0
+	})
+	cancel()
+	require.NoError(t, <-done)
+	first := reports.all()[0]
+	require.Len(t, first, 1)
+	require.Equal(t, connectors.NoticeTasksOnPreviousConfig, first[0].Kind)
+	require.Equal(t, connectors.TasksOnPreviousConfigPending, first[0].Message)
 }
