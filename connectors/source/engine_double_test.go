@@ -194,11 +194,11 @@ func (f fakeGoClients) consumer(r *sourceRun) (goConsumer, clusterAdmin, func(),
 	return fakeConsumer{c}, fakeAdmin{f.source.Admin()}, func() { c.Close() }, nil
 }
 
-func (f fakeGoClients) producer(_ *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
+func (f fakeGoClients) producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
 	p := f.target.NewProducer(func(d kafkafake.Delivery) {
 		onDelivery(kafka.Delivery{Topic: d.Topic, Partition: d.Partition, Offset: d.Offset, Err: fakeErr(d.Err),
 			Unconfirmed: d.Unconfirmed, Opaque: d.Opaque, At: d.At})
-	}, kafkafake.ProducerOptions{QueueLimit: f.queueLimit})
+	}, kafkafake.ProducerOptions{QueueLimit: f.queueLimit, TransactionalID: r.producerProps["transactional.id"]})
 	return fakeProducer{p: p, handOver: f.handOver}, fakeAdmin{f.target.Admin()}, p.Close, nil
 }
 

@@ -14,9 +14,11 @@ import (
 
 	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafkafake"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/mm2offsets"
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/tasks"
 )
@@ -119,12 +121,13 @@ func (e *doubleEnv) Report(_ context.Context, ns []kmtype.Notice) error {
 	e.notices = append([]kmtype.Notice(nil), ns...)
 	return nil
 }
-func (e *doubleEnv) Lease() tasks.Lease           { return e.lease }
-func (e *doubleEnv) StopContext() context.Context { return e.stop }
-func (e *doubleEnv) Logger() *slog.Logger         { return slog.New(slog.DiscardHandler) }
+func (e *doubleEnv) FenceTaskSet(context.Context, tasks.FenceFunc) error { return nil }
+func (e *doubleEnv) Lease() tasks.Lease                                  { return e.lease }
+func (e *doubleEnv) StopContext() context.Context                        { return e.stop }
+func (e *doubleEnv) Logger() *slog.Logger                                { return slog.New(slog.DiscardHandler) }
 
 // doubleTask is a source task of connector mm2 replicating topic t (partitions 0 and 1) of cluster A to B.
-func doubleTask(t *rapid.T, dataPath DataPath) *sourceTask {
+func doubleTask(t *rapid.T, dataPath DataPath, eos bool) *sourceTask {
 	raw := map[string]string{
 		"name": "mm2", "connector.class": mirrorconfig.SourceConnectorClass, "source.cluster.alias": "A", "target.cluster.alias": "B",
 		"source.cluster.bootstrap.servers": "a:9092", "target.cluster.bootstrap.servers": "b:9092", connectors.TaskClassKey: connectors.SourceTaskClass,
@@ -137,7 +140,7 @@ func doubleTask(t *rapid.T, dataPath DataPath) *sourceTask {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sourceTask{id: tasks.TaskID{Connector: "mm2"}, cfg: newConfig(cfg), log: slog.New(slog.DiscardHandler), dataPath: dataPath}
+	return &sourceTask{id: tasks.TaskID{Connector: "mm2"}, cfg: newConfig(cfg), log: slog.New(slog.DiscardHandler), dataPath: dataPath, eos: eos}
 }
 
 // value is what the source holds at offset off of partition part in incarnation inc of topic t.
@@ -162,21 +165,40 @@ func parseValue(v string) (inc int, part int32, off int64) {
 func TestEnginesKeepTheInvariantsUnderFaults(t *testing.T) {
 	for _, dp := range []DataPath{DataPathGo, DataPathC} {
 		t.Run(string(dp), func(t *testing.T) {
-			rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, dp) })
+			rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, dp, false) })
 		})
 	}
+	// Exactly-once runs on the Go engine only (usesCPath); there the target's read_committed view must hold
+	// each record once.
+	t.Run("go-exactly-once", func(t *testing.T) {
+		rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, DataPathGo, true) })
+	})
 }
 
 var faultKinds = []kafkafake.Fault{kafkafake.Accept, kafkafake.Accept, kafkafake.Refuse, kafkafake.DropAck, kafkafake.Unconfirmed,
 	kafkafake.Delay, kafkafake.GoFatal, kafkafake.Fence, kafkafake.AuthFail, kafkafake.TooLarge}
 
-func runUnderFaults(rt *rapid.T, dp DataPath) {
+func runUnderFaults(rt *rapid.T, dp DataPath, eos bool) {
 	source, target := kafkafake.NewLog(), kafkafake.NewTarget()
 	if _, err := source.CreateTopic("t", 2); err != nil {
 		rt.Fatal(err)
 	}
 	if _, err := target.CreateTopic("A.t", 2); err != nil {
 		rt.Fatal(err)
+	}
+	if _, err := target.CreateTopic(mm2offsets.Topic("A"), mm2offsets.DefaultPartitions); err != nil {
+		rt.Fatal(err)
+	}
+	// What the target holds for a reader: in exactly-once mode, what committed transactions wrote.
+	records := func(part int32) []kafkafake.Entry {
+		es, _ := target.Entries("A.t", part)
+		var out []kafkafake.Entry
+		for _, e := range es {
+			if !e.Marker && (!eos || e.Committed) {
+				out = append(out, e)
+			}
+		}
+		return out
 	}
 	inc := 0
 	fill := func(n int) {
@@ -253,13 +275,13 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 				}
 			}
 			lastCommit[int32(part)] = o
-			if missing := missingBelow(source, target, int32(part), acked, o.SourceID); missing != "" {
+			if missing := missingBelow(source, records(int32(part)), int32(part), acked, o.SourceID); missing != "" {
 				violate("partition %d: committed %d while the target lacks %s", part, acked, missing)
 			}
 		}
 	}
 
-	task := doubleTask(rt, dp)
+	task := doubleTask(rt, dp, eos)
 	queue := rapid.SampledFrom([]int{0, 3}).Draw(rt, "producer queue limit (0: unbounded)")
 	clientsGo := fakeGoClients{source: source, target: target, queueLimit: queue}
 	clientsC := fakeCClients{source: source, target: target, queueLimit: queue}
@@ -277,6 +299,9 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 		rt.Fatal(err)
 	}
 	defer r.end(nil)
+	if x, ok := r.txn.(*sourceTxns); ok {
+		x.readTopic = committedReader(target)
+	}
 	engine := func() engine {
 		if dp == DataPathC {
 			return &cEngine{r: r, clients: clientsC}
@@ -333,7 +358,7 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 		plan = nil
 		planMu.Unlock()
 		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) && missingBelow(source, target, 0, 1<<40, "") != "" || missingBelow(source, target, 1, 1<<40, "") != "" {
+		for missingBelow(source, records(0), 0, 1<<40, "") != "" || missingBelow(source, records(1), 1, 1<<40, "") != "" {
 			runCtx, stop := context.WithTimeout(ctx, 100*time.Millisecond)
 			_ = r.replicateWith(runCtx, engine())
 			stop()
@@ -342,21 +367,26 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 			}
 		}
 		for part := int32(0); part < 2; part++ {
-			if m := missingBelow(source, target, part, 1<<40, ""); m != "" {
+			if m := missingBelow(source, records(part), part, 1<<40, ""); m != "" {
 				violate("partition %d: after the faults, the target still lacks %s", part, m)
 			}
 		}
 	}
 	for part := int32(0); part < 2; part++ {
-		if o := outOfOrder(target, part); o != "" {
+		if o := outOfOrder(records(part)); o != "" {
 			violate("partition %d: %s", part, o)
 		}
-		if g := gapsReported(target, env, part, deleted[part]); ended == nil && g != "" {
+		if eos {
+			if d := duplicated(records(part)); d != "" {
+				violate("partition %d: exactly-once, yet %s", part, d)
+			}
+		}
+		if g := gapsReported(records(part), env, part, deleted[part]); ended == nil && g != "" {
 			violate("partition %d: %s", part, g)
 		}
 	}
 	for part := int32(0); part < 2; part++ {
-		got, _ := target.Entries("A.t", part)
+		got := records(part)
 		rt.Logf("partition %d: %d records on the target, commits %v", part, len(got), env.stored[part].Offset)
 	}
 	if len(violations) > 0 {
@@ -376,7 +406,7 @@ func offsetsOf(l *kafkafake.Log, part int32) (start, end, stable int64, err erro
 
 // missingBelow names the first record of the source's current incarnation at or below offset acked that the
 // target does not hold ("" when it holds them all). The source id, when given, must be the current one.
-func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, acked int64, sourceID string) string {
+func missingBelow(source *kafkafake.Log, got []kafkafake.Entry, part int32, acked int64, sourceID string) string {
 	if sourceID != "" && sourceID != source.TopicID("t") {
 		return "" // the commit belongs to a deleted incarnation, whose records are gone
 	}
@@ -384,7 +414,6 @@ func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, a
 	if err != nil {
 		return ""
 	}
-	got, _ := target.Entries("A.t", part)
 	have := map[string]bool{}
 	for _, e := range got {
 		have[string(e.Message.Value)] = true
@@ -406,8 +435,7 @@ func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, a
 // outOfOrder names a target record that came before a record of the same source incarnation and partition
 // that precedes it at the source ("" if there is none): copies sent again after a restart may repeat what
 // came before, but a record is never written before one that precedes it.
-func outOfOrder(target *kafkafake.Target, part int32) string {
-	got, _ := target.Entries("A.t", part)
+func outOfOrder(got []kafkafake.Entry) string {
 	seen := map[int]map[int64]bool{}
 	maxOf := map[int]int64{}
 	for _, e := range got {
@@ -444,7 +472,7 @@ func outOfOrder(target *kafkafake.Target, part int32) string {
 // records retention deleted: each deleted record the target does not hold is in a notice's range, and no
 // record is in two notices' ranges. (A run that ended, its lease revoked or the task failed, leaves the
 // reporting to the next owner.)
-func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted []int64) string {
+func gapsReported(got []kafkafake.Entry, env *doubleEnv, part int32, deleted []int64) string {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	var ranges [][2]int64
@@ -460,7 +488,6 @@ func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted 
 			}
 		}
 	}
-	got, _ := target.Entries("A.t", part)
 	have := map[string]bool{}
 	for _, e := range got {
 		have[string(e.Message.Value)] = true
@@ -478,4 +505,38 @@ func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted 
 		}
 	}
 	return ""
+}
+
+// duplicated names a record the target holds twice ("" if none).
+func duplicated(got []kafkafake.Entry) string {
+	seen := map[string]bool{}
+	for _, e := range got {
+		v := string(e.Message.Value)
+		if seen[v] {
+			return v + " written twice"
+		}
+		seen[v] = true
+	}
+	return ""
+}
+
+// committedReader reads a topic of the target as a read_committed consumer does (kafka.ReadTopicPartitions).
+func committedReader(target *kafkafake.Target) func(context.Context, map[string]string, string, []int32, *slog.Logger, func(kafka.Record) error) (kafka.TopicRead, error) {
+	return func(_ context.Context, _ map[string]string, topic string, parts []int32, _ *slog.Logger, fn func(kafka.Record) error) (kafka.TopicRead, error) {
+		for _, part := range parts {
+			es, err := target.Entries(topic, part)
+			if err != nil {
+				return kafka.TopicRead{}, fakeErr(err)
+			}
+			for _, e := range es {
+				if e.Marker || !e.Committed {
+					continue
+				}
+				if err := fn(kafka.NewRecord(topic, part, e.Offset, e.Message.Key, e.Message.Value, nil, e.Message.Timestamp)); err != nil {
+					return kafka.TopicRead{}, err
+				}
+			}
+		}
+		return kafka.TopicRead{}, nil
+	}
 }
