@@ -29,12 +29,12 @@ func parseValue(v string) (inc int, part int32, off int64) {
 
 // TestEnginesKeepTheInvariantsUnderFaults runs the run skeleton on both engines against the double, through
 // pipelines that fail and restart under a random fault schedule of the target (refused, lost and delayed
-// acknowledgements, acknowledgements without an offset, a fatal or fenced producer, a full queue), of the
-// lease (lapsed, revoked) and of the source (compaction gaps, transaction markers, retention, a re-created
-// topic). It checks what the run may never do: commit an offset beyond what the target holds, write a
-// partition out of order, move a committed offset backwards (other than for a new topic id), hand a record
-// over while the lease is not valid, or leave records retention deleted unreported or report them twice; and
-// that, the faults over, everything arrives.
+// acknowledgements, acknowledgements without an offset, a fatal or fenced producer, a failed authentication, a
+// full queue), of the lease (lapsed, revoked) and of the source (compaction gaps, transaction markers,
+// retention, client-wide consumer errors, a re-created topic). It checks what the run may never do: commit an
+// offset beyond what the target holds, write a partition out of order, move a committed offset backwards
+// (other than for a new topic id), hand a record over while the lease is not valid, or leave records
+// retention deleted unreported or report them twice; and that, the faults over, everything arrives.
 func TestEnginesKeepTheInvariantsUnderFaults(t *testing.T) {
 	for _, dp := range []DataPath{DataPathGo, DataPathC} {
 		t.Run(string(dp), func(t *testing.T) {
@@ -186,6 +186,12 @@ func runUnderFaults(rt *rapid.T, dp DataPath, eos bool) {
 	var ended error
 	deleted := map[int32][]int64{} // offsets of records retention deleted
 	for pipeline := 0; pipeline < 6 && ended == nil; pipeline++ {
+		switch rapid.IntRange(0, 7).Draw(rt, "client-wide consumer error") {
+		case 0:
+			source.FailNextPoll(kafkafake.ErrTimedOut) // the source unreachable for a moment
+		case 1:
+			source.FailNextPoll(kafkafake.ErrAuthentication) // the task fails, naming the cluster
+		}
 		if pipeline > 0 && !recreate && rapid.IntRange(0, 2).Draw(rt, "retention") == 0 {
 			part := int32(rapid.IntRange(0, 1).Draw(rt, "retention partition"))
 			entries, _ := source.Entries("t", part)
