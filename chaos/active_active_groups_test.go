@@ -177,35 +177,58 @@ func (a *aaCase) awaitTranslation(ck, group string, committed []int64, within ti
 	var last string
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		code, body, err := a.c.do(http.MethodGet, "/connectors/"+ck+"/groups/"+group+"/offsets", nil)
-		if err == nil && code == http.StatusOK {
-			last = string(body)
-			var resp struct {
-				Offsets []struct {
-					Partition    int             `json:"partition"`
-					SourceOffset int64           `json:"source_offset"`
-					Target       json.RawMessage `json:"target_offset"`
-					Exact        bool            `json:"exact"`
-				} `json:"offsets"`
+		var got []translation
+		got, last = groupTranslations(a.c, ck, group)
+		if len(got) == sourcePartitions {
+			out := make([]int64, sourcePartitions)
+			ok, exact := true, 0
+			for _, o := range got {
+				ok = ok && o.hasTarget && o.source == committed[o.partition]
+				out[o.partition] = o.target
+				if o.exact {
+					exact++
+				}
 			}
-			if json.Unmarshal(body, &resp) == nil && len(resp.Offsets) == sourcePartitions {
-				out := make([]int64, sourcePartitions)
-				ok, exact := true, 0
-				for _, o := range resp.Offsets {
-					v, err := strconv.ParseInt(string(o.Target), 10, 64)
-					ok = ok && err == nil && o.SourceOffset == committed[o.Partition]
-					out[o.Partition] = v
-					if o.Exact {
-						exact++
-					}
-				}
-				if ok {
-					return out, exact
-				}
+			if ok {
+				return out, exact
 			}
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Errorf("group %s never translated within %s; last answer: %s", group, within, last)
 	return nil, 0
+}
+
+// translation is one partition of GET /connectors/{c}/groups/{g}/offsets.
+type translation struct {
+	partition      int
+	source, target int64
+	hasTarget      bool // target_offset is not null
+	exact          bool
+}
+
+// groupTranslations reads the checkpoint connector's translations of a group; none (and the body, for a report)
+// while it has none.
+func groupTranslations(c *cluster, ck, group string) ([]translation, string) {
+	code, body, err := c.do(http.MethodGet, "/connectors/"+ck+"/groups/"+group+"/offsets", nil)
+	if err != nil || code != http.StatusOK {
+		return nil, fmt.Sprintf("%d %s %v", code, body, err)
+	}
+	var resp struct {
+		Offsets []struct {
+			Partition    int             `json:"partition"`
+			SourceOffset int64           `json:"source_offset"`
+			Target       json.RawMessage `json:"target_offset"`
+			Exact        bool            `json:"exact"`
+		} `json:"offsets"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, string(body)
+	}
+	out := make([]translation, 0, len(resp.Offsets))
+	for _, o := range resp.Offsets {
+		v, err := strconv.ParseInt(string(o.Target), 10, 64)
+		out = append(out, translation{partition: o.Partition, source: o.SourceOffset, target: v, hasTarget: err == nil, exact: o.Exact})
+	}
+	return out, string(body)
 }

@@ -1,11 +1,8 @@
 package chaos
 
 import (
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
-	"strconv"
 	"testing"
 	"time"
 
@@ -129,28 +126,17 @@ func (s *scenario) awaitExactTranslation(ck, group string, committed func(p int)
 	var last string
 	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
-		code, body, err := s.c.do(http.MethodGet, "/connectors/"+ck+"/groups/"+group+"/offsets", nil)
-		if err == nil && code == http.StatusOK {
-			last = string(body)
-			var resp struct {
-				Offsets []struct {
-					Partition    int             `json:"partition"`
-					SourceOffset int64           `json:"source_offset"`
-					Target       json.RawMessage `json:"target_offset"`
-					Exact        bool            `json:"exact"`
-				} `json:"offsets"`
+		var got []translation
+		got, last = groupTranslations(s.c, ck, group)
+		if len(got) == sourcePartitions {
+			out := make([]int64, sourcePartitions)
+			ok := true
+			for _, o := range got {
+				ok = ok && o.hasTarget && o.exact && o.source == committed(o.partition)
+				out[o.partition] = o.target
 			}
-			if json.Unmarshal(body, &resp) == nil && len(resp.Offsets) == sourcePartitions {
-				out := make([]int64, sourcePartitions)
-				ok := true
-				for _, o := range resp.Offsets {
-					v, err := strconv.ParseInt(string(o.Target), 10, 64)
-					ok = ok && err == nil && o.Exact && o.SourceOffset == committed(o.Partition)
-					out[o.Partition] = v
-				}
-				if ok {
-					return out
-				}
+			if ok {
+				return out
 			}
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -128,30 +128,6 @@ func splitQueries(queries []kmtype.RangeQuery) (sa, ta, topics []string, parts [
 	return sa, ta, topics, parts, offs
 }
 
-// OffsetRangesAround answers many queries in one round trip, in the order asked.
-func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
-	out := make([]kmtype.RangesAround, len(queries))
-	if len(queries) == 0 {
-		return out, nil
-	}
-	sa, ta, topics, parts, offs := splitQueries(queries)
-	rows, err := s.pool.Query(ctx, `
-		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.uncommitted, p.updated_at,
-		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.uncommitted, n.updated_at
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, c, i)
-		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
-			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start <= q.c
-			ORDER BY r.source_start DESC LIMIT 1) p ON true
-		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
-			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.source_start > q.c
-			ORDER BY r.source_start LIMIT 1) n ON true`, sa, ta, topics, parts, offs)
-	if err != nil {
-		return nil, fmt.Errorf("read offset ranges: %w", err)
-	}
-	defer rows.Close()
-	return out, scanRangesAround(rows, queries, out)
-}
-
 // PruneOffsetRanges deletes a partition's ranges that end below logStart (no group can be positioned there any
 // more; the newest range is always kept) and all but the newest keep ranges.
 func (s *Store) PruneOffsetRanges(ctx context.Context, k kmtype.RangeKey, logStart int64, keep int) (int64, error) {

@@ -154,6 +154,9 @@ func (p *Producer) deliverOne() (*Delivery, bool) {
 	if it.purged {
 		take()
 		d.Err = ErrPurged
+		if p.txn != nil {
+			p.txnFailed = true // librdkafka: a transaction with purged records can only be aborted
+		}
 		return d, true
 	}
 	if p.fatal == nil && p.t.fenced(p.o.TransactionalID, p.epoch) {

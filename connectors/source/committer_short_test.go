@@ -3,9 +3,15 @@ package source
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
+
+	"github.com/kmirror/kmirror/connectors/mirror"
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Whatever the target acknowledges, fails or leaves in flight, and whenever commits happen or fail: the offset
@@ -90,4 +96,104 @@ func TestCommittedOffsetsNeverPassTheAcknowledgedOnes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lockedCommits is a commitRecorder a running commit loop and the test share.
+type lockedCommits struct {
+	mu sync.Mutex
+	commitRecorder
+}
+
+func (e *lockedCommits) CommitProgress(ctx context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.commitRecorder.CommitProgress(ctx, offsets, ranges)
+}
+
+func (e *lockedCommits) RecordTopics(ctx context.Context, topics []string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.commitRecorder.RecordTopics(ctx, topics)
+}
+
+func (e *lockedCommits) Report(ctx context.Context, ns []kmtype.Notice) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.commitRecorder.Report(ctx, ns)
+}
+
+func (e *lockedCommits) committed() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.offsets)
+}
+
+func (e *lockedCommits) failWith(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.commitErr = err
+}
+
+// The commit loop publishes the partitions' stats at once, commits acknowledged progress every round, retries
+// a commit the store refused, and ends when a commit is fenced: the task lost its assignment.
+func TestCommitLoopCommitsUntilFenced(t *testing.T) {
+	p := startedPartition("t")
+	p.forwarded(0, 1_700_000_000_000, 10, 5)
+	p.ack(0)
+	r, env := leasedRun(t, p)
+	commits := &lockedCommits{}
+	commits.failWith(errors.New("database down"))
+	r.commits = testCommitter(commits, p)
+	r.stalls = &stallWatch{parts: r.parts, notices: &r.noticeBoard, log: r.log, stallAfter: time.Minute}
+	reader := &logReader{logs: map[mirror.TopicPartition][2]int64{{Topic: "t"}: {0, 1}}, seeks: map[mirror.TopicPartition]int64{}}
+
+	done := make(chan error, 1)
+	go func() { done <- r.commitLoop(context.Background(), nil, reader) }()
+	awaitPlanner(t, "a commit once the store answers", func() bool {
+		if commits.committed() > 0 {
+			return true
+		}
+		commits.failWith(nil)
+		return false
+	})
+	got, _ := env.latest()
+	require.Equal(t, int64(1), got[0].ReplicatedOffset, "the first stats are published at once")
+
+	p.forwarded(1, 1_700_000_000_001, 10, 5)
+	p.ack(1)
+	commits.failWith(kmtype.ErrFenced)
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, kmtype.ErrFenced)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the commit loop went on after a fenced commit")
+	}
+}
+
+// Promoting delayed syncs gives a quiet partition an exact offset sync for its last record, as MM2 does on
+// every offset flush; a partition with nothing delayed sends nothing.
+func TestPromotedSyncsCoverTheLastRecord(t *testing.T) {
+	target := &syncTarget{}
+	syncs, _ := testSyncer(target)
+	p, quiet := startedPartition("t"), startedPartition("quiet")
+	p.withOffsetSyncs(100)
+	quiet.withOffsetSyncs(100)
+	for off := range int64(5) {
+		p.forwarded(off, 1_700_000_000_000+off, 10, 5)
+		if _, _, sync, send := p.ack(1000 + off); send {
+			syncs.send(sync)
+		}
+	}
+	for target.next(true) {
+	}
+	sent := len(target.written)
+	c := testCommitter(&commitRecorder{}, p, quiet)
+	c.promoteSyncs(syncs)
+	for target.next(true) {
+	}
+	require.Len(t, target.written, sent+1, "one sync more")
+	last := target.written[len(target.written)-1]
+	require.Equal(t, mirror.OffsetSync{Topic: "t", Partition: 0, UpstreamOffset: 4, DownstreamOffset: 1004}, last)
+	c.promoteSyncs(syncs)
+	require.False(t, target.next(true), "nothing delayed any more")
 }

@@ -29,6 +29,8 @@ type fakeCluster struct {
 	growErr    error            // CreatePartitions fails with it
 	alterErr   error            // AlterTopicConfigs fails with it
 	aclErr     error            // TopicACLs and CreateACLs fail with it
+	configErr  error            // TopicConfigs fails with it
+	createAll  error            // CreateTopics fails as a whole with it
 	created    []kafka.NewTopic
 	altered    map[string][]kafka.ConfigOp
 	createdACL []kafka.TopicACL
@@ -48,6 +50,9 @@ func (c *fakeCluster) Topics(context.Context) (map[string]int, error) {
 func (c *fakeCluster) TopicConfigs(_ context.Context, topics []string) (map[string][]kafka.ConfigEntry, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.configErr != nil {
+		return nil, c.configErr
+	}
 	out := map[string][]kafka.ConfigEntry{}
 	for _, t := range topics {
 		if _, ok := c.topics[t]; ok {
@@ -60,6 +65,9 @@ func (c *fakeCluster) TopicConfigs(_ context.Context, topics []string) (map[stri
 func (c *fakeCluster) CreateTopics(_ context.Context, topics []kafka.NewTopic) (map[string]error, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.createAll != nil {
+		return nil, c.createAll
+	}
 	out := map[string]error{}
 	for _, nt := range topics {
 		if err := c.createErr[nt.Name]; err != nil {
@@ -235,11 +243,7 @@ func TestPlanReportsRemoteTopicsItCannotCreateOrGrow(t *testing.T) {
 // and an unchanged one is not sent again.
 func TestTopicConfigSyncSendsOnlyChanges(t *testing.T) {
 	ctx := context.Background()
-	source := newFakeCluster(map[string]int{"t": 1})
-	source.configs["t"] = []kafka.ConfigEntry{{Name: "retention.ms", Value: "1000", Source: kafka.SourceTopic}}
-	target := newFakeCluster(map[string]int{})
-	r, _, _ := fakePlanner(t, fakePlannerConfig("t"), source, target)
-	require.NoError(t, r.refreshPlan(ctx))
+	r, source, target := configSyncPlanner(t)
 	require.NoError(t, r.syncTopicConfigs(ctx))
 	require.Empty(t, target.altered, "created with the source's config: nothing to change")
 
@@ -267,6 +271,17 @@ func TestTopicConfigSyncSendsOnlyChanges(t *testing.T) {
 	require.ErrorContains(t, r.syncTopicConfigs(ctx), "sync configs of remote topic A.t", "a transient failure is retried with backoff")
 	target.set(func(c *fakeCluster) { c.alterErr = errors.New("policy violation") })
 	require.NoError(t, r.syncTopicConfigs(ctx), "a permanent one is logged and tried at the next interval")
+}
+
+// configSyncPlanner is a run that planned topic t, whose source config sets retention.ms, to B as A.t.
+func configSyncPlanner(t *testing.T) (*sourcePlanner, *fakeCluster, *fakeCluster) {
+	t.Helper()
+	source := newFakeCluster(map[string]int{"t": 1})
+	source.configs["t"] = []kafka.ConfigEntry{{Name: "retention.ms", Value: "1000", Source: kafka.SourceTopic}}
+	target := newFakeCluster(map[string]int{})
+	r, _, _ := fakePlanner(t, fakePlannerConfig("t"), source, target)
+	require.NoError(t, r.refreshPlan(context.Background()))
+	return r, source, target
 }
 
 // Topic ACLs are copied to the remote topics as MM2 does: WRITE is never granted on them, ALL becomes READ.
@@ -329,15 +344,30 @@ func TestConnectorJobsRetryTransientFailuresAndStopOnPermanentOnes(t *testing.T)
 func TestDisabledConnectorPlansNoTask(t *testing.T) {
 	config := fakePlannerConfig("t")
 	config["enabled"] = "false"
-	logs := &plannerLogs{}
-	conn, err := testRegistry(slog.New(logs)).NewConnector("mm2", config)
-	require.NoError(t, err)
-	env := &plannerEnv{log: slog.New(logs)}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- conn.Run(ctx, env) }()
-	awaitPlanner(t, "an empty task set", func() bool { return len(env.taskSets()) == 1 && env.isRunning() })
-	require.Empty(t, env.taskSets()[0])
-	cancel()
-	require.NoError(t, <-done)
+	p := startPlanner(t, config)
+	awaitPlanner(t, "an empty task set", func() bool { return len(p.env.taskSets()) == 1 && p.env.isRunning() })
+	require.Empty(t, p.env.taskSets()[0])
+	require.NoError(t, p.stop())
+}
+
+// Run with replication enabled opens the connector's admin clients from its config and runs its jobs: against
+// clusters that do not answer, the jobs fail for a reason that may pass, the connector shows FAILED naming
+// what failed, and it runs until stopped.
+func TestConnectorRunShowsUnreachableClustersUntilStopped(t *testing.T) {
+	config := fakePlannerConfig("t")
+	config["admin.timeout.ms"] = "200"
+	config["emit.offset-syncs.enabled"] = "true"
+	p := startPlanner(t, config)
+	awaitPlanner(t, "the failing jobs in the status", func() bool {
+		err := p.env.failed()
+		return err != nil && strings.Contains(err.Error(), "offset-syncs topic") && strings.Contains(err.Error(), "list topics on source cluster A")
+	})
+	require.NoError(t, p.stop())
+
+	config[mirrorconfig.TaskAssignmentConfig] = "sideways"
+	conn, err := testRegistry(slog.New(slog.DiscardHandler)).NewConnector("mm2", config)
+	if err == nil {
+		err = conn.Run(context.Background(), p.env)
+	}
+	require.ErrorContains(t, err, mirrorconfig.TaskAssignmentConfig)
 }

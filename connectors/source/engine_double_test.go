@@ -199,11 +199,11 @@ func (f fakeGoClients) consumer(r *sourceRun) (goConsumer, clusterAdmin, func(),
 	return fakeConsumer{c}, fakeAdmin{f.source.Admin()}, func() { c.Close() }, nil
 }
 
-func (f fakeGoClients) producer(_ *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
+func (f fakeGoClients) producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
 	p := f.target.NewProducer(func(d kafkafake.Delivery) {
 		onDelivery(kafka.Delivery{Topic: d.Topic, Partition: d.Partition, Offset: d.Offset, Err: fakeErr(d.Err),
 			Unconfirmed: d.Unconfirmed, Opaque: d.Opaque, At: d.At})
-	}, kafkafake.ProducerOptions{QueueLimit: f.queueLimit})
+	}, kafkafake.ProducerOptions{QueueLimit: f.queueLimit, TransactionalID: r.producerProps["transactional.id"]})
 	return fakeProducer{p: p, handOver: f.handOver}, fakeAdmin{f.target.Admin()}, p.Close, nil
 }
 
@@ -311,8 +311,11 @@ func (f *fakePipeline) delivered(d kafkafake.Delivery) {
 // gapless stops the producer at a failed delivery, as librdkafka's enable.gapless.guarantee does (the task
 // requires it, requireGapless): nothing after it is written. The Go engine's delivery handler purges the
 // producer before the next report; the C engine applies reports a step later, so without this the double
-// would write records behind a failed one that librdkafka would not.
-func (f *fakePipeline) gapless() { _ = f.p.Purge(true) }
+// would write records behind a failed one that librdkafka would not. The caller holds f.mu.
+func (f *fakePipeline) gapless() {
+	f.purged, f.pending = true, nil // nothing is produced after it, as after Purge
+	_ = f.p.Purge(true)
+}
 
 func (f *fakePipeline) Steps(timeout time.Duration, max int, validFor, _ time.Duration) *cpath.Batch {
 	began := time.Now()

@@ -3,7 +3,6 @@ package source
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,136 +11,10 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/kmirror/kmirror/connectors"
-	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafkafake"
-	"github.com/kmirror/kmirror/connectors/mirror"
-	"github.com/kmirror/kmirror/connectors/mirrorconfig"
+	"github.com/kmirror/kmirror/connectors/mm2offsets"
 	"github.com/kmirror/kmirror/kmtype"
-	"github.com/kmirror/kmirror/tasks"
 )
-
-// doubleLease is a lease whose validity changes only where the run asks for it (Valid), as the schedule says:
-// a record handed over while it is not valid is a violation, with no race to excuse it.
-type doubleLease struct {
-	mu      sync.Mutex
-	valid   bool
-	checks  int
-	lapseAt int  // the check at which the lease lapses (0: never)
-	revoke  bool // a lapse revokes the lease; otherwise it is valid again after a moment
-	revoked chan struct{}
-	closed  bool
-}
-
-func (l *doubleLease) Valid() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.checks++
-	if l.checks == l.lapseAt && l.valid {
-		l.valid = false
-		if l.revoke {
-			close(l.revoked)
-			l.closed = true
-		} else {
-			time.AfterFunc(60*time.Millisecond, func() {
-				l.mu.Lock()
-				defer l.mu.Unlock()
-				l.valid = true
-			})
-		}
-	}
-	return l.valid
-}
-
-func (l *doubleLease) isValid() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.valid
-}
-
-func (l *doubleLease) ValidFor() time.Duration {
-	if l.isValid() {
-		return time.Hour
-	}
-	return 0
-}
-func (l *doubleLease) Revoked() <-chan struct{} { return l.revoked }
-func (l *doubleLease) Settle() time.Duration    { return 3 * time.Second }
-
-// doubleEnv is the run's TaskEnv: it stores commits (checking each against the target) and serves them to
-// the next pipeline.
-type doubleEnv struct {
-	tasks.TaskEnv
-	lease *doubleLease
-	stop  context.Context
-	check func(offsets []kmtype.Offset) // called with each commit, before it is stored
-
-	mu      sync.Mutex
-	stored  map[int32]kmtype.Offset
-	commits []kmtype.Offset
-	notices []kmtype.Notice // the last notices reported
-}
-
-func (e *doubleEnv) Running(context.Context) error { return nil }
-func (e *doubleEnv) ReadOffsets(context.Context) ([]kmtype.Offset, error) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []kmtype.Offset
-	for _, o := range e.stored {
-		out = append(out, o)
-	}
-	return out, nil
-}
-
-func (e *doubleEnv) CommitProgress(_ context.Context, offsets []kmtype.Offset, _ []kmtype.OffsetRange) error {
-	e.check(offsets)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, o := range offsets {
-		part, _ := jsonInt(o.Partition["partition"])
-		e.stored[int32(part)] = o
-		e.commits = append(e.commits, o)
-	}
-	return nil
-}
-
-func (e *doubleEnv) LastOffsetRanges(context.Context, []kmtype.RangeKey) (map[kmtype.RangeKey]kmtype.OffsetRange, error) {
-	return nil, nil
-}
-func (e *doubleEnv) OppositeRanges(context.Context, []kmtype.RangeQuery) ([]kmtype.TargetRange, error) {
-	return nil, nil
-}
-func (e *doubleEnv) PruneOffsetRanges(context.Context, kmtype.RangeKey, int64, int) error { return nil }
-func (e *doubleEnv) PartitionStats(context.Context) ([]kmtype.PartitionStat, error)       { return nil, nil }
-func (e *doubleEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error  { return nil }
-func (e *doubleEnv) PublishPipelineStat(context.Context, kmtype.PipelineStat) error       { return nil }
-func (e *doubleEnv) RecordTopics(context.Context, []string) error                         { return nil }
-func (e *doubleEnv) Report(_ context.Context, ns []kmtype.Notice) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.notices = append([]kmtype.Notice(nil), ns...)
-	return nil
-}
-func (e *doubleEnv) Lease() tasks.Lease           { return e.lease }
-func (e *doubleEnv) StopContext() context.Context { return e.stop }
-func (e *doubleEnv) Logger() *slog.Logger         { return slog.New(slog.DiscardHandler) }
-
-// doubleTask is a source task of connector mm2 replicating topic t (partitions 0 and 1) of cluster A to B.
-func doubleTask(t *rapid.T, dataPath DataPath) *sourceTask {
-	raw := map[string]string{
-		"name": "mm2", "connector.class": mirrorconfig.SourceConnectorClass, "source.cluster.alias": "A", "target.cluster.alias": "B",
-		"source.cluster.bootstrap.servers": "a:9092", "target.cluster.bootstrap.servers": "b:9092", connectors.TaskClassKey: connectors.SourceTaskClass,
-		mirrorconfig.EmitOffsetSyncsEnabledConfig: "false",
-		mirror.TaskAssignedPartitionsConfig:       mirror.EncodeAssignedPartitions([]mirror.TopicPartition{{Topic: "t", Partition: 0}, {Topic: "t", Partition: 1}}),
-		mirror.TaskIndexConfig:                    "0",
-	}
-	p, _ := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
-	cfg, err := connectors.ParseConfig(p, raw, clientconfig.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &sourceTask{id: tasks.TaskID{Connector: "mm2"}, cfg: newConfig(cfg), log: slog.New(slog.DiscardHandler), dataPath: dataPath}
-}
 
 // value is what the source holds at offset off of partition part in incarnation inc of topic t.
 func value(inc int, part int32, off int64) string { return fmt.Sprintf("%d/%d/%d", inc, part, off) }
@@ -156,30 +29,49 @@ func parseValue(v string) (inc int, part int32, off int64) {
 
 // TestEnginesKeepTheInvariantsUnderFaults runs the run skeleton on both engines against the double, through
 // pipelines that fail and restart under a random fault schedule of the target (refused, lost and delayed
-// acknowledgements, acknowledgements without an offset, a fatal or fenced producer, a full queue), of the
-// lease (lapsed, revoked) and of the source (compaction gaps, transaction markers, retention, a re-created
-// topic). It checks what the run may never do: commit an offset beyond what the target holds, write a
-// partition out of order, move a committed offset backwards (other than for a new topic id), hand a record
-// over while the lease is not valid, or leave records retention deleted unreported or report them twice; and
-// that, the faults over, everything arrives.
+// acknowledgements, acknowledgements without an offset, a fatal or fenced producer, a failed authentication, a
+// full queue), of the lease (lapsed, revoked) and of the source (compaction gaps, transaction markers,
+// retention, client-wide consumer errors, a re-created topic). It checks what the run may never do: commit an
+// offset beyond what the target holds, write a partition out of order, move a committed offset backwards
+// (other than for a new topic id), hand a record over while the lease is not valid, or leave records
+// retention deleted unreported or report them twice; and that, the faults over, everything arrives.
 func TestEnginesKeepTheInvariantsUnderFaults(t *testing.T) {
 	for _, dp := range []DataPath{DataPathGo, DataPathC} {
 		t.Run(string(dp), func(t *testing.T) {
-			rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, dp) })
+			rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, dp, false) })
 		})
 	}
+	// Exactly-once runs on the Go engine only (usesCPath); there the target's read_committed view must hold
+	// each record once.
+	t.Run("go-exactly-once", func(t *testing.T) {
+		rapid.Check(t, func(rt *rapid.T) { runUnderFaults(rt, DataPathGo, true) })
+	})
 }
 
 var faultKinds = []kafkafake.Fault{kafkafake.Accept, kafkafake.Accept, kafkafake.Refuse, kafkafake.DropAck, kafkafake.Unconfirmed,
 	kafkafake.Delay, kafkafake.GoFatal, kafkafake.Fence, kafkafake.AuthFail, kafkafake.TooLarge}
 
-func runUnderFaults(rt *rapid.T, dp DataPath) {
+func runUnderFaults(rt *rapid.T, dp DataPath, eos bool) {
 	source, target := kafkafake.NewLog(), kafkafake.NewTarget()
 	if _, err := source.CreateTopic("t", 2); err != nil {
 		rt.Fatal(err)
 	}
 	if _, err := target.CreateTopic("A.t", 2); err != nil {
 		rt.Fatal(err)
+	}
+	if _, err := target.CreateTopic(mm2offsets.Topic("A"), mm2offsets.DefaultPartitions); err != nil {
+		rt.Fatal(err)
+	}
+	// What the target holds for a reader: in exactly-once mode, what committed transactions wrote.
+	records := func(part int32) []kafkafake.Entry {
+		es, _ := target.Entries("A.t", part)
+		var out []kafkafake.Entry
+		for _, e := range es {
+			if !e.Marker && (!eos || e.Committed) {
+				out = append(out, e)
+			}
+		}
+		return out
 	}
 	inc := 0
 	fill := func(n int) {
@@ -256,13 +148,13 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 				}
 			}
 			lastCommit[int32(part)] = o
-			if missing := missingBelow(source, target, int32(part), acked, o.SourceID); missing != "" {
+			if missing := missingBelow(source, records(int32(part)), int32(part), acked, o.SourceID); missing != "" {
 				violate("partition %d: committed %d while the target lacks %s", part, acked, missing)
 			}
 		}
 	}
 
-	task := doubleTask(rt, dp)
+	task := doubleTask(rt, dp, eos)
 	queue := rapid.SampledFrom([]int{0, 3}).Draw(rt, "producer queue limit (0: unbounded)")
 	clientsGo := fakeGoClients{source: source, target: target, queueLimit: queue}
 	clientsC := fakeCClients{source: source, target: target, queueLimit: queue}
@@ -280,6 +172,9 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 		rt.Fatal(err)
 	}
 	defer r.end(nil)
+	if x, ok := r.txn.(*sourceTxns); ok {
+		x.readTopic = committedReader(target)
+	}
 	engine := func() engine {
 		if dp == DataPathC {
 			return &cEngine{r: r, clients: clientsC}
@@ -291,6 +186,12 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 	var ended error
 	deleted := map[int32][]int64{} // offsets of records retention deleted
 	for pipeline := 0; pipeline < 6 && ended == nil; pipeline++ {
+		switch rapid.IntRange(0, 7).Draw(rt, "client-wide consumer error") {
+		case 0:
+			source.FailNextPoll(kafkafake.ErrTimedOut) // the source unreachable for a moment
+		case 1:
+			source.FailNextPoll(kafkafake.ErrAuthentication) // the task fails, naming the cluster
+		}
 		if pipeline > 0 && !recreate && rapid.IntRange(0, 2).Draw(rt, "retention") == 0 {
 			part := int32(rapid.IntRange(0, 1).Draw(rt, "retention partition"))
 			entries, _ := source.Entries("t", part)
@@ -336,7 +237,7 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 		plan = nil
 		planMu.Unlock()
 		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) && missingBelow(source, target, 0, 1<<40, "") != "" || missingBelow(source, target, 1, 1<<40, "") != "" {
+		for missingBelow(source, records(0), 0, 1<<40, "") != "" || missingBelow(source, records(1), 1, 1<<40, "") != "" {
 			runCtx, stop := context.WithTimeout(ctx, 100*time.Millisecond)
 			_ = r.replicateWith(runCtx, engine())
 			stop()
@@ -345,21 +246,26 @@ func runUnderFaults(rt *rapid.T, dp DataPath) {
 			}
 		}
 		for part := int32(0); part < 2; part++ {
-			if m := missingBelow(source, target, part, 1<<40, ""); m != "" {
+			if m := missingBelow(source, records(part), part, 1<<40, ""); m != "" {
 				violate("partition %d: after the faults, the target still lacks %s", part, m)
 			}
 		}
 	}
 	for part := int32(0); part < 2; part++ {
-		if o := outOfOrder(target, part); o != "" {
+		if o := outOfOrder(records(part)); o != "" {
 			violate("partition %d: %s", part, o)
 		}
-		if g := gapsReported(target, env, part, deleted[part]); ended == nil && g != "" {
+		if eos {
+			if d := duplicated(records(part)); d != "" {
+				violate("partition %d: exactly-once, yet %s", part, d)
+			}
+		}
+		if g := gapsReported(records(part), env, part, deleted[part]); ended == nil && g != "" {
 			violate("partition %d: %s", part, g)
 		}
 	}
 	for part := int32(0); part < 2; part++ {
-		got, _ := target.Entries("A.t", part)
+		got := records(part)
 		rt.Logf("partition %d: %d records on the target, commits %v", part, len(got), env.stored[part].Offset)
 	}
 	if len(violations) > 0 {
@@ -379,7 +285,7 @@ func offsetsOf(l *kafkafake.Log, part int32) (start, end, stable int64, err erro
 
 // missingBelow names the first record of the source's current incarnation at or below offset acked that the
 // target does not hold ("" when it holds them all). The source id, when given, must be the current one.
-func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, acked int64, sourceID string) string {
+func missingBelow(source *kafkafake.Log, got []kafkafake.Entry, part int32, acked int64, sourceID string) string {
 	if sourceID != "" && sourceID != source.TopicID("t") {
 		return "" // the commit belongs to a deleted incarnation, whose records are gone
 	}
@@ -387,7 +293,6 @@ func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, a
 	if err != nil {
 		return ""
 	}
-	got, _ := target.Entries("A.t", part)
 	have := map[string]bool{}
 	for _, e := range got {
 		have[string(e.Message.Value)] = true
@@ -409,8 +314,7 @@ func missingBelow(source *kafkafake.Log, target *kafkafake.Target, part int32, a
 // outOfOrder names a target record that came before a record of the same source incarnation and partition
 // that precedes it at the source ("" if there is none): copies sent again after a restart may repeat what
 // came before, but a record is never written before one that precedes it.
-func outOfOrder(target *kafkafake.Target, part int32) string {
-	got, _ := target.Entries("A.t", part)
+func outOfOrder(got []kafkafake.Entry) string {
 	seen := map[int]map[int64]bool{}
 	maxOf := map[int]int64{}
 	for _, e := range got {
@@ -447,7 +351,7 @@ func outOfOrder(target *kafkafake.Target, part int32) string {
 // records retention deleted: each deleted record the target does not hold is in a notice's range, and no
 // record is in two notices' ranges. (A run that ended, its lease revoked or the task failed, leaves the
 // reporting to the next owner.)
-func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted []int64) string {
+func gapsReported(got []kafkafake.Entry, env *doubleEnv, part int32, deleted []int64) string {
 	env.mu.Lock()
 	defer env.mu.Unlock()
 	var ranges [][2]int64
@@ -463,7 +367,6 @@ func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted 
 			}
 		}
 	}
-	got, _ := target.Entries("A.t", part)
 	have := map[string]bool{}
 	for _, e := range got {
 		have[string(e.Message.Value)] = true
@@ -479,6 +382,19 @@ func gapsReported(target *kafkafake.Target, env *doubleEnv, part int32, deleted 
 		if !covered {
 			return fmt.Sprintf("record %d was deleted before it was replicated, and no notice says so (notices: %v)", off, ranges)
 		}
+	}
+	return ""
+}
+
+// duplicated names a record the target holds twice ("" if none).
+func duplicated(got []kafkafake.Entry) string {
+	seen := map[string]bool{}
+	for _, e := range got {
+		v := string(e.Message.Value)
+		if seen[v] {
+			return v + " written twice"
+		}
+		seen[v] = true
 	}
 	return ""
 }

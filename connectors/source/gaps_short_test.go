@@ -204,3 +204,45 @@ func TestConsumeErrorsThatStopAndThatWait(t *testing.T) {
 	require.Contains(t, kinds(r.noticeList()), NoticeSourceUnreachable, "a retriable source error shows while it lasts")
 	require.NoError(t, r.consumeError(ctx, reader, errors.New("something else")))
 }
+
+// A partition whose source topic is gone (deleted, or re-created without it) is marked gone and shown once,
+// until the topic is back as the one its offsets belong to; a running check learns its log start and end.
+func TestGonePartitionsAreMarkedAndShownOnce(t *testing.T) {
+	ctx := context.Background()
+	p := newSourcePartition(mirror.TopicPartition{Topic: "t", Partition: 1}, "A.t", 9, "id-1")
+	fresh := newSourcePartition(mirror.TopicPartition{Topic: "u", Partition: 0}, "A.u", -1, "")
+	r := gapRun("earliest", p, fresh)
+	reader := &logReader{logs: map[mirror.TopicPartition][2]int64{{Topic: "t", Partition: 1}: {5, 40}}, seeks: map[mirror.TopicPartition]int64{}}
+	cluster := shapes{"t": {ID: "id-1", Partitions: 2}, "u": {ID: "id-u", Partitions: 1}}
+
+	check, err := r.ids.checkSources(ctx, cluster, reader, false)
+	require.NoError(t, err)
+	require.Empty(t, check.recreated)
+	require.Equal(t, int64(5), p.logStart, "learned from the consumer's watermarks")
+	require.Equal(t, int64(40), p.seenEnd)
+	id, dirty := fresh.identity()
+	require.Equal(t, "id-u", id, "a partition without a known id adopts the current one")
+	require.True(t, dirty, "and stores it with its next commit")
+
+	for _, gone := range []shapes{{"u": {ID: "id-u", Partitions: 1}}, {"t": {ID: "id-2", Partitions: 1}, "u": {ID: "id-u", Partitions: 1}}} {
+		for range 2 {
+			_, err := r.ids.checkSources(ctx, gone, reader, false)
+			require.NoError(t, err)
+		}
+		require.True(t, p.isGone())
+		require.Equal(t, []string{NoticeSourceTopicMissing}, kinds(r.noticeList()), "shown once")
+	}
+	_, err = r.ids.checkSources(ctx, cluster, reader, false)
+	require.NoError(t, err)
+	require.False(t, p.isGone())
+	require.Empty(t, r.noticeList())
+
+	_, err = r.ids.checkSources(ctx, failingShapes{}, reader, false)
+	require.ErrorContains(t, err, "read the ids of source topics on A")
+}
+
+type failingShapes struct{}
+
+func (failingShapes) TopicShapes(context.Context, []string) (map[string]kafka.TopicShape, error) {
+	return nil, errors.New("cluster down")
+}

@@ -63,18 +63,8 @@ func (kafkaClients) consumer(r *sourceRun) (goConsumer, clusterAdmin, func(), er
 		removeStats()
 		return nil, nil, nil, err
 	}
-	admin, err := consumer.Admin()
-	if err != nil {
-		consumer.Close()
-		removeStats()
-		return nil, nil, nil, err
-	}
-	admin.Timeout = taskAdminTimeout
-	return consumer, admin, func() {
-		admin.Close()
-		consumer.Close()
-		removeStats() // after the consumer closed: no statistics come later
-	}, nil
+	admin, closeAll, err := withAdmin(consumer.Admin, func() { consumer.Close() }, removeStats)
+	return consumer, admin, closeAll, err
 }
 
 func (kafkaClients) producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goProducer, clusterAdmin, func(), error) {
@@ -84,17 +74,24 @@ func (kafkaClients) producer(r *sourceRun, onDelivery func(kafka.Delivery)) (goP
 		removeStats()
 		return nil, nil, nil, err
 	}
-	admin, err := producer.Admin()
+	admin, closeAll, err := withAdmin(producer.Admin, producer.Close, removeStats)
+	return producer, admin, closeAll, err
+}
+
+// withAdmin makes the admin client riding on a new client's connections, and returns what closes both; if it
+// cannot, it closes the client.
+func withAdmin(newAdmin func() (*kafka.Admin, error), closeClient, removeStats func()) (clusterAdmin, func(), error) {
+	admin, err := newAdmin()
 	if err != nil {
-		producer.Close()
+		closeClient()
 		removeStats()
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	admin.Timeout = taskAdminTimeout
-	return producer, admin, func() {
+	return admin, func() {
 		admin.Close()
-		producer.Close()
-		removeStats()
+		closeClient()
+		removeStats() // after the client closed: no statistics come later
 	}, nil
 }
 

@@ -193,6 +193,22 @@ func (w *offsetsWrite) write(ctx context.Context, env tasks.OffsetsEnv, records 
 		return err
 	}
 	defer producer.Close()
+	return w.commit(ctx, producer, partitions, records, reset)
+}
+
+// offsetsProducer is the transactional producer an offsets change is written with; *kafka.Producer answers it.
+type offsetsProducer interface {
+	InitTransactions(ctx context.Context) error
+	BeginTransaction() error
+	Produce(topic string, partition int32, key, value []byte, headers []kafka.Header, ts time.Time, opaque any) error
+	CommitTransaction(ctx context.Context) error
+	AbortTransaction(ctx context.Context) error
+}
+
+var _ offsetsProducer = (*kafka.Producer)(nil)
+
+// commit writes records to the offsets topic of partitions partitions in one transaction: all of them, or none.
+func (w *offsetsWrite) commit(ctx context.Context, producer offsetsProducer, partitions int, records []offsetsTopicRecord, reset bool) error {
 	if err := producer.InitTransactions(ctx); err != nil {
 		return err
 	}
@@ -225,6 +241,16 @@ func (w *offsetsWrite) tombstones(ctx context.Context, env tasks.OffsetsEnv) ([]
 	}); err != nil {
 		return nil, fmt.Errorf("read the offsets topic %s: %w", w.topic, err)
 	}
+	stored, err := env.ReadOffsets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return w.tombstonesFor(c, stored), nil
+}
+
+// tombstonesFor returns a tombstone for every partition of the connector that the offsets topic (read into c) or
+// PostgreSQL's copy (stored) has an offset of, once each.
+func (w *offsetsWrite) tombstonesFor(c *mm2offsets.Collector, stored []kmtype.Offset) []offsetsTopicRecord {
 	seen := map[mm2offsets.Partition]bool{}
 	var out []offsetsTopicRecord
 	add := func(p mm2offsets.Partition) {
@@ -236,14 +262,10 @@ func (w *offsetsWrite) tombstones(ctx context.Context, env tasks.OffsetsEnv) ([]
 	for _, o := range c.Offsets() {
 		add(o.Source)
 	}
-	stored, err := env.ReadOffsets(ctx)
-	if err != nil {
-		return nil, err
-	}
 	for _, o := range stored {
 		if p, err := mirrorPartition(o.Partition); err == nil {
 			add(p)
 		}
 	}
-	return out, nil
+	return out
 }

@@ -159,3 +159,59 @@ func TestSeenEndsComeFromTheLastStatsOfTheSameIncarnation(t *testing.T) {
 type statsOnly []kmtype.PartitionStat
 
 func (s statsOnly) PartitionStats(context.Context) ([]kmtype.PartitionStat, error) { return s, nil }
+
+// In exactly-once mode a record the target acknowledged inside the open transaction counts only once the
+// transaction committed: the offset stored never covers a record of an aborted (or open) transaction, which a
+// read_committed consumer of the target never sees, and never moves backwards.
+func TestTransactionalCommitsCoverCommittedTransactionsOnly(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		env := &commitRecorder{}
+		p := startedPartition("x")
+		c := testCommitter(env, p)
+		var next int64
+		var inflight, staged []int64
+		committedTxn, stored := int64(-1), int64(-1)
+		for range rapid.IntRange(1, 60).Draw(t, "steps") {
+			switch rapid.IntRange(0, 4).Draw(t, "op") {
+			case 0:
+				p.forwarded(next, 1_700_000_000_000, 10, 5)
+				inflight = append(inflight, next)
+				next++
+			case 1: // the target acknowledges the oldest inside the transaction
+				if len(inflight) == 0 {
+					continue
+				}
+				staged = append(staged, inflight[0])
+				inflight = inflight[1:]
+				p.stage(2 * staged[len(staged)-1])
+			case 2: // the transaction commits
+				p.committedTxn(time.Now(), nil)
+				if len(staged) > 0 {
+					committedTxn = staged[len(staged)-1]
+				}
+				staged = nil
+			case 3: // it aborts: the next pipeline sends the staged and in-flight records again
+				p.abortedTxn()
+				staged, inflight = nil, nil
+				next = p.reset() + 1
+				if next != committedTxn+1 {
+					t.Fatalf("the next pipeline resumes after %d, the last committed transaction ended at %d", next-1, committedTxn)
+				}
+			case 4:
+				if err := c.commit(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				for _, batch := range env.offsets {
+					for _, o := range batch {
+						off, _ := jsonInt(o.Offset["offset"])
+						if off > committedTxn || off < stored {
+							t.Fatalf("offset %d committed: transactions committed through %d, stored before %d", off, committedTxn, stored)
+						}
+						stored = off
+					}
+				}
+				env.offsets = nil
+			}
+		}
+	})
+}

@@ -9,11 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors"
 	"github.com/kmirror/kmirror/connectors/kafka"
 	"github.com/kmirror/kmirror/connectors/kafkafake"
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/kmtype"
 	"github.com/kmirror/kmirror/lograte"
+	"github.com/kmirror/kmirror/tasks"
 )
 
 // pausedRun is a paused run over parts of the source's topics, watching them through a fresh pausedWatch.
@@ -128,13 +130,55 @@ func TestPausedTaskEndsOnlyWhenFenced(t *testing.T) {
 	require.NoError(t, r.pausedTick(context.Background(), w))
 	env.err = kmtype.ErrFenced
 	require.ErrorIs(t, r.pausedTick(context.Background(), w), kmtype.ErrFenced)
+
+	// The notices too: a source that does not answer is shown, unless the run lost its task.
+	env.err = nil
+	src.failing(errors.New("all brokers down"))
+	env.reportErr = errors.New("database down")
+	require.NoError(t, r.pausedTick(context.Background(), w))
+	env.reportErr = kmtype.ErrFenced
+	r.notice("other", kmtype.Notice{Kind: NoticeSourceUnreachable, Message: "changed"})
+	require.ErrorIs(t, r.pausedTick(context.Background(), w), kmtype.ErrFenced)
 }
 
 type failingStatsEnv struct {
 	*pausedTestEnv
-	err error
+	err, reportErr error
 }
 
 func (e *failingStatsEnv) PublishPartitionStats(context.Context, []kmtype.PartitionStat) error {
 	return e.err
+}
+
+func (e *failingStatsEnv) Report(context.Context, []kmtype.Notice) error { return e.reportErr }
+
+// A paused task whose source does not answer publishes nothing it does not know and commits nothing; stopped,
+// it ends cleanly and leaves its partitions' positions marked stop.
+func TestPausedTaskOverAnUnreachableSourceStopsCleanly(t *testing.T) {
+	cfg := fakePlannerConfig("t")
+	cfg[connectors.TaskClassKey] = connectors.SourceTaskClass
+	cfg[mirror.TaskAssignedPartitionsConfig] = mirror.EncodeAssignedPartitions([]mirror.TopicPartition{{Topic: "t", Partition: 0}})
+	cfg[mirror.TaskIndexConfig] = "0"
+	logs := &plannerLogs{}
+	log := slog.New(logs)
+	task, err := testRegistry(log).NewTask(tasks.TaskID{Connector: "mm2", Task: 0}, cfg)
+	require.NoError(t, err)
+	paused, ok := task.(tasks.PausedTask)
+	require.True(t, ok)
+	env := &pausedTestEnv{t: t, log: log, revoked: make(chan struct{}), stop: context.Background(),
+		offsets: []kmtype.Offset{committedOffset("A", "t", 0, 41, "")}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- paused.RunPaused(ctx, env) }()
+	awaitPlanner(t, "the watch started", func() bool { return logs.count(slog.LevelInfo, "paused: watching the partitions' backlog") > 0 })
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("RunPaused did not return after its stop")
+	}
+	final, _ := env.latest()
+	require.Equal(t, statusStop, final[0].Status, "the run leaves its partition marked stop")
+	require.Equal(t, int64(42), final[0].ReplicatedOffset, "at its committed position")
 }

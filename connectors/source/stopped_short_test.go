@@ -9,6 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/kmirror/kmirror/connectors"
+	"github.com/kmirror/kmirror/connectors/clientconfig"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"github.com/kmirror/kmirror/kmtype"
 )
 
@@ -142,4 +145,44 @@ func TestStoppedWatchRetriesAllButALostUnit(t *testing.T) {
 	more, err = w.look(ctx)
 	require.ErrorIs(t, err, kmtype.ErrFenced)
 	require.False(t, more)
+}
+
+// A stopped connector's watch opens its admin client from the connector's config and looks until the unit is
+// let go; a disabled connector has nothing to watch.
+func TestWatchStoppedRunsUntilLetGo(t *testing.T) {
+	p := New(slog.New(slog.DiscardHandler), nil)
+	parse := func(raw map[string]string) connectors.Config {
+		cfg, err := connectors.ParseConfig(mustPlugin(t), raw, clientconfig.Options{})
+		require.NoError(t, err)
+		return cfg
+	}
+	env := &countingStopped{stoppedRecorder: &stoppedRecorder{statsErr: errors.New("database down")}, looked: make(chan struct{}, 10)}
+	raw := fakePlannerConfig("t")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.WatchStopped(ctx, env, "mm2", parse(raw)) }()
+	<-env.looked
+	<-env.looked // a failed look is retried
+	cancel()
+	require.NoError(t, <-done)
+
+	raw["enabled"] = "false"
+	require.NoError(t, p.WatchStopped(context.Background(), env, "mm2", parse(raw)), "returns at once")
+}
+
+func mustPlugin(t *testing.T) mirrorconfig.Plugin {
+	p, ok := mirrorconfig.LookupPlugin(mirrorconfig.SourceConnectorClass)
+	require.True(t, ok)
+	return p
+}
+
+// countingStopped tells each look as it reads the stats.
+type countingStopped struct {
+	*stoppedRecorder
+	looked chan struct{}
+}
+
+func (e *countingStopped) PartitionStats(ctx context.Context) ([]kmtype.PartitionStat, error) {
+	e.looked <- struct{}{}
+	return e.stoppedRecorder.PartitionStats(ctx)
 }

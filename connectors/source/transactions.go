@@ -66,6 +66,8 @@ type sourceTxns struct {
 	fences            []time.Time   // when this run's producer was fenced while its lease was valid (fenceWindow)
 	initFailures      int           // consecutive failed InitTransactions before the first success
 	syncs             *offsetSyncer // the pipeline's offset syncs, sent once a transaction committed; nil if off
+	// readTopic reads partitions of a topic on the target: kafka.ReadTopicPartitions, or a test double's.
+	readTopic func(ctx context.Context, props map[string]string, topic string, partitions []int32, log *slog.Logger, fn func(kafka.Record) error) (kafka.TopicRead, error)
 
 	// The open transaction, owned by the poll loop.
 	open     bool
@@ -121,6 +123,7 @@ func (r *sourceRun) newSourceTxns(task int) (*sourceTxns, error) {
 		offsetsTopic:   mm2offsets.Topic(r.sourceAlias),
 		log:            r.log,
 		reports:        make(chan struct{}, 1),
+		readTopic:      kafka.ReadTopicPartitions,
 	}
 	switch x.boundary {
 	case mirrorconfig.TransactionBoundaryPoll, mirrorconfig.TransactionBoundaryInterval:
@@ -346,7 +349,7 @@ func (x *sourceTxns) readOffsets(ctx context.Context, r *sourceRun) (map[mirror.
 		}
 	}
 	c := mm2offsets.NewCollector(x.connector, r.sourceAlias)
-	if _, err := kafka.ReadTopicPartitions(ctx, x.offsetsProps, x.offsetsTopic, parts, r.log, func(rec kafka.Record) error {
+	if _, err := x.readTopic(ctx, x.offsetsProps, x.offsetsTopic, parts, r.log, func(rec kafka.Record) error {
 		c.Add(rec.Key(), rec.Value())
 		return nil
 	}); err != nil {

@@ -10,26 +10,48 @@ import (
 	"github.com/kmirror/kmirror/kmtype"
 )
 
+// OffsetRangesAround answers many queries in one round trip, in the order asked.
+func (s *Store) OffsetRangesAround(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
+	return s.rangesAround(ctx, queries, false)
+}
+
 // OffsetRangesAroundTarget answers queries whose Offset is a target offset, in one round trip and in the order
 // asked: the last range of the partition starting at or before it in the target, and the range after that one.
 // A partition's ranges ascend in target offsets as in source offsets (a rewind supersedes the ranges it would
 // overlap), so both are found along the primary key.
 func (s *Store) OffsetRangesAroundTarget(ctx context.Context, queries []kmtype.RangeQuery) ([]kmtype.RangesAround, error) {
+	return s.rangesAround(ctx, queries, true)
+}
+
+// The conditions that pick a query's previous and next range (q.o its offset), by source or by target offset.
+// Chosen in Go rather than in SQL, so that each query keeps its own plan along the primary key.
+const (
+	prevBySource = `r.source_start <= q.o`
+	nextBySource = `r.source_start > q.o`
+	prevByTarget = `r.target_start <= q.o`
+	nextByTarget = `r.source_start > coalesce(p.source_start, -1)`
+)
+
+// rangesAround answers OffsetRangesAround (byTarget false) and OffsetRangesAroundTarget (true).
+func (s *Store) rangesAround(ctx context.Context, queries []kmtype.RangeQuery, byTarget bool) ([]kmtype.RangesAround, error) {
 	out := make([]kmtype.RangesAround, len(queries))
 	if len(queries) == 0 {
 		return out, nil
 	}
 	sa, ta, topics, parts, offs := splitQueries(queries)
+	prevRange, nextRange := prevBySource, nextBySource
+	if byTarget {
+		prevRange, nextRange = prevByTarget, nextByTarget
+	}
 	rows, err := s.pool.Query(ctx, `
 		SELECT q.i, p.source_id, p.source_start, p.source_end, p.target_start, p.source_next, p.gap_before, p.unmapped_before, p.uncommitted, p.updated_at,
 		       n.source_id, n.source_start, n.source_end, n.target_start, n.source_next, n.gap_before, n.unmapped_before, n.uncommitted, n.updated_at
-		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, x, i)
+		FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::bigint[]) WITH ORDINALITY AS q(sa, ta, t, p, o, i)
 		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
-			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND r.target_start <= q.x
+			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND `+prevRange+`
 			ORDER BY r.source_start DESC LIMIT 1) p ON true
 		LEFT JOIN LATERAL (SELECT * FROM offset_ranges r
-			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p
-			AND r.source_start > coalesce(p.source_start, -1)
+			WHERE r.source_alias = q.sa AND r.target_alias = q.ta AND r.topic = q.t AND r.partition = q.p AND `+nextRange+`
 			ORDER BY r.source_start LIMIT 1) n ON true`, sa, ta, topics, parts, offs)
 	if err != nil {
 		return nil, fmt.Errorf("read offset ranges: %w", err)
