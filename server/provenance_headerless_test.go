@@ -77,4 +77,17 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	t.Logf("B→A skipped %.0f records", skipped)
 	// A's records on B, and B's records A→B brought back: every record on B but B's own.
 	require.GreaterOrEqual(t, skipped, float64(onB-int64(len(sentB))), "B→A skipped every record A→B wrote into B")
+
+	// What the wait costs: a record produced on B reaches A about headerlessHold later; one produced on A reaches
+	// B (no rule on that side) at once.
+	for _, c := range []struct{ from, to string }{{"B", "A"}, {"A", "B"}} {
+		before := ends(c.to)[0]
+		began := time.Now()
+		kafkatest.Produce(t, c.from, activeRecords(c.from, topic, parts, 1, 3000*parts)) // partition 0
+		for ends(c.to)[0] == before {
+			require.Less(t, time.Since(began), time.Minute, "the record produced on %s did not reach %s", c.from, c.to)
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Logf("a record produced on %s reached %s after %v", c.from, c.to, time.Since(began).Round(time.Millisecond))
+	}
 }
