@@ -80,11 +80,20 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 
 	// What the wait costs: a record produced on B reaches A about headerlessHold later; one produced on A reaches
 	// B (no rule on that side) at once.
+	logReach(t, topic, parts, 3000)
+}
+
+// logReach logs how long one record produced on each cluster of an active-active pair on topic takes to reach
+// the other (its partition's end offset there moves), from the record's return from the producer; seq is
+// the record's sequence (activeRecords), past those produced before.
+func logReach(t *testing.T, topic string, parts, seq int) {
 	for _, c := range []struct{ from, to string }{{"B", "A"}, {"A", "B"}} {
-		before := ends(c.to)[0]
+		rec := activeRecords(c.from, topic, parts, 1, seq)
+		part := int(rec[0].Partition)
+		before := kafkatest.PartitionEnds(t, c.to, topic, parts)[part]
 		began := time.Now()
-		kafkatest.Produce(t, c.from, activeRecords(c.from, topic, parts, 1, 3000*parts)) // partition 0
-		for ends(c.to)[0] == before {
+		kafkatest.Produce(t, c.from, rec)
+		for kafkatest.PartitionEnds(t, c.to, topic, parts)[part] == before {
 			require.Less(t, time.Since(began), time.Minute, "the record produced on %s did not reach %s", c.from, c.to)
 			time.Sleep(10 * time.Millisecond)
 		}

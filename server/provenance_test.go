@@ -206,6 +206,7 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 		skipped := k.provenanceSkipped(c.name)
 		require.GreaterOrEqual(t, skipped, float64(len(sentA)), "%s skipped every copy it found on %s (a re-read counts again)", c.name, c.source)
 	}
+	logReach(t, topic, parts, len(sentA))
 }
 
 // auditOrigins reads topic on cluster (read_committed: copies written in exactly-once mode end in transaction
