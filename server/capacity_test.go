@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 	"net/http"
 	"testing"
 	"time"
@@ -91,6 +92,9 @@ func TestCapacityAdviceNamesTheTargetAsTheBound(t *testing.T) {
 	name := "mm2-" + prefix
 	code, body := k.do(http.MethodPut, "/connectors/"+name+"/config", mirrorConfig(t, prefix+".*", map[string]any{
 		"tasks.max": "1", "producer.override.buffer.memory": "65536", "producer.override.linger.ms": "200",
+		// The batch bound below allows for the records' framing, not for a header on each: records are copied
+		// as they are, without the provenance stamp (42 bytes each).
+		mirrorconfig.ProvenanceEnabledConfig: "false",
 	}))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 

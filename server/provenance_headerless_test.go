@@ -44,7 +44,7 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	code, body := k.do(http.MethodPut, "/connectors/"+ab+"/config", identityFlow(t, topic, "A", "B", map[string]any{mirrorconfig.ProvenanceEnabledConfig: "false"}))
 	require.Equal(t, http.StatusCreated, code, "%v", body)
 	k.awaitStates(ab, "RUNNING RUNNING RUNNING", 60*time.Second)
-	await("A→B copies A's history", func() bool { return k.committedThrough(t, ab, ends("A"), false) })
+	await("A→B copies A's history", func() bool { return k.committedThrough(t, ab, topic, ends("A"), false) })
 
 	began := time.Now()
 	code, body = k.do(http.MethodPut, "/connectors/"+ba+"/config", identityFlow(t, topic, "B", "A", nil))
@@ -58,7 +58,7 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	// guards nothing), so B's partitions grow until B→A has skipped all of those.
 	await("both flows commit every offset", func() bool {
 		endA, endB := ends("A"), ends("B")
-		return k.committedThrough(t, ab, endA, false) && k.committedThrough(t, ba, endB, false)
+		return k.committedThrough(t, ab, topic, endA, false) && k.committedThrough(t, ba, topic, endB, false)
 	})
 	t.Logf("both flows settled %.1f s after B→A was created", time.Since(began).Seconds())
 
