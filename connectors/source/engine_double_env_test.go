@@ -52,6 +52,15 @@ func (l *doubleLease) Valid() bool {
 	return l.valid
 }
 
+// hold ends the lease's schedule once the faults are over: it lapses no more. It tells whether a lapse had
+// revoked it already, which ends the run for good.
+func (l *doubleLease) hold() (revoked bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lapseAt = 0
+	return l.closed
+}
+
 func (l *doubleLease) isValid() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -232,7 +232,11 @@ func runUnderFaults(rt *rapid.T, dp DataPath, eos bool) {
 			ended = err // a failure the task reports (an authentication, a record too large)
 		}
 	}
+	if ended == nil && lease.hold() {
+		ended = errLeaseRevoked
+	}
 	if ended == nil {
+		// After the faults, the lease's lapses included, everything reaches the target.
 		planMu.Lock()
 		plan = nil
 		planMu.Unlock()
