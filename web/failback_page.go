@@ -46,22 +46,8 @@ type failbackData struct {
 func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
 	d := failbackData{Title: "Failback of " + name, Name: name}
-	if r.Method == http.MethodPost && !fragment {
-		if err := r.ParseForm(); err != nil {
-			return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
-		}
-		done, err := afterWrite(w, r, h.startFailback(r, name), connURL(name, "failback"),
-			"Failback filed: it runs on a worker; this page shows its progress and report.", &d.Msg)
-		if done || err != nil {
-			return err
-		}
-	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return errMethod
-	} else {
-		d.Msg.Notice = r.URL.Query().Get("notice")
-	}
-	op, err := h.latestOperation(ctx, name, "failback")
-	if err != nil {
+	op, done, err := h.operationRequest(w, r, name, "failback", fragment, h.startFailback, &d.Msg)
+	if done || err != nil {
 		return err
 	}
 	d.Op = op
@@ -78,6 +64,29 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 	}
 	h.render(w, r, status, "failback", d)
 	return nil
+}
+
+// operationRequest is what the failover and failback pages (kind) do with a request before they gather what
+// they show: a POST files the operation through start (after the user typed the connector's name) and
+// redirects, or leaves the refusal in msg; a GET takes the notice a redirect carried. It returns the
+// connector's latest operation of that kind, and done when the response is written already.
+func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
+	start func(*http.Request, string) error, msg *pageMsg) (op *failoverOp, done bool, err error) {
+	if r.Method == http.MethodPost && !fragment {
+		if err := r.ParseForm(); err != nil {
+			return nil, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+		}
+		filed := strings.ToUpper(kind[:1]) + kind[1:] + " filed: it runs on a worker; this page shows its progress and report."
+		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, msg); done || err != nil {
+			return nil, true, err
+		}
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return nil, true, errMethod
+	} else {
+		msg.Notice = r.URL.Query().Get("notice")
+	}
+	op, err = h.latestOperation(r.Context(), name, kind)
+	return op, err != nil, err
 }
 
 // latestOperation is the connector's latest failover or failback (kind), nil when it has none.

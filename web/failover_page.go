@@ -86,22 +86,8 @@ type failoverData struct {
 func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
 	d := failoverData{Title: "Failover of " + name, Name: name}
-	if r.Method == http.MethodPost && !fragment {
-		if err := r.ParseForm(); err != nil {
-			return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
-		}
-		done, err := afterWrite(w, r, h.startFailover(r, name), connURL(name, "failover"),
-			"Failover filed: it runs on a worker; this page shows its progress and report.", &d.Msg)
-		if done || err != nil {
-			return err
-		}
-	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return errMethod
-	} else {
-		d.Msg.Notice = r.URL.Query().Get("notice")
-	}
-	op, err := h.latestOperation(ctx, name, "failover")
-	if err != nil {
+	op, done, err := h.operationRequest(w, r, name, "failover", fragment, h.startFailover, &d.Msg)
+	if done || err != nil {
 		return err
 	}
 	d.Op = op
