@@ -73,10 +73,13 @@ func TestHeaderlessNotCopiedBack(t *testing.T) {
 	require.Zero(t, duplicated)
 	require.Equal(t, len(sentA)+len(sentB), n, "A holds exactly what was produced on both sides")
 
+	// The audit above is the proof that B→A skipped every record on B but B's own (A's records, and B's that
+	// A→B brought back). The counter shows the skips too, but only since its task's current run: a task that
+	// restarts (a lease lost on a loaded machine) starts its series again, as a Connect task's metrics do.
 	skipped := k.provenanceSkipped(ba)
-	t.Logf("B→A skipped %.0f records", skipped)
-	// A's records on B, and B's records A→B brought back: every record on B but B's own.
-	require.GreaterOrEqual(t, skipped, float64(onB-int64(len(sentB))), "B→A skipped every record A→B wrote into B")
+	t.Logf("B→A skipped %.0f of the %d records A→B wrote into B, as its tasks' current runs count", skipped, onB-int64(len(sentB)))
+	require.Positive(t, skipped, "B→A counts the records it skipped")
+	require.LessOrEqual(t, skipped, float64(onB-int64(len(sentB))), "B→A skipped only records A→B wrote into B")
 
 	// What the wait costs: a record produced on B reaches A about headerlessHold later; one produced on A reaches
 	// B (no rule on that side) at once.
