@@ -95,7 +95,7 @@ struct cp_pipe {
         struct cp_runner *runner; /* the thread that runs cp_run_submit's runs, once started */
         /* The provenance header and cycle guard (cp_set_provenance); prov_name NULL: off. */
         char *prov_name, *prov_stamp, *prov_alias, *prov_id;
-        size_t prov_stamp_len, prov_alias_len, prov_id_len;
+        size_t prov_name_len, prov_stamp_len, prov_alias_len, prov_id_len;
         cp_out out;
         char *stats[2];
         rd_kafka_message_t *msgs[CP_BATCH_MAX];
@@ -150,10 +150,17 @@ static int part_of(struct cp_topic *t, int32_t partition) {
         return t->byp[partition];
 }
 
-/* The size of a message's headers (names and values), as Go's Record.Size counts them. */
-static int64_t headers_size(const rd_kafka_message_t *m) {
+/* message_headers returns a message's headers, NULL when it has none. For a consumed message librdkafka
+ * parses them on every call that finds none (a buffer allocated and freed each time), which at a few hundred
+ * thousand records a second is a tenth of the pipeline's CPU: the record path asks once per record. */
+static rd_kafka_headers_t *message_headers(const rd_kafka_message_t *m) {
         rd_kafka_headers_t *h = NULL;
-        if (rd_kafka_message_headers(m, &h) != RDK_ERR_NO_ERROR || !h)
+        return rd_kafka_message_headers(m, &h) == RDK_ERR_NO_ERROR ? h : NULL;
+}
+
+/* The size of headers h (names and values; NULL: none), as Go's Record.Size counts them. */
+static int64_t headers_size(rd_kafka_headers_t *h) {
+        if (!h)
                 return 0;
         int64_t n = 0;
         const char *name;
@@ -209,7 +216,7 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
                 p->rate_done++;
         }
         int64_t src = (int64_t)(intptr_t)m->_private;
-        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(m);
+        int64_t size = (int64_t)(m->len + m->key_len) + headers_size(message_headers(m));
         int64_t ts = msg_ts(m);
         if (pt->broken) {
                 ack_into(p, idx, CP_ACK_DROPPED, src, -1, size, ts);
@@ -603,24 +610,23 @@ int cp_set_provenance(cp_pipe *p, const char *name, const char *stamp, int stamp
         }
         memcpy(p->prov_stamp, stamp, (size_t)stamp_len);
         p->prov_stamp_len = (size_t)stamp_len;
+        p->prov_name_len = strlen(name);
         p->prov_alias_len = strlen(target_alias);
         p->prov_id_len = strlen(target_id);
         return 0;
 }
 
-/* provenance reads message m's provenance header: PROV_NONE when it has none (the producer stamps it),
+/* provenance reads the provenance header among a consumed message's headers h (NULL: none): PROV_NONE when it has none (the producer stamps it),
  * PROV_TARGET when it names the pipeline's target cluster (the record is not copied), PROV_OTHER otherwise (a
  * value that does not parse included: it is copied as it is). Value "<alias>@<cluster id>", split at the last
  * '@'; compared by id when both sides have one, else by alias. */
 enum { PROV_OFF, PROV_NONE, PROV_TARGET, PROV_OTHER };
-static int provenance(cp_pipe *p, const rd_kafka_message_t *m) {
+static int provenance(cp_pipe *p, rd_kafka_headers_t *h) {
         if (!p->prov_name)
                 return PROV_OFF;
-        rd_kafka_headers_t *h = NULL;
         const void *val = NULL;
         size_t size = 0;
-        if (rd_kafka_message_headers(m, &h) != RDK_ERR_NO_ERROR || !h ||
-            rd_kafka_header_get_last(h, p->prov_name, &val, &size) != RDK_ERR_NO_ERROR)
+        if (!h || rd_kafka_header_get_last(h, p->prov_name, &val, &size) != RDK_ERR_NO_ERROR)
                 return PROV_NONE;
         const char *v = val;
         size_t at = size;
@@ -764,18 +770,16 @@ static void kick_or_wait(cp_pipe *p, int ms, int wait, int full) {
         p->out.target_wait_ns += now_ns() - t0;
 }
 
-/* produce queues one record: 0 on success, 1 when the producer's queue is full (nothing queued: the caller
+/* produce queues one record, src its headers (NULL: none): 0 on success, 1 when the producer's queue is full (nothing queued: the caller
  * keeps the record for the next step), -1 on a refused record (reported in fails). */
-static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, int64_t need, int stamp) {
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, rd_kafka_headers_t *src, int64_t need, int stamp) {
         struct cp_part *pt = &p->parts[idx];
         int64_t ts = msg_ts(m);
-        rd_kafka_headers_t *src = NULL, *hdrs = NULL;
-        if (rd_kafka_message_headers(m, &src) == RDK_ERR_NO_ERROR && src)
-                hdrs = rd_kafka_headers_copy(src); /* producev takes over what it is given */
+        rd_kafka_headers_t *hdrs = src ? rd_kafka_headers_copy(src) : NULL; /* producev takes over what it is given */
         if (stamp) {
                 if (!hdrs)
                         hdrs = rd_kafka_headers_new(1);
-                rd_kafka_header_add(hdrs, p->prov_name, -1, p->prov_stamp, (ssize_t)p->prov_stamp_len);
+                rd_kafka_header_add(hdrs, p->prov_name, (ssize_t)p->prov_name_len, p->prov_stamp, (ssize_t)p->prov_stamp_len);
         }
         rd_kafka_resp_err_t err =
             rd_kafka_producev(p->p, RDK_V_RKT, pt->t->rkt, RDK_V_PARTITION, pt->partition, RDK_V_MSGFLAGS, RDK_MSG_F_COPY,
@@ -843,7 +847,8 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
         struct cp_part *pt = &p->parts[idx];
         if (pt->next < 0 && first_record(p, idx, m->offset))
                 return 0;
-        int prov = provenance(p, m);
+        rd_kafka_headers_t *hdrs = message_headers(m);
+        int prov = provenance(p, hdrs);
         if (prov == PROV_TARGET) {
                 /* Not copied back into the cluster it came from; Go counts it dealt with in order (cp_fwd). */
                 cp_fwd *f = fwd_kind(p, idx, 1);
@@ -855,11 +860,11 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
                 return 0;
         }
         int stamp = prov == PROV_NONE;
-        int64_t hsize = headers_size(m) + (stamp ? (int64_t)(strlen(p->prov_name) + p->prov_stamp_len) : 0);
+        int64_t hsize = headers_size(hdrs) + (stamp ? (int64_t)(p->prov_name_len + p->prov_stamp_len) : 0);
         int64_t need = (int64_t)(m->len + m->key_len) + hsize + CP_RECORD_OVERHEAD;
         if (gate(p, pt, need))
                 return 1;
-        int r = produce(p, idx, m, need, stamp);
+        int r = produce(p, idx, m, hdrs, need, stamp);
         if (r == 1)
                 return 2;
         if (r == 0) {
