@@ -154,6 +154,10 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 	if err != nil {
 		return fmt.Errorf("read the offset map: %w", err)
 	}
+	opposite, err := o.oppositeRanges(ctx, flow, rows)
+	if err != nil {
+		return err
+	}
 	for i := range rows {
 		p := &rows[i].pos
 		p.Basis = kmtype.BasisNone
@@ -163,7 +167,8 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 			}
 			continue
 		}
-		if a, ok := offsetmap.Translate(rangeOf(around[i].Prev), rangeOf(around[i].Next), p.SourceOffset); ok {
+		if a, ok := offsetmap.BothOrigins(rangeOf(around[i].Prev), rangeOf(around[i].Next), rangeOf(opposite[i].Prev),
+			rangeOf(opposite[i].Next), p.SourceOffset); ok {
 			d := a.Offset
 			p.TargetOffset, p.Exact, p.Basis = &d, a.Exact, kmtype.BasisOffsetMap
 			continue
@@ -176,6 +181,36 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 		}
 	}
 	return nil
+}
+
+// oppositeRanges reads, for each row whose topic keeps its name on the target (IdentityReplicationPolicy), the
+// ranges of the opposite flow (target → source, a kmirror connector of the same database) around the row's
+// position, read from that flow's target side: the source's partition then interleaves its own records with
+// the copies of the target's, and a group that has not read some of those must find them on the target
+// (offsetmap.BothOrigins). Rows of other topics get no ranges.
+func (o *operation) oppositeRanges(ctx context.Context, flow *flow, rows []row) ([]kmtype.RangesAround, error) {
+	out := make([]kmtype.RangesAround, len(rows))
+	var queries []kmtype.RangeQuery
+	var asked []int
+	for i, r := range rows {
+		if flow.TargetTopic(r.pos.SourceTopic) != r.pos.SourceTopic {
+			continue
+		}
+		queries = append(queries, kmtype.RangeQuery{Offset: r.pos.SourceOffset, RangeKey: kmtype.RangeKey{SourceAlias: flow.TargetAlias,
+			TargetAlias: flow.SourceAlias, Topic: r.pos.SourceTopic, Partition: r.pos.Partition}})
+		asked = append(asked, i)
+	}
+	if len(queries) == 0 {
+		return out, nil
+	}
+	around, err := o.store.OffsetRangesAroundTarget(ctx, queries)
+	if err != nil {
+		return nil, fmt.Errorf("read the offset map of the opposite flow: %w", err)
+	}
+	for j, i := range asked {
+		out[i] = around[j]
+	}
+	return out, nil
 }
 
 func rangeOf(r *kmtype.OffsetRange) *offsetmap.Range {

@@ -83,21 +83,9 @@ func TestTranslateBothOriginsNeverSkips(t *testing.T) {
 		}
 
 		prevA, nextA := around(aToB, int64(x))
-		own, okA := offsetmap.Translate(prevA, nextA, int64(x))
-		ownLast, ownKnown := offsetmap.LastBefore(prevA, nextA, int64(x))
 		prevB, nextB := aroundTarget(bToA, int64(x))
-		back, okB := offsetmap.TranslateBack(prevB, nextB, int64(x))
-		backLast, backKnown := offsetmap.LastBackBefore(prevB, nextB, int64(x))
-		var ans offsetmap.Answer
-		switch {
-		case okA && okB:
-			ans = offsetmap.Combine(offsetmap.Side{Answer: own, Last: ownLast, LastKnown: ownKnown},
-				offsetmap.Side{Answer: back, Last: backLast, LastKnown: backKnown})
-		case okA:
-			ans = own
-		case okB:
-			ans = offsetmap.Answer{Offset: back.Offset}
-		default:
+		ans, ok := offsetmap.BothOrigins(prevA, nextA, prevB, nextB, int64(x))
+		if !ok {
 			return
 		}
 		for d, r := range logB {
