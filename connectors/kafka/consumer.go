@@ -6,6 +6,8 @@ import (
 	"time"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Special start positions for Assign.
@@ -150,18 +152,7 @@ func (r Record) Headers() []Header {
 }
 
 // PartitionError is a consumer error about one partition, e.g. an offset out of range.
-type PartitionError struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-	Err       error
-}
-
-func (e *PartitionError) Error() string {
-	return fmt.Sprintf("consume %s [%d] at offset %d: %v", e.Topic, e.Partition, e.Offset, e.Err)
-}
-
-func (e *PartitionError) Unwrap() error { return e.Err }
+type PartitionError = kmtype.PartitionError
 
 // IsOffsetOutOfRange tells whether err says a fetch position is outside the partition's log (retention
 // deleted the data, or the topic was re-created or truncated).

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	ckafka "github.com/confluentinc/confluent-kafka-go/v2/kafka"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // TopicIDs returns the topic id (KIP-516) of each of topics that exists; missing topics are left out. A
@@ -14,18 +16,11 @@ func (a *Admin) TopicIDs(ctx context.Context, topics []string) (map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(shapes))
-	for name, s := range shapes {
-		out[name] = s.ID
-	}
-	return out, nil
+	return kmtype.TopicIDs(shapes), nil
 }
 
 // TopicShape is a topic's id and partition count.
-type TopicShape struct {
-	ID         string
-	Partitions int
-}
+type TopicShape = kmtype.TopicShape
 
 // TopicShapes is TopicIDs with each topic's partition count: a topic re-created with fewer partitions no longer
 // has the old topic's last ones.

@@ -3,6 +3,8 @@ package kafkafake
 import (
 	"context"
 	"fmt"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Admin answers what the source task asks a cluster's admin client: topic ids, partition counts, log offsets.
@@ -17,11 +19,7 @@ func (a *Admin) TopicIDs(ctx context.Context, topics []string) (map[string]strin
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(shapes))
-	for name, s := range shapes {
-		out[name] = s.ID
-	}
-	return out, nil
+	return kmtype.TopicIDs(shapes), nil
 }
 
 // TopicShapes is TopicIDs with each topic's partition count.

@@ -109,52 +109,57 @@ func (l *Log) AppendValues(name string, p int32, values ...string) ([]int64, err
 }
 
 func (l *Log) append(name string, p int32, txn *Txn, msgs []Message) ([]int64, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	part, err := l.partitionLocked(name, p)
+	offs := make([]int64, len(msgs))
+	err := l.changePartition(name, p, func(part *partition) error {
+		for i, m := range msgs {
+			offs[i] = part.end
+			part.entries = append(part.entries, entry{offset: part.end, msg: m, txn: txn})
+			part.end++
+		}
+		if txn != nil {
+			txn.touched(PartitionID{name, p}, offs[0])
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	offs := make([]int64, len(msgs))
-	for i, m := range msgs {
-		offs[i] = part.end
-		part.entries = append(part.entries, entry{offset: part.end, msg: m, txn: txn})
-		part.end++
-	}
-	if txn != nil {
-		txn.touched(PartitionID{name, p}, offs[0])
-	}
-	l.changedLocked()
 	return offs, nil
 }
 
 // Skip leaves n offsets of a partition without records, as compaction does.
 func (l *Log) Skip(name string, p int32, n int64) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	part, err := l.partitionLocked(name, p)
-	if err != nil {
-		return err
-	}
-	part.end += max(n, 0)
-	l.changedLocked()
-	return nil
+	return l.changePartition(name, p, func(part *partition) error {
+		part.end += max(n, 0)
+		return nil
+	})
 }
 
 // DeleteRecordsBefore moves a partition's log start to offset, as retention does.
 func (l *Log) DeleteRecordsBefore(name string, p int32, offset int64) error {
+	return l.changePartition(name, p, func(part *partition) error {
+		if offset > part.end {
+			return fmt.Errorf("delete records of %s [%d] before %d: %w", name, p, offset, ErrOffsetOutOfRange)
+		}
+		part.start = max(part.start, offset)
+		i := sort.Search(len(part.entries), func(i int) bool { return part.entries[i].offset >= part.start })
+		part.entries = part.entries[i:]
+		return nil
+	})
+}
+
+// changePartition applies change to a partition under the log's lock and, unless it fails, tells the log's
+// readers that it changed.
+func (l *Log) changePartition(name string, p int32, change func(*partition) error) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	part, err := l.partitionLocked(name, p)
 	if err != nil {
 		return err
 	}
-	if offset > part.end {
-		return fmt.Errorf("delete records of %s [%d] before %d: %w", name, p, offset, ErrOffsetOutOfRange)
+	if err := change(part); err != nil {
+		return err
 	}
-	part.start = max(part.start, offset)
-	i := sort.Search(len(part.entries), func(i int) bool { return part.entries[i].offset >= part.start })
-	part.entries = part.entries[i:]
 	l.changedLocked()
 	return nil
 }

@@ -1,8 +1,9 @@
 package kafkafake
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/kmirror/kmirror/kmtype"
 )
 
 // Special start positions for Assign, as librdkafka's.
@@ -28,10 +29,7 @@ type PartitionID struct {
 type LogOffsets struct{ Start, End int64 }
 
 // TopicShape is a topic's id and partition count.
-type TopicShape struct {
-	ID         string
-	Partitions int
-}
+type TopicShape = kmtype.TopicShape
 
 // Header is a record header; Value nil is a null header value.
 type Header struct {
@@ -96,15 +94,4 @@ type Delivery struct {
 }
 
 // PartitionError is a consumer error about one partition, e.g. an offset out of range.
-type PartitionError struct {
-	Topic     string
-	Partition int32
-	Offset    int64
-	Err       error
-}
-
-func (e *PartitionError) Error() string {
-	return fmt.Sprintf("consume %s [%d] at offset %d: %v", e.Topic, e.Partition, e.Offset, e.Err)
-}
-
-func (e *PartitionError) Unwrap() error { return e.Err }
+type PartitionError = kmtype.PartitionError

@@ -39,12 +39,10 @@ func mirrorSourceKeys() []configdef.Key {
 			"Excluded topics. Supports comma-separated topic names and regexes. Excludes take precedence over includes."),
 		key("config.properties.exclude", configdef.TypeList, "follower\\.replication\\.throttled\\.replicas,leader\\.replication\\.throttled\\.replicas,message\\.timestamp\\.difference\\.max\\.ms,message\\.timestamp\\.type,unclean\\.leader\\.election\\.enable,min\\.insync\\.replicas", configdef.ImportanceHigh,
 			"Topic config properties that should not be replicated. Supports comma-separated property names and regexes."),
-		key("topic.filter.class", configdef.TypeClass, "org.apache.kafka.connect.mirror.DefaultTopicFilter", configdef.ImportanceLow,
-			"TopicFilter to use. Selects topics to replicate."),
+		topicFilterClassKey(),
 		key("config.property.filter.class", configdef.TypeClass, "org.apache.kafka.connect.mirror.DefaultConfigPropertyFilter", configdef.ImportanceLow,
 			"ConfigPropertyFilter to use. Selects topic config  properties to replicate."),
-		key("consumer.poll.timeout.ms", configdef.TypeLong, 1000, configdef.ImportanceLow,
-			"Timeout when polling source cluster."),
+		consumerPollTimeoutKey(),
 		key("refresh.topics.enabled", configdef.TypeBoolean, true, configdef.ImportanceLow,
 			"Whether to periodically check for new topics and partitions."),
 		key("refresh.topics.interval.seconds", configdef.TypeLong, 600, configdef.ImportanceLow,
@@ -63,9 +61,7 @@ func mirrorSourceKeys() []configdef.Key {
 			"Replication factor for offset-syncs topic."),
 		key("offset.lag.max", configdef.TypeLong, 100, configdef.ImportanceLow,
 			"How out-of-sync a remote partition can be before it is resynced."),
-		validated(key("offset-syncs.topic.location", configdef.TypeString, "source", configdef.ImportanceLow,
-			"The location (source/target) of the offset-syncs topic."),
-			configdef.In(OffsetSyncsLocationSource, OffsetSyncsLocationTarget)),
+		offsetSyncsTopicLocationKey(),
 		key("emit.offset-syncs.enabled", configdef.TypeBoolean, true, configdef.ImportanceLow,
 			"Whether to store the new offset of the replicated records in offset-syncs topic or not. MirrorCheckpointConnector will not be able to sync group offsets or emit checkpoints if emit.checkpoints.enabled and/or sync.group.offsets.enabled are enabled while emit.offset-syncs.enabled is disabled."),
 		key("heartbeats.replication.enabled", configdef.TypeBoolean, true, configdef.ImportanceLow,
@@ -76,8 +72,7 @@ func mirrorSourceKeys() []configdef.Key {
 // mirrorCheckpointKeys are MirrorCheckpointConfig's own keys.
 func mirrorCheckpointKeys() []configdef.Key {
 	return []configdef.Key{
-		key("consumer.poll.timeout.ms", configdef.TypeLong, 1000, configdef.ImportanceLow,
-			"Timeout when polling source cluster."),
+		consumerPollTimeoutKey(),
 		key("groups", configdef.TypeList, ".*", configdef.ImportanceHigh,
 			"Consumer groups to replicate. Supports comma-separated group IDs and regexes."),
 		key("groups.exclude", configdef.TypeList, "console-consumer-.*,connect-.*,__.*", configdef.ImportanceHigh,
@@ -104,11 +99,8 @@ func mirrorCheckpointKeys() []configdef.Key {
 			configdef.AtLeast(int64(0))),
 		key("checkpoints.topic.replication.factor", configdef.TypeShort, 3, configdef.ImportanceLow,
 			"Replication factor for checkpoints topic."),
-		validated(key("offset-syncs.topic.location", configdef.TypeString, "source", configdef.ImportanceLow,
-			"The location (source/target) of the offset-syncs topic."),
-			configdef.In(OffsetSyncsLocationSource, OffsetSyncsLocationTarget)),
-		key("topic.filter.class", configdef.TypeClass, "org.apache.kafka.connect.mirror.DefaultTopicFilter", configdef.ImportanceLow,
-			"TopicFilter to use. Selects topics to replicate."),
+		offsetSyncsTopicLocationKey(),
+		topicFilterClassKey(),
 	}
 }
 
@@ -122,4 +114,22 @@ func mirrorHeartbeatKeys() []configdef.Key {
 		key("heartbeats.topic.replication.factor", configdef.TypeShort, 3, configdef.ImportanceLow,
 			"Replication factor for heartbeats topic."),
 	}
+}
+
+// The keys MirrorSourceConfig and MirrorCheckpointConfig both define, from constants they share.
+
+func topicFilterClassKey() configdef.Key {
+	return key(TopicFilterClassConfig, configdef.TypeClass, "org.apache.kafka.connect.mirror.DefaultTopicFilter", configdef.ImportanceLow,
+		"TopicFilter to use. Selects topics to replicate.")
+}
+
+func consumerPollTimeoutKey() configdef.Key {
+	return key(ConsumerPollTimeoutMsConfig, configdef.TypeLong, 1000, configdef.ImportanceLow,
+		"Timeout when polling source cluster.")
+}
+
+func offsetSyncsTopicLocationKey() configdef.Key {
+	return validated(key(OffsetSyncsTopicLocationConfig, configdef.TypeString, "source", configdef.ImportanceLow,
+		"The location (source/target) of the offset-syncs topic."),
+		configdef.In(OffsetSyncsLocationSource, OffsetSyncsLocationTarget))
 }

@@ -11,12 +11,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/kmirror/kmirror/harnessenv"
 	"github.com/kmirror/kmirror/migrations"
 	"github.com/kmirror/kmirror/store"
 )
@@ -28,14 +28,7 @@ const EnvURL = "KMIRROR_TEST_DATABASE_URL"
 // skips the test instead, as every test that needs the harness does.
 func AdminURL(t testing.TB) string {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("needs PostgreSQL (" + EnvURL + "): skipped under -short, the suite without brokers or PostgreSQL")
-	}
-	u := os.Getenv(EnvURL)
-	if u == "" {
-		t.Fatalf("%s is not set: run the tests with ./scripts/test, which starts PostgreSQL and Kafka", EnvURL)
-	}
-	return u
+	return harnessenv.Require(t, "PostgreSQL", EnvURL)
 }
 
 // NewURL creates a new database migrated to the latest schema, drops it when the test ends, and returns its URL.

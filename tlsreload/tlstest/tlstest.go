@@ -32,21 +32,11 @@ type CA struct {
 // NewCA makes a CA named name.
 func NewCA(t *testing.T, name string) *CA {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial(t),
-		Subject:               pkix.Name{CommonName: name},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
+	key, der, cert := certify(t, name, &x509.Certificate{
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
+	}, nil)
 	ca := &CA{t: t, Cert: cert, key: key, File: filepath.Join(t.TempDir(), "ca.pem")}
 	writePEM(t, ca.File, "CERTIFICATE", der)
 	return ca
@@ -79,22 +69,15 @@ func (ca *CA) Client(commonName string) Pair {
 func (ca *CA) issue(commonName string, usage x509.ExtKeyUsage) Pair {
 	t := ca.t
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(t),
-		Subject:      pkix.Name{CommonName: commonName},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{usage},
 	}
 	if usage == x509.ExtKeyUsageServerAuth {
 		tmpl.DNSNames = []string{"localhost"}
 		tmpl.IPAddresses = []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
-	require.NoError(t, err)
+	key, der, leaf := certify(t, commonName, tmpl, ca)
 	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
 	require.NoError(t, err)
 	dir := t.TempDir()
@@ -103,9 +86,29 @@ func (ca *CA) issue(commonName string, usage x509.ExtKeyUsage) Pair {
 	writePEM(t, p.KeyFile, "PRIVATE KEY", keyDER)
 	p.TLS, err = tls.LoadX509KeyPair(p.CertFile, p.KeyFile)
 	require.NoError(t, err)
-	p.Leaf, err = x509.ParseCertificate(der)
-	require.NoError(t, err)
+	p.Leaf = leaf
 	return p
+}
+
+// certify makes a new key and a day's certificate of tmpl for it, with commonName as subject, signed by issuer
+// (self-signed when issuer is nil). It returns the key, the certificate's DER and the certificate.
+func certify(t *testing.T, commonName string, tmpl *x509.Certificate, issuer *CA) (*ecdsa.PrivateKey, []byte, *x509.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl.SerialNumber = serial(t)
+	tmpl.Subject = pkix.Name{CommonName: commonName}
+	tmpl.NotBefore = time.Now().Add(-time.Hour)
+	tmpl.NotAfter = time.Now().Add(24 * time.Hour)
+	parent, parentKey := tmpl, key
+	if issuer != nil {
+		parent, parentKey = issuer.Cert, issuer.key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return key, der, cert
 }
 
 // Install copies the pair's files over certFile and keyFile, each by a rename, as a rotation does.

@@ -140,27 +140,12 @@ func (a *Admin) DeleteTopicsMatching(ctx context.Context, match func(string) boo
 // PartitionEnds returns the end offsets of tps without first reading the cluster's metadata (EndOffsets does):
 // for watching thousands of partitions that are known to exist. Partitions that fail are left out.
 func (a *Admin) PartitionEnds(ctx context.Context, tps []TP) (map[TP]int64, error) {
-	out := make(map[TP]int64, len(tps))
-	if len(tps) == 0 {
-		return out, nil
-	}
 	req := make(map[ckafka.TopicPartition]ckafka.OffsetSpec, len(tps))
 	for _, tp := range tps {
 		topic := tp.Topic
 		req[ckafka.TopicPartition{Topic: &topic, Partition: tp.Partition}] = ckafka.LatestOffsetSpec
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(ckafka.IsolationLevelReadUncommitted))
-	if err != nil {
-		return nil, fmt.Errorf("list offsets: %w", err)
-	}
-	for tp, info := range res.ResultInfos {
-		if info.Error.Code() == ckafka.ErrNoError {
-			out[TP{Topic: *tp.Topic, Partition: tp.Partition}] = int64(info.Offset)
-		}
-	}
-	return out, nil
+	return a.ends(ctx, req, ckafka.IsolationLevelReadUncommitted)
 }
 
 // EndOffsets returns the end offset of every partition of topics (topic -> partition count). Partitions of
@@ -181,25 +166,29 @@ func (a *Admin) EndOffsets(ctx context.Context, topics map[string]int) (map[TP]i
 			req[ckafka.TopicPartition{Topic: &topic, Partition: int32(p)}] = ckafka.LatestOffsetSpec
 		}
 	}
+	// read_committed: the last stable offset, which is the end of a partition without open transactions and,
+	// for a system replicating in transactions, only what downstream read_committed consumers can see.
+	return a.ends(ctx, req, ckafka.IsolationLevelReadCommitted)
+}
+
+// ends lists the offsets req asks for at isolation. A partition that fails is left out: one created a moment
+// ago may have no leader yet (LEADER_NOT_AVAILABLE, UNKNOWN_LEADER_EPOCH, ...), so it counts as empty and is
+// asked again next time.
+func (a *Admin) ends(ctx context.Context, req map[ckafka.TopicPartition]ckafka.OffsetSpec, isolation ckafka.IsolationLevel) (map[TP]int64, error) {
 	out := make(map[TP]int64, len(req))
 	if len(req) == 0 {
 		return out, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	// read_committed: the last stable offset, which is the end of a partition without open transactions and,
-	// for a system replicating in transactions, only what downstream read_committed consumers can see.
-	res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(ckafka.IsolationLevelReadCommitted))
+	res, err := a.a.ListOffsets(ctx, req, ckafka.SetAdminIsolationLevel(isolation))
 	if err != nil {
 		return nil, fmt.Errorf("list offsets: %w", err)
 	}
 	for tp, info := range res.ResultInfos {
-		if info.Error.Code() != ckafka.ErrNoError {
-			// A partition created a moment ago may have no leader yet (LEADER_NOT_AVAILABLE,
-			// UNKNOWN_LEADER_EPOCH, ...): it is left out, i.e. counted as empty, and asked again next time.
-			continue
+		if info.Error.Code() == ckafka.ErrNoError {
+			out[TP{Topic: *tp.Topic, Partition: tp.Partition}] = int64(info.Offset)
 		}
-		out[TP{Topic: *tp.Topic, Partition: tp.Partition}] = int64(info.Offset)
 	}
 	return out, nil
 }

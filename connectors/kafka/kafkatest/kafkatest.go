@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,21 +16,14 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/connectors/kafka"
+	"github.com/kmirror/kmirror/harnessenv"
 )
 
 // Bootstrap returns the bootstrap address of cluster "A" or "B", or fails the test with instructions; under -short
 // it skips the test instead, as every test that needs the harness does.
 func Bootstrap(t testing.TB, cluster string) string {
 	t.Helper()
-	env := "KAFKA_" + strings.ToUpper(cluster) + "_BOOTSTRAP"
-	if testing.Short() {
-		t.Skip("needs Kafka (" + env + "): skipped under -short, the suite without brokers or PostgreSQL")
-	}
-	addr := os.Getenv(env)
-	if addr == "" {
-		t.Fatalf("%s is not set: run the tests with ./scripts/test, which starts PostgreSQL and Kafka", env)
-	}
-	return addr
+	return harnessenv.Require(t, "Kafka", "KAFKA_"+strings.ToUpper(cluster)+"_BOOTSTRAP")
 }
 
 // Admin returns an admin client for the cluster, closed when the test ends.
