@@ -224,12 +224,7 @@ func (r *checkpointRun) emit(ctx context.Context, rows []kmtype.GroupOffset, emi
 			break // the next round tries again; nothing may be written without the lease
 		}
 		c := checkpointOf(&rows[i])
-		key, err := c.Key()
-		if err != nil {
-			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
-			continue
-		}
-		value, err := c.Value()
+		key, value, err := mirror.Encode(c)
 		if err != nil {
 			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
 			continue
