@@ -57,12 +57,12 @@ func (c *checkpointConnector) Run(ctx context.Context, env tasks.ConnectorEnv) e
 	if err != nil {
 		return err
 	}
-	source, err := c.newAdmin(clientconfig.SourceAdmin)
+	source, err := c.cfg.NewAdmin(clientconfig.SourceAdmin, c.name, -1, c.log)
 	if err != nil {
 		return err
 	}
 	defer source.Close()
-	target, err := c.newAdmin(clientconfig.TargetAdmin)
+	target, err := c.cfg.NewAdmin(clientconfig.TargetAdmin, c.name, -1, c.log)
 	if err != nil {
 		return err
 	}
@@ -159,21 +159,6 @@ func noticeText(ns []kmtype.Notice) string {
 		b.WriteString(n.Kind + ":" + n.Message + "\n")
 	}
 	return b.String()
-}
-
-func (c *checkpointConnector) newAdmin(role clientconfig.Role) (*kafka.Admin, error) {
-	props, err := c.cfg.ClientProps(role, c.name, -1)
-	if err != nil {
-		return nil, err
-	}
-	admin, err := kafka.NewAdmin(props, c.log)
-	if err != nil {
-		return nil, fmt.Errorf("create the %s: %w", role, err)
-	}
-	if t := time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond; t > 0 {
-		admin.Timeout = t
-	}
-	return admin, nil
 }
 
 // findGroups lists the source's consumer groups that the group filter accepts and that have a committed offset

@@ -75,9 +75,8 @@ const checkpointBatchRows = 5_000
 // translateGroups translates, checkpoints and publishes the positions of a batch of groups.
 func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, offsets map[string][]kafka.GroupOffset, readAt time.Time) error {
 	var rows []kmtype.GroupOffset
-	var queries []kmtype.RangeQuery
-	asked := map[kmtype.RangeQuery]int{} // groups at the same position (often the log end) share a lookup
-	var lookup []int                     // row -> query
+	var queries rangeQueries
+	var lookup []int // row -> query
 	for _, g := range groups {
 		for _, o := range offsets[g] {
 			if o.Offset < 0 || !r.topicFilter.Accepts(o.Topic) {
@@ -85,18 +84,11 @@ func (r *checkpointRun) translateGroups(ctx context.Context, groups []string, of
 			}
 			rows = append(rows, kmtype.GroupOffset{Group: g, Topic: o.Topic, Partition: o.Partition, UpstreamOffset: o.Offset,
 				DownstreamTopic: r.renameTopic(o.Topic), Metadata: o.Metadata, ReadAt: readAt, Basis: basisNone})
-			q := kmtype.RangeQuery{Offset: o.Offset, RangeKey: kmtype.RangeKey{
-				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}}
-			i, ok := asked[q]
-			if !ok {
-				i = len(queries)
-				asked[q] = i
-				queries = append(queries, q)
-			}
-			lookup = append(lookup, i)
+			lookup = append(lookup, queries.add(kmtype.RangeQuery{Offset: o.Offset, RangeKey: kmtype.RangeKey{
+				SourceAlias: r.sourceAlias, TargetAlias: r.targetAlias, Topic: o.Topic, Partition: o.Partition}}))
 		}
 	}
-	around, err := r.env.OffsetRangesAround(ctx, queries)
+	around, err := r.env.OffsetRangesAround(ctx, queries.list)
 	if err != nil {
 		return fmt.Errorf("read the offset map: %w", err)
 	}
@@ -232,12 +224,7 @@ func (r *checkpointRun) emit(ctx context.Context, rows []kmtype.GroupOffset, emi
 			break // the next round tries again; nothing may be written without the lease
 		}
 		c := checkpointOf(&rows[i])
-		key, err := c.Key()
-		if err != nil {
-			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
-			continue
-		}
-		value, err := c.Value()
+		key, value, err := mirror.Encode(c)
 		if err != nil {
 			r.log.Warn("checkpoint cannot be encoded", "group", c.Group, "topic", c.Topic, "error", err)
 			continue

@@ -169,10 +169,10 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 		}
 	}
 	index, _ := strconv.Atoi(t.cfg.Raw[mirror.TaskIndexConfig])
-	if r.source, err = t.admin(clientconfig.SourceAdmin, index); err != nil {
+	if r.source, err = t.cfg.NewAdmin(clientconfig.SourceAdmin, t.id.Connector, index, t.log); err != nil {
 		return nil, err
 	}
-	if r.target, err = t.admin(clientconfig.TargetAdmin, index); err != nil {
+	if r.target, err = t.cfg.NewAdmin(clientconfig.TargetAdmin, t.id.Connector, index, t.log); err != nil {
 		r.source.Close()
 		return nil, err
 	}
@@ -199,22 +199,6 @@ func (t *checkpointTask) prepare(ctx context.Context, env tasks.TaskEnv) (*check
 	// sync per partition from before the start is kept (conservative).
 	r.syncs = mirror.NewOffsetSyncStoreReadToEnd(!loaded)
 	return r, nil
-}
-
-func (t *checkpointTask) admin(role clientconfig.Role, index int) (*kafka.Admin, error) {
-	props, err := t.cfg.ClientProps(role, t.id.Connector, index)
-	if err != nil {
-		return nil, err
-	}
-	a, err := kafka.NewAdmin(props, t.log)
-	if err != nil {
-		return nil, fmt.Errorf("create the %s: %w", role, err)
-	}
-	a.Timeout = 30 * time.Second
-	if ms := t.cfg.AdminTimeoutMs; ms > 0 {
-		a.Timeout = time.Duration(ms) * time.Millisecond
-	}
-	return a, nil
 }
 
 // close ends the run's clients. A stopping run (ctx done) delivers the checkpoints it queued within its stop

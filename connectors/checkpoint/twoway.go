@@ -18,25 +18,17 @@ import (
 // in the returned queries; -1 for a row whose topic is renamed on the target, whose copy there holds none of
 // the target's own records).
 func (r *checkpointRun) oppositeQueries(rows []kmtype.GroupOffset) ([]kmtype.RangeQuery, []int) {
-	var queries []kmtype.RangeQuery
-	asked := map[kmtype.RangeQuery]int{}
+	var queries rangeQueries
 	lookup := make([]int, len(rows))
 	for i, row := range rows {
 		lookup[i] = -1
 		if row.DownstreamTopic != row.Topic {
 			continue
 		}
-		q := kmtype.RangeQuery{Offset: row.UpstreamOffset, RangeKey: kmtype.RangeKey{
-			SourceAlias: r.targetAlias, TargetAlias: r.sourceAlias, Topic: row.Topic, Partition: row.Partition}}
-		j, ok := asked[q]
-		if !ok {
-			j = len(queries)
-			asked[q] = j
-			queries = append(queries, q)
-		}
-		lookup[i] = j
+		lookup[i] = queries.add(kmtype.RangeQuery{Offset: row.UpstreamOffset, RangeKey: kmtype.RangeKey{
+			SourceAlias: r.targetAlias, TargetAlias: r.sourceAlias, Topic: row.Topic, Partition: row.Partition}})
 	}
-	return queries, lookup
+	return queries.list, lookup
 }
 
 // oppositeRanges reads the opposite flow's ranges for the rows; nil entries where there is nothing to ask.

@@ -81,16 +81,11 @@ func (c *heartbeatConnector) Run(ctx context.Context, env tasks.ConnectorEnv) er
 }
 
 func (c *heartbeatConnector) createTopic(ctx context.Context, topic string) error {
-	props, err := c.cfg.ClientProps(clientconfig.TargetAdmin, c.name, -1)
-	if err != nil {
-		return err
-	}
-	admin, err := kafka.NewAdmin(props, c.log)
+	admin, err := c.cfg.NewAdmin(clientconfig.TargetAdmin, c.name, -1, c.log)
 	if err != nil {
 		return err
 	}
 	defer admin.Close()
-	admin.Timeout = time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond
 	return connectors.CreateCompactedTopic(ctx, admin, topic, int(c.cfg.HeartbeatsTopicReplicationFactor))
 }
 
@@ -159,11 +154,7 @@ func (t *heartbeatTask) Run(ctx context.Context, env tasks.TaskEnv) error {
 	emit := func() error {
 		now := time.Now()
 		hb := mirror.Heartbeat{SourceClusterAlias: source, TargetClusterAlias: target, Timestamp: now.UnixMilli()}
-		key, err := hb.Key()
-		if err != nil {
-			return err
-		}
-		value, err := hb.Value()
+		key, value, err := mirror.Encode(hb)
 		if err != nil {
 			return err
 		}

@@ -67,7 +67,6 @@ type sourcePlanner struct {
 	selector                 mirror.TopicSelector
 	configFilter             *mirror.ConfigPropertyFilter
 	replicationFactor        int
-	adminTimeout             time.Duration
 	source, target           plannerAdmin
 
 	topics       map[string]int          // replicated source topics -> partitions, as of the last plan
@@ -153,24 +152,12 @@ func (c *sourceConnector) newPlanner(env tasks.ConnectorEnv) (*sourcePlanner, er
 			HeartbeatsReplication: c.cfg.HeartbeatsReplicationEnabled},
 		configFilter:      configFilter,
 		replicationFactor: c.cfg.ReplicationFactor,
-		adminTimeout:      time.Duration(c.cfg.AdminTimeoutMs) * time.Millisecond,
 	}
 	return r, nil
 }
 
 func (r *sourcePlanner) newAdmin(role clientconfig.Role) (*kafka.Admin, error) {
-	props, err := r.cfg.ClientProps(role, r.name, -1)
-	if err != nil {
-		return nil, err
-	}
-	admin, err := kafka.NewAdmin(props, r.log)
-	if err != nil {
-		return nil, fmt.Errorf("create the %s: %w", role, err)
-	}
-	if r.adminTimeout > 0 {
-		admin.Timeout = r.adminTimeout
-	}
-	return admin, nil
+	return r.cfg.NewAdmin(role, r.name, -1, r.log)
 }
 
 func (r *sourcePlanner) close() {

@@ -109,7 +109,7 @@ func (r *sourcePlanner) judgeDropped(ctx context.Context, all map[string]int, or
 	for _, tp := range order {
 		inPlan[tp] = true
 	}
-	var committed map[mirror.TopicPartition]int64
+	var committed map[mirror.TopicPartition]storedOffset
 	added := false
 	for _, tp := range slices.SortedFunc(maps.Keys(stats), comparePartitions) {
 		n, exists := all[tp.Topic]
@@ -138,34 +138,24 @@ func comparePartitions(a, b mirror.TopicPartition) int {
 
 // committedOffsets reads the connector's committed offsets of this source cluster (empty when unreadable:
 // the published positions then stand in for them).
-func (r *sourcePlanner) committedOffsets(ctx context.Context) map[mirror.TopicPartition]int64 {
-	out := map[mirror.TopicPartition]int64{}
+func (r *sourcePlanner) committedOffsets(ctx context.Context) map[mirror.TopicPartition]storedOffset {
 	all, err := r.env.ReadOffsets(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			r.log.Warn("cannot read the committed offsets; judging deleted partitions on their published positions", "error", err)
 		}
-		return out
+		return map[mirror.TopicPartition]storedOffset{}
 	}
-	for _, o := range all {
-		cluster, _ := o.Partition["cluster"].(string)
-		topic, _ := o.Partition["topic"].(string)
-		part, okP := jsonInt(o.Partition["partition"])
-		off, okO := jsonInt(o.Offset["offset"])
-		if cluster == r.sourceAlias && okP && okO {
-			out[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = off
-		}
-	}
-	return out
+	return clusterOffsets(all, r.sourceAlias)
 }
 
 // judgeGone judges one dropped partition (see judgeDropped); recreated says the topic exists again with
 // partitions partitions.
-func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st kmtype.PartitionStat, committed map[mirror.TopicPartition]int64,
+func (r *sourcePlanner) judgeGone(tp mirror.TopicPartition, st kmtype.PartitionStat, committed map[mirror.TopicPartition]storedOffset,
 	recreated bool, partitions int) bool {
 	from := st.ReplicatedOffset
 	if c, ok := committed[tp]; ok {
-		from = max(from, c+1)
+		from = max(from, c.offset+1)
 	}
 	what := fmt.Sprintf("%s topic %s partition %d was deleted", r.sourceAlias, tp.Topic, tp.Partition)
 	if recreated {

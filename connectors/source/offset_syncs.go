@@ -133,11 +133,7 @@ func syncSize(sync mirror.OffsetSync) int64 {
 }
 
 func (s *offsetSyncer) produce(sync mirror.OffsetSync) error {
-	key, err := sync.Key()
-	if err != nil {
-		return err
-	}
-	value, err := sync.Value()
+	key, value, err := mirror.Encode(sync)
 	if err != nil {
 		return err
 	}

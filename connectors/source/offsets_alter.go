@@ -2,7 +2,6 @@ package source
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -106,17 +105,8 @@ func mirrorPartition(m map[string]any) (mm2offsets.Partition, error) {
 
 // intValue reads an integer as the store and the REST API hand it over.
 func intValue(v any) (int64, error) {
-	switch n := v.(type) {
-	case int64:
+	if n, ok := jsonInt(v); ok {
 		return n, nil
-	case json.Number:
-		if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-			return i, nil
-		}
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n), nil
-		}
 	}
 	return 0, fmt.Errorf("%v is not an integer", v)
 }

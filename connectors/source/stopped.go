@@ -105,26 +105,15 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		w.warn(ctx, "reading the committed offsets failed, will retry", err)
 		return true, nil
 	}
-	ids := map[mirror.TopicPartition]string{}
-	next := map[mirror.TopicPartition]int64{}
-	for _, o := range offsets {
-		cluster, _ := o.Partition["cluster"].(string)
-		topic, _ := o.Partition["topic"].(string)
-		part, okP := jsonInt(o.Partition["partition"])
-		off, okO := jsonInt(o.Offset["offset"])
-		if cluster == w.alias && okP && okO {
-			tp := mirror.TopicPartition{Topic: topic, Partition: int32(part)}
-			ids[tp], next[tp] = o.SourceID, off+1
-		}
-	}
+	committed := clusterOffsets(offsets, w.alias)
 	// Every kept partition's position follows its committed offset, also where the topic is gone: a task that
 	// finds it re-created trusts an end only at its position. It is recorded before the source is asked, so that
 	// a source slow to answer cannot hold it back.
 	positions := make([]kmtype.PartitionEnd, 0, len(stats))
 	for _, st := range stats {
 		e := kmtype.PartitionEnd{Topic: st.Topic, Partition: st.Partition, Next: -1, End: -1}
-		if n, ok := next[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}]; ok {
-			e.Next = n
+		if c, ok := committed[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}]; ok {
+			e.Next = c.offset + 1
 		}
 		positions = append(positions, e)
 	}
@@ -135,7 +124,7 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 		w.warn(ctx, "recording the committed positions failed, will retry", err)
 		return true, nil
 	}
-	ends, err := w.ends(ctx, stats, ids)
+	ends, err := w.ends(ctx, stats, committed)
 	if err != nil {
 		w.warn(ctx, "reading the source's end offsets failed, will retry", err)
 		return true, nil
@@ -160,9 +149,9 @@ func (w *stoppedWatch) look(ctx context.Context) (bool, error) {
 }
 
 // ends asks the source for the end offsets of the kept partitions whose topic is still the incarnation their
-// offsets belong to (ids, by partition; "" unknown: the one seen at the first look): a deleted topic's partition
+// offsets belong to (committed's source ids; "" or none: the one seen at the first look): a deleted topic's partition
 // would fail the whole request, and a re-created one's end is not the end of what the stats describe.
-func (w *stoppedWatch) ends(ctx context.Context, stats []kmtype.PartitionStat, ids map[mirror.TopicPartition]string) (map[kafka.PartitionID]int64, error) {
+func (w *stoppedWatch) ends(ctx context.Context, stats []kmtype.PartitionStat, committed map[mirror.TopicPartition]storedOffset) (map[kafka.PartitionID]int64, error) {
 	topics := map[string]bool{}
 	for _, st := range stats {
 		topics[st.Topic] = true
@@ -177,7 +166,7 @@ func (w *stoppedWatch) ends(ctx context.Context, stats []kmtype.PartitionStat, i
 		if !ok || int(st.Partition) >= shape.Partitions {
 			continue // deleted: its stats keep the end last seen
 		}
-		want := ids[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}]
+		want := committed[mirror.TopicPartition{Topic: st.Topic, Partition: st.Partition}].sourceID
 		if want == "" {
 			if w.ids[st.Topic] == "" {
 				w.ids[st.Topic] = shape.ID

@@ -369,18 +369,24 @@ func (r *sourceRun) storedOffsets(ctx context.Context) (map[mirror.TopicPartitio
 	if err != nil {
 		return nil, fmt.Errorf("read stored offsets: %w", err)
 	}
+	return clusterOffsets(all, r.sourceAlias), nil
+}
+
+// clusterOffsets picks, from a connector's stored offsets, those of the source cluster alias by partition;
+// an entry that is not a MirrorSourceConnector offset (no topic, partition or offset) is passed over.
+func clusterOffsets(all []kmtype.Offset, alias string) map[mirror.TopicPartition]storedOffset {
 	out := make(map[mirror.TopicPartition]storedOffset, len(all))
 	for _, o := range all {
 		cluster, _ := o.Partition["cluster"].(string)
 		topic, _ := o.Partition["topic"].(string)
 		part, okP := jsonInt(o.Partition["partition"])
 		off, okO := jsonInt(o.Offset["offset"])
-		if cluster != r.sourceAlias || topic == "" || !okP || !okO {
+		if cluster != alias || topic == "" || !okP || !okO {
 			continue
 		}
 		out[mirror.TopicPartition{Topic: topic, Partition: int32(part)}] = storedOffset{offset: off, sourceID: o.SourceID}
 	}
-	return out, nil
+	return out
 }
 
 // jsonInt reads an integer from a decoded JSON offset map (json.Number, float64 or an int type).
