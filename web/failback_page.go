@@ -1,12 +1,10 @@
 package web
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
@@ -58,11 +56,7 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 	if err := h.failbackPlan(ctx, &d); err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if d.Msg.Error != "" {
-		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
-	}
-	h.render(w, r, status, "failback", d)
+	h.render(w, r, d.Msg.httpStatus(), "failback", d)
 	return nil
 }
 
@@ -173,21 +167,7 @@ func optString(p *string) string {
 	return *p
 }
 
-// startFailback files the failback the form asks for; the typed name must be the connector's.
+// startFailback files the failback the form asks for, of the failover it names.
 func (h *Handler) startFailback(r *http.Request, name string) error {
-	if r.PostForm.Get("confirm") != name {
-		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the failback"}
-	}
-	body := map[string]any{"failover_of": strings.TrimSpace(r.PostForm.Get("failover_of"))}
-	if ck := strings.TrimSpace(r.PostForm.Get("checkpoint_connector")); ck != "" {
-		body["checkpoint_connector"] = ck
-	}
-	if s := strings.TrimSpace(r.PostForm.Get("drain_timeout_s")); s != "" {
-		secs, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return &apiError{Status: http.StatusBadRequest, Message: "Drain timeout: a whole number of seconds, not " + strconv.Quote(s)}
-		}
-		body["drain_timeout_ms"] = secs * 1000
-	}
-	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failback"), body, nil)
+	return h.startOperation(r, name, "failback", map[string]any{"failover_of": strings.TrimSpace(r.PostForm.Get("failover_of"))})
 }
