@@ -38,6 +38,9 @@ type failbackData struct {
 	Msg                      pageMsg
 }
 
+// Kind names the operation the page files and shows.
+func (failbackData) Kind() string { return "failback" }
+
 // failbackPage shows what a failback of the B→A source connector would do (GET): the A→B connectors whose
 // failover it can undo, the positions it would start copying B from, the groups it would move; files one
 // (POST, after the user typed the connector's name) and shows the latest one with its report.
@@ -50,7 +53,7 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 	}
 	d.Op = op
 	if fragment {
-		h.renderFragment(w, r, "failback", "state", d)
+		h.renderFragment(w, r, "failback", "opState", d)
 		return nil
 	}
 	if err := h.failbackPlan(ctx, &d); err != nil {

@@ -80,6 +80,9 @@ type failoverData struct {
 	Msg       pageMsg
 }
 
+// Kind names the operation the page files and shows.
+func (failoverData) Kind() string { return "failover" }
+
 // failoverPage shows what a failover of the source connector would do (GET), files one (POST, after the
 // user typed the connector's name) and shows the latest one with its report.
 func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
@@ -102,7 +105,7 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 		}
 	}
 	if fragment {
-		h.renderFragment(w, r, "failover", "state", d)
+		h.renderFragment(w, r, "failover", "opState", d)
 		return nil
 	}
 	var all map[string]expanded

@@ -29,13 +29,6 @@ var funcs = template.FuncMap{
 	"firstLine": func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l },
 	"idFor":     fieldID,
 	"mulPct":    func(p *float64) float64 { return *p * 100 },
-	// opState is what the "opState" template shows: a connector's latest operation of a kind, op nil for none.
-	"opState": func(kind string, op *failoverOp) any {
-		return struct {
-			Kind string
-			Op   *failoverOp
-		}{kind, op}
-	},
 }
 
 // parsePages parses every page; canWrite is what the pages' canWrite function answers (a parsed set per

@@ -264,3 +264,37 @@ func TestAPIForbiddenShownAs403(t *testing.T) {
 		t.Errorf("headers: %v", rec.Header())
 	}
 }
+
+// TestOperationFragments: the fragment the failover and failback pages poll shows the latest operation under the
+// ids of its kind (or says there is none), and a failback names the failover it undoes.
+func TestOperationFragments(t *testing.T) {
+	pages, err := parsePages(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, phase := "a2b", "draining"
+	cases := []struct {
+		page string
+		data any
+		want []string
+	}{
+		{"failover", failoverData{Name: "c"}, []string{`id="no-failover"`, "never failed over"}},
+		{"failback", failbackData{Name: "c"}, []string{`id="no-failback"`, "never failed back"}},
+		{"failover", failoverData{Name: "c", Op: &failoverOp{State: "running", Phase: &phase}},
+			[]string{`id="failover-op"`, "Latest failover</h2>", `id="failover-state-value">running<`, "(draining)"}},
+		{"failback", failbackData{Name: "c", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
+			[]string{`id="failback-op"`, `Latest failback of <a href="/ui/connectors/a2b/failover">a2b</a>'s failover`,
+				`id="failback-error">draining<`}},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		if err := pages[c.page].ExecuteTemplate(&b, "opState", c.data); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: the fragment lacks %q:\n%s", c.page, want, b.String())
+			}
+		}
+	}
+}
