@@ -52,10 +52,6 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 		return err
 	}
 	d.Op = op
-	if fragment {
-		h.renderFragment(w, r, "failback", "opState", d)
-		return nil
-	}
 	if err := h.failbackPlan(ctx, &d); err != nil {
 		return err
 	}
@@ -66,7 +62,8 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 // operationRequest is what the failover and failback pages (kind) do with a request before they gather what
 // they show: a POST files the operation through start (after the user typed the connector's name) and
 // redirects, or leaves the refusal in msg; a GET takes the notice a redirect carried. It returns the
-// connector's latest operation of that kind, and done when the response is written already.
+// connector's latest operation of that kind, and done when the response is written already: a poll of the
+// fragment (opState) gets that operation alone.
 func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
 	start func(*http.Request, string) error, msg *pageMsg) (op *failoverOp, done bool, err error) {
 	if r.Method == http.MethodPost && !fragment {
@@ -83,7 +80,20 @@ func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name,
 		msg.Notice = r.URL.Query().Get("notice")
 	}
 	op, err = h.latestOperation(r.Context(), name, kind)
-	return op, err != nil, err
+	if err != nil {
+		return nil, true, err
+	}
+	if fragment {
+		h.renderFragment(w, r, kind, "opState", operationView{Kind: kind, Op: op})
+		return nil, true, nil
+	}
+	return op, false, nil
+}
+
+// operationView is what the opState template shows of a page: its kind of operation and the latest one.
+type operationView struct {
+	Kind string
+	Op   *failoverOp
 }
 
 // latestOperation is the connector's latest failover or failback (kind), nil when it has none.

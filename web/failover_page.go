@@ -104,10 +104,6 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 			}
 		}
 	}
-	if fragment {
-		h.renderFragment(w, r, "failover", "opState", d)
-		return nil
-	}
 	var all map[string]expanded
 	if err := h.api.get(ctx, "/connectors?expand=info", &all); err != nil {
 		return err

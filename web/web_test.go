@@ -265,8 +265,9 @@ func TestAPIForbiddenShownAs403(t *testing.T) {
 	}
 }
 
-// TestOperationFragments: the fragment the failover and failback pages poll shows the latest operation under the
-// ids of its kind (or says there is none), and a failback names the failover it undoes.
+// TestOperationFragments: the fragment the failover and failback pages show and poll renders the latest operation
+// under the ids of its kind (or says there is none), from the page's data or from an operationView alone, and a
+// failback names the failover it undoes.
 func TestOperationFragments(t *testing.T) {
 	pages, err := parsePages(true)
 	if err != nil {
@@ -280,9 +281,9 @@ func TestOperationFragments(t *testing.T) {
 	}{
 		{"failover", failoverData{Name: "c"}, []string{`id="no-failover"`, "never failed over"}},
 		{"failback", failbackData{Name: "c"}, []string{`id="no-failback"`, "never failed back"}},
-		{"failover", failoverData{Name: "c", Op: &failoverOp{State: "running", Phase: &phase}},
+		{"failover", operationView{Kind: "failover", Op: &failoverOp{State: "running", Phase: &phase}},
 			[]string{`id="failover-op"`, "Latest failover</h2>", `id="failover-state-value">running<`, "(draining)"}},
-		{"failback", failbackData{Name: "c", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
+		{"failback", operationView{Kind: "failback", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
 			[]string{`id="failback-op"`, `Latest failback of <a href="/ui/connectors/a2b/failover">a2b</a>'s failover`,
 				`id="failback-error">draining<`}},
 	}
