@@ -28,30 +28,23 @@ type failbackGroups struct {
 }
 
 type failbackData struct {
-	Title string
-	Name  string
+	operationData
 	// SourceAlias and TargetAlias are this connector's (B and A).
 	SourceAlias, TargetAlias string
 	Candidates               []failbackCandidate
 	Checkpoints              []failbackGroups
-	Op                       *failoverOp
-	Msg                      pageMsg
 }
-
-// Kind names the operation the page files and shows.
-func (failbackData) Kind() string { return "failback" }
 
 // failbackPage shows what a failback of the B→A source connector would do (GET): the A→B connectors whose
 // failover it can undo, the positions it would start copying B from, the groups it would move; files one
 // (POST, after the user typed the connector's name) and shows the latest one with its report.
 func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
-	d := failbackData{Title: "Failback of " + name, Name: name}
-	op, done, err := h.operationRequest(w, r, name, "failback", fragment, h.startFailback, &d.Msg)
+	op, done, err := h.operationRequest(w, r, name, "failback", fragment, h.startFailback)
 	if done || err != nil {
 		return err
 	}
-	d.Op = op
+	d := failbackData{operationData: op}
 	if err := h.failbackPlan(ctx, &d); err != nil {
 		return err
 	}
@@ -59,41 +52,45 @@ func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name stri
 	return nil
 }
 
-// operationRequest is what the failover and failback pages (kind) do with a request before they gather what
-// they show: a POST files the operation through start (after the user typed the connector's name) and
-// redirects, or leaves the refusal in msg; a GET takes the notice a redirect carried. It returns the
-// connector's latest operation of that kind, and done when the response is written already: a poll of the
-// fragment (opState) gets that operation alone.
-func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
-	start func(*http.Request, string) error, msg *pageMsg) (op *failoverOp, done bool, err error) {
-	if r.Method == http.MethodPost && !fragment {
-		if err := r.ParseForm(); err != nil {
-			return nil, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
-		}
-		filed := strings.ToUpper(kind[:1]) + kind[1:] + " filed: it runs on a worker; this page shows its progress and report."
-		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, msg); done || err != nil {
-			return nil, true, err
-		}
-	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return nil, true, errMethod
-	} else {
-		msg.Notice = r.URL.Query().Get("notice")
-	}
-	op, err = h.latestOperation(r.Context(), name, kind)
-	if err != nil {
-		return nil, true, err
-	}
-	if fragment {
-		h.renderFragment(w, r, kind, "opState", operationView{Kind: kind, Op: op})
-		return nil, true, nil
-	}
-	return op, false, nil
+// operationData is what the failover and failback pages show of every operation: the connector's latest one of
+// the page's kind, and the message of the request.
+type operationData struct {
+	Title string
+	Name  string
+	Kind  string // failover or failback
+	Op    *failoverOp
+	Msg   pageMsg
 }
 
-// operationView is what the opState template shows of a page: its kind of operation and the latest one.
-type operationView struct {
-	Kind string
-	Op   *failoverOp
+// operationRequest is what the failover and failback pages (kind) do with a request before they gather what
+// they show: a POST files the operation through start (after the user typed the connector's name) and
+// redirects, or leaves the refusal in the message; a GET takes the notice a redirect carried. It returns the
+// page's operationData, and done when the response is written already: a poll of the fragment (opState) gets
+// the latest operation alone.
+func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
+	start func(*http.Request, string) error) (d operationData, done bool, err error) {
+	d = operationData{Title: strings.ToUpper(kind[:1]) + kind[1:] + " of " + name, Name: name, Kind: kind}
+	if r.Method == http.MethodPost && !fragment {
+		if err := r.ParseForm(); err != nil {
+			return d, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+		}
+		filed := strings.ToUpper(kind[:1]) + kind[1:] + " filed: it runs on a worker; this page shows its progress and report."
+		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, &d.Msg); done || err != nil {
+			return d, true, err
+		}
+	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return d, true, errMethod
+	} else {
+		d.Msg.Notice = r.URL.Query().Get("notice")
+	}
+	if d.Op, err = h.latestOperation(r.Context(), name, kind); err != nil {
+		return d, true, err
+	}
+	if fragment {
+		h.renderFragment(w, r, kind, "opState", d)
+		return d, true, nil
+	}
+	return d, false, nil
 }
 
 // latestOperation is the connector's latest failover or failback (kind), nil when it has none.

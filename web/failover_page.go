@@ -68,31 +68,24 @@ type topicPartitionOffset struct {
 }
 
 type failoverData struct {
-	Title string
-	Name  string
+	operationData
 	// Partitions is where replication stands now: what a failover would wait for, or list as not replicated.
 	Partitions *partitions
 	PartErr    string
 	Lag        int64 // records A holds that B has not, over the partitions, as last published
-	Op         *failoverOp
 	// Failbacks are the source connectors of the opposite flow: a failback of this failover is filed on one.
 	Failbacks []string
-	Msg       pageMsg
 }
-
-// Kind names the operation the page files and shows.
-func (failoverData) Kind() string { return "failover" }
 
 // failoverPage shows what a failover of the source connector would do (GET), files one (POST, after the
 // user typed the connector's name) and shows the latest one with its report.
 func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
-	d := failoverData{Title: "Failover of " + name, Name: name}
-	op, done, err := h.operationRequest(w, r, name, "failover", fragment, h.startFailover, &d.Msg)
+	op, done, err := h.operationRequest(w, r, name, "failover", fragment, h.startFailover)
 	if done || err != nil {
 		return err
 	}
-	d.Op = op
+	d := failoverData{operationData: op}
 	var p partitions
 	if err := h.api.get(ctx, connectorPath(name, "partitions"), &p); err != nil {
 		d.PartErr = err.Error()

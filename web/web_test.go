@@ -266,7 +266,7 @@ func TestAPIForbiddenShownAs403(t *testing.T) {
 }
 
 // TestOperationFragments: the fragment the failover and failback pages show and poll renders the latest operation
-// under the ids of its kind (or says there is none), from the page's data or from an operationView alone, and a
+// under the ids of its kind (or says there is none), from the page's data or from its operationData alone, and a
 // failback names the failover it undoes.
 func TestOperationFragments(t *testing.T) {
 	pages, err := parsePages(true)
@@ -279,11 +279,11 @@ func TestOperationFragments(t *testing.T) {
 		data any
 		want []string
 	}{
-		{"failover", failoverData{Name: "c"}, []string{`id="no-failover"`, "never failed over"}},
-		{"failback", failbackData{Name: "c"}, []string{`id="no-failback"`, "never failed back"}},
-		{"failover", operationView{Kind: "failover", Op: &failoverOp{State: "running", Phase: &phase}},
+		{"failover", failoverData{operationData: operationData{Name: "c", Kind: "failover"}}, []string{`id="no-failover"`, "never failed over"}},
+		{"failback", failbackData{operationData: operationData{Name: "c", Kind: "failback"}}, []string{`id="no-failback"`, "never failed back"}},
+		{"failover", operationData{Kind: "failover", Op: &failoverOp{State: "running", Phase: &phase}},
 			[]string{`id="failover-op"`, "Latest failover</h2>", `id="failover-state-value">running<`, "(draining)"}},
-		{"failback", operationView{Kind: "failback", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
+		{"failback", operationData{Kind: "failback", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
 			[]string{`id="failback-op"`, `Latest failback of <a href="/ui/connectors/a2b/failover">a2b</a>'s failover`,
 				`id="failback-error">draining<`}},
 	}
