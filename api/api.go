@@ -75,14 +75,9 @@ type LoggerLevel struct {
 // server holds what the handlers share; it is built once per New. Its only mutable state is the plugin
 // lookup cache and the rate limiter of failure logs.
 type server struct {
-	store    *store.Store
-	info     func(ctx context.Context) (ServerInfo, error)
-	health   func(ctx context.Context) Health
-	loggers  Loggers
-	log      *slog.Logger
+	Config   // with its defaults filled in
 	failures *lograte.Limiter
 	plugins  *catalog
-	clients  clientconfig.Options
 	router   chi.Router
 	worker   mirrorconfig.Worker // what validation needs to know of this worker
 }
@@ -91,24 +86,19 @@ type server struct {
 // writes desired state to the store; the runtime reacts to the store's notifications.
 func New(cfg Config) http.Handler {
 	s := &server{
-		store:    cfg.Store,
-		info:     cfg.Info,
-		health:   cfg.Health,
-		loggers:  cfg.Loggers,
-		log:      cfg.Logger,
+		Config:   cfg,
 		failures: lograte.New(failureLogInterval, lograte.WithMaxKeys(256)),
 		plugins:  &catalog{},
 		worker:   mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource},
-		clients:  cfg.Clients,
 	}
-	if s.log == nil {
-		s.log = slog.New(slog.DiscardHandler)
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
 	}
-	if s.info == nil {
-		s.info = s.defaultInfo
+	if s.Info == nil {
+		s.Info = s.defaultInfo
 	}
-	if s.health == nil {
-		s.health = s.defaultHealth
+	if s.Health == nil {
+		s.Health = s.defaultHealth
 	}
 	s.router = s.routes()
 	return http.HandlerFunc(s.serveHTTP)
@@ -124,7 +114,7 @@ func (s *server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *server) defaultInfo(ctx context.Context) (ServerInfo, error) {
-	id, err := s.store.ClusterID(ctx)
+	id, err := s.Store.ClusterID(ctx)
 	if err != nil {
 		return ServerInfo{}, err
 	}
@@ -138,8 +128,8 @@ const (
 )
 
 func (s *server) defaultHealth(ctx context.Context) Health {
-	if err := s.store.Ping(ctx); err != nil {
-		s.failures.Log(ctx, s.log, slog.LevelWarn, "health: "+err.Error(), "health check failed", "error", err)
+	if err := s.Store.Ping(ctx); err != nil {
+		s.failures.Log(ctx, s.Logger, slog.LevelWarn, "health: "+err.Error(), "health check failed", "error", err)
 		return UnhealthyDatabase(err)
 	}
 	return Health{Code: http.StatusOK, Status: "healthy", Message: healthyMessage}

@@ -22,20 +22,20 @@ func (s *server) listConnectors(w http.ResponseWriter, r *http.Request) error {
 	}
 	expands, expand := r.URL.Query()["expand"]
 	if !expand {
-		names, err := s.store.ListConnectorNames(ctx)
+		names, err := s.Store.ListConnectorNames(ctx)
 		if err != nil {
 			return err
 		}
 		writeJSON(w, http.StatusOK, nonNil(names))
 		return nil
 	}
-	conns, err := s.store.ListConnectors(ctx)
+	conns, err := s.Store.ListConnectors(ctx)
 	if err != nil {
 		return err
 	}
 	var statuses map[string][]store.Status
 	if slices.Contains(expands, "status") {
-		if statuses, err = s.store.AllStatuses(ctx); err != nil {
+		if statuses, err = s.Store.AllStatuses(ctx); err != nil {
 			return err
 		}
 	}
@@ -75,7 +75,7 @@ func (s *server) expandConnector(ctx context.Context, c store.Connector, expands
 
 // connectorInfo builds ConnectorInfo from a stored connector and its current task set; reveal shows its secrets.
 func (s *server) connectorInfo(ctx context.Context, c store.Connector, reveal bool) (connectorInfo, error) {
-	tcs, err := s.store.TaskConfigs(ctx, c.Name)
+	tcs, err := s.Store.TaskConfigs(ctx, c.Name)
 	if err != nil {
 		return connectorInfo{}, err
 	}
@@ -120,7 +120,7 @@ func (s *server) createConnector(w http.ResponseWriter, r *http.Request) error {
 	case "STOPPED":
 		state = store.TargetStopped
 	}
-	c, err := s.store.CreateConnector(r.Context(), name, req.config.strings(), state)
+	c, err := s.Store.CreateConnector(r.Context(), name, req.config.strings(), state)
 	if errors.Is(err, store.ErrAlreadyExists) {
 		return errorf(http.StatusConflict, "Connector %s already exists", name)
 	}
@@ -165,7 +165,7 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 	created := false
 	if len(hiddenSecrets(cfg)) > 0 {
 		// A config read back with its secrets hidden: replace it under the row lock, with the stored secrets.
-		c, err = s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+		c, err = s.Store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
 			if err := refuseDeclared(c); err != nil {
 				return err
 			}
@@ -186,7 +186,7 @@ func (s *server) putConnectorConfig(w http.ResponseWriter, r *http.Request) erro
 		if err := s.validateForWrite(cfg); err != nil {
 			return err
 		}
-		c, created, err = s.store.PutConnector(r.Context(), name, cfg.strings())
+		c, created, err = s.Store.PutConnector(r.Context(), name, cfg.strings())
 	}
 	if err != nil {
 		return err
@@ -207,7 +207,7 @@ func (s *server) patchConnectorConfig(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	c, err := s.store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
+	c, err := s.Store.UpdateConnector(r.Context(), name, func(c *store.Connector) error {
 		if err := refuseDeclared(c); err != nil {
 			return err
 		}
@@ -244,7 +244,7 @@ func (s *server) deleteConnector(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return noContent(w, s.store.DeleteConnector(r.Context(), name), errorf(http.StatusNotFound, "Connector %s not found", name))
+	return noContent(w, s.Store.DeleteConnector(r.Context(), name), errorf(http.StatusNotFound, "Connector %s not found", name))
 }
 
 // setTargetState serves PUT .../pause (202), .../resume (202) and .../stop (204). All three are idempotent.
@@ -254,7 +254,7 @@ func (s *server) setTargetState(state store.TargetState, status int) handlerFunc
 		if err != nil {
 			return err
 		}
-		err = s.store.SetTargetState(r.Context(), name, state)
+		err = s.Store.SetTargetState(r.Context(), name, state)
 		if errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, "Unknown connector %s", name)
 		}
@@ -272,7 +272,7 @@ func (s *server) existingConnector(r *http.Request) (store.Connector, error) {
 	if err != nil {
 		return store.Connector{}, err
 	}
-	c, err := s.store.GetConnector(r.Context(), name)
+	c, err := s.Store.GetConnector(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
 		return store.Connector{}, errorf(http.StatusNotFound, "Connector %s not found", name)
 	}

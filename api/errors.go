@@ -84,11 +84,11 @@ func (s *server) internalError(r *http.Request, err error) *httpError {
 	ctx := r.Context()
 	method, path := r.Method, r.URL.EscapedPath()
 	if store.IsUnavailable(err) {
-		s.failures.Log(ctx, s.log, slog.LevelWarn, databaseUnavailableKey, "request failed",
+		s.failures.Log(ctx, s.Logger, slog.LevelWarn, databaseUnavailableKey, "request failed",
 			"method", method, "path", path, "status", http.StatusServiceUnavailable, "error", err)
 		return errDatabaseUnavailable
 	}
-	s.failures.Log(ctx, s.log, slog.LevelError, "internal: "+err.Error(), "request failed",
+	s.failures.Log(ctx, s.Logger, slog.LevelError, "internal: "+err.Error(), "request failed",
 		"method", method, "path", path, "status", http.StatusInternalServerError, "error", err)
 	return &httpError{
 		Status:  http.StatusInternalServerError,

@@ -124,7 +124,7 @@ func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind str
 		if err := s.checkClass(r, "failover_of", fr.FailoverOf, mirrorconfig.SourceConnectorClass); err != nil {
 			return err
 		}
-		f, err := s.store.LatestFailover(r.Context(), fr.FailoverOf, store.KindFailover)
+		f, err := s.Store.LatestFailover(r.Context(), fr.FailoverOf, store.KindFailover)
 		if errors.Is(err, store.ErrNotFound) || err == nil && f.State != store.FailoverSucceeded {
 			return badBody("failover_of: connector %s has no succeeded failover to fail back from", fr.FailoverOf)
 		}
@@ -134,7 +134,7 @@ func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind str
 	case req.FailoverOf != nil:
 		return badBody("failover_of: only a failback takes it")
 	}
-	f, err := s.store.RequestFailover(r.Context(), fr)
+	f, err := s.Store.RequestFailover(r.Context(), fr)
 	var field *store.FailoverFieldError
 	switch {
 	case errors.As(err, &field):
@@ -153,7 +153,7 @@ func (s *server) startOperation(w http.ResponseWriter, r *http.Request, kind str
 
 // checkClass checks that the connector a field names exists and is of class.
 func (s *server) checkClass(r *http.Request, field, name, class string) error {
-	c, err := s.store.GetConnector(r.Context(), name)
+	c, err := s.Store.GetConnector(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
 		return badBody("%s: connector %s not found", field, name)
 	}
@@ -229,7 +229,7 @@ func (s *server) getOperation(w http.ResponseWriter, r *http.Request, kind strin
 	if err != nil {
 		return err
 	}
-	f, err := s.store.LatestFailover(r.Context(), c.Name, kind)
+	f, err := s.Store.LatestFailover(r.Context(), c.Name, kind)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Connector %s has no %s", c.Name, kind)
 	}

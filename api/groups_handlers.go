@@ -70,7 +70,7 @@ func (s *server) listGroups(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	groups, err := s.store.ConnectorGroups(r.Context(), c.Name)
+	groups, err := s.Store.ConnectorGroups(r.Context(), c.Name)
 	if errors.Is(err, store.ErrNotFound) { // deleted meanwhile
 		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
 	}
@@ -100,7 +100,7 @@ func (s *server) getGroupOffsets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offsets, err := s.store.ConnectorGroupOffsets(r.Context(), c.Name, group)
+	offsets, err := s.Store.ConnectorGroupOffsets(r.Context(), c.Name, group)
 	if errors.Is(err, store.ErrNotFound) {
 		return errorf(http.StatusNotFound, "Consumer group %s is not translated by connector %s", group, c.Name)
 	}

@@ -26,10 +26,10 @@ func loggerName(name string) string {
 // PUT created), each with its effective level, keyed (and so sorted) by name, as Connect 4.x lists the loggers
 // of its log4j2 context.
 func (s *server) listLoggers(w http.ResponseWriter, r *http.Request) error {
-	if s.loggers == nil {
+	if s.Loggers == nil {
 		return errNotFound
 	}
-	levels := s.loggers.Levels()
+	levels := s.Loggers.Levels()
 	if levels == nil {
 		levels = map[string]LoggerLevel{}
 	}
@@ -39,7 +39,7 @@ func (s *server) listLoggers(w http.ResponseWriter, r *http.Request) error {
 
 // loggerParam is the logger the path names; the admin endpoints do not exist (404) without Loggers.
 func (s *server) loggerParam(r *http.Request) (string, error) {
-	if s.loggers == nil {
+	if s.Loggers == nil {
 		return "", errNotFound
 	}
 	return pathParam(r, "logger")
@@ -51,7 +51,7 @@ func (s *server) getLogger(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	level, ok := s.loggers.Level(loggerName(name))
+	level, ok := s.Loggers.Level(loggerName(name))
 	if !ok {
 		return errorf(http.StatusNotFound, "Logger %s not found.", name)
 	}
@@ -88,7 +88,7 @@ func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 
 	scope := r.URL.Query().Get("scope")
 	if strings.EqualFold(scope, "cluster") {
-		err := s.store.SetLoggerLevel(r.Context(), store.LoggerLevel{Logger: name, Level: level, LastModified: time.Now().UnixMilli()})
+		err := s.Store.SetLoggerLevel(r.Context(), store.LoggerLevel{Logger: name, Level: level, LastModified: time.Now().UnixMilli()})
 		if err != nil {
 			return err
 		}
@@ -96,9 +96,9 @@ func (s *server) setLogger(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if scope != "" && !strings.EqualFold(scope, "worker") {
-		s.log.WarnContext(r.Context(), "received invalid scope in request to adjust logging level; defaulting to worker", "scope", scope)
+		s.Logger.WarnContext(r.Context(), "received invalid scope in request to adjust logging level; defaulting to worker", "scope", scope)
 	}
-	affected, err := s.loggers.Set(name, level)
+	affected, err := s.Loggers.Set(name, level)
 	if err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func (s *server) getNotices(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.store.GetConnector(r.Context(), name)
+	c, err := s.Store.GetConnector(r.Context(), name)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}

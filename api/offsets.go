@@ -21,7 +21,7 @@ func (s *server) getOffsets(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	offs, err := s.store.Offsets(r.Context(), c.Name)
+	offs, err := s.Store.Offsets(r.Context(), c.Name)
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *server) writeOffsets(w http.ResponseWriter, r *http.Request, name, clas
 	if class == mirrorconfig.SourceConnectorClass && s.worker.ExactlyOnceSource.Enabled() {
 		err = s.requestOffsets(r, name, offsets, reset)
 	} else {
-		err = s.store.AlterOffsets(r.Context(), name, offsets, reset)
+		err = s.Store.AlterOffsets(r.Context(), name, offsets, reset)
 	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):

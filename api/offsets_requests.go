@@ -24,7 +24,7 @@ const offsetsRequestPoll = 100 * time.Millisecond
 
 // requestOffsets files the change and waits for its outcome; ErrNotFound and ErrNotStopped as AlterOffsets.
 func (s *server) requestOffsets(r *http.Request, name string, offsets []kmtype.Offset, reset bool) error {
-	id, err := s.store.RequestOffsets(r.Context(), name, offsets, reset)
+	id, err := s.Store.RequestOffsets(r.Context(), name, offsets, reset)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (s *server) requestOffsets(r *http.Request, name string, offsets []kmtype.O
 	ticker := time.NewTicker(offsetsRequestPoll)
 	defer ticker.Stop()
 	for {
-		state, failure, err := s.store.OffsetRequestOutcome(ctx, id)
+		state, failure, err := s.Store.OffsetRequestOutcome(ctx, id)
 		switch {
 		case err != nil && ctx.Err() == nil:
 			return err
@@ -59,14 +59,14 @@ func (s *server) requestOffsets(r *http.Request, name string, offsets []kmtype.O
 func (s *server) expiredOffsetsRequest(id int64, name, what string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	state, err := s.store.ExpireOffsetRequest(ctx, id)
+	state, err := s.Store.ExpireOffsetRequest(ctx, id)
 	switch {
 	case err != nil:
 		return fmt.Errorf("withdraw offsets request %d: %w", id, err)
 	case state == store.OffsetRequestDone:
 		return nil
 	case state == store.OffsetRequestFailed:
-		_, failure, err := s.store.OffsetRequestOutcome(ctx, id)
+		_, failure, err := s.Store.OffsetRequestOutcome(ctx, id)
 		if err != nil {
 			return err
 		}

@@ -1,43 +1,42 @@
 package api
 
+import "strings"
+
 // The failover operation's part of the OpenAPI document (failover_handlers.go, docs/failover.md).
 
 func withFailoverPaths(paths obj) obj {
-	connector := pathParameter("connector", "The MirrorSourceConnector of the flow (A→B). Percent-encode '/' as %2F.", obj{"type": "string"})
-	notSource := errorResponse("Unknown connector, or a connector that is not a MirrorSourceConnector")
-	paths["/connectors/{connector}/failover"] = obj{
-		"post": operation("startFailover", "kmirror extension: fail over from the source cluster to the target: stop the source connector once it has replicated "+
-			"what the source held (or at once when the source does not answer), commit every followed group's translated offsets on the target "+
-			"(groups with members there are reported, not touched), and keep a report per partition and group. Answers at once; GET shows the progress and the report.",
-			[]obj{connector}, obj{"description": "Optional settings; an empty body takes the defaults.", "required": false,
-				"content": obj{"application/json": obj{"schema": ref("FailoverRequest")}}}, obj{
-				"202": withFailoverLocation(response("Filed: a worker runs it", ref("Failover"))),
-				"400": errorResponse("A field is invalid (the message names it)"),
-				"404": notSource,
-				"409": errorResponse("A failover of the connector is already under way"),
-			}),
-		"get": operation("getFailover", "kmirror extension: the connector's latest failover, its state and, once it ended, its report", []obj{connector}, nil, obj{
-			"200": response("The latest failover", ref("Failover")),
-			"404": errorResponse("Unknown connector, a connector that is not a MirrorSourceConnector, or one that never failed over"),
-		}),
-	}
-	paths["/connectors/{connector}/failback"] = obj{
-		"post": operation("startFailback", "kmirror extension, on the B→A MirrorSourceConnector after a failover of the A→B one (failover_of): start it from "+
-			"the end offsets of B's own topics the failover recorded, so that only what was produced on B since is copied to A; then, as a failover, "+
-			"drain, stop it and commit the groups' positions on A (positions in topics that came from A translated back through the A→B offset map). "+
-			"Answers at once; GET shows the progress and the report.",
-			[]obj{connector}, jsonBody("failover_of is required; the other fields as for a failover.", ref("FailbackRequest")), obj{
-				"202": withFailoverLocation(response("Filed: a worker runs it", ref("Failover"))),
-				"400": errorResponse("A field is invalid (the message names it)"),
-				"404": notSource,
-				"409": errorResponse("A failover or failback of the connector is already under way"),
-			}),
-		"get": operation("getFailback", "kmirror extension: the connector's latest failback, its state and, once it ended, its report", []obj{connector}, nil, obj{
-			"200": response("The latest failback", ref("Failover")),
-			"404": errorResponse("Unknown connector, a connector that is not a MirrorSourceConnector, or one that never failed back"),
-		}),
-	}
+	paths["/connectors/{connector}/failover"] = operationPaths("failover", "over", "kmirror extension: fail over from the source cluster to the target: stop the source connector once it has replicated "+
+		"what the source held (or at once when the source does not answer), commit every followed group's translated offsets on the target "+
+		"(groups with members there are reported, not touched), and keep a report per partition and group. Answers at once; GET shows the progress and the report.",
+		obj{"description": "Optional settings; an empty body takes the defaults.", "required": false,
+			"content": obj{"application/json": obj{"schema": ref("FailoverRequest")}}},
+		"A failover of the connector is already under way")
+	paths["/connectors/{connector}/failback"] = operationPaths("failback", "back", "kmirror extension, on the B→A MirrorSourceConnector after a failover of the A→B one (failover_of): start it from "+
+		"the end offsets of B's own topics the failover recorded, so that only what was produced on B since is copied to A; then, as a failover, "+
+		"drain, stop it and commit the groups' positions on A (positions in topics that came from A translated back through the A→B offset map). "+
+		"Answers at once; GET shows the progress and the report.",
+		jsonBody("failover_of is required; the other fields as for a failover.", ref("FailbackRequest")),
+		"A failover or failback of the connector is already under way")
 	return paths
+}
+
+// operationPaths is the path of a failover or failback (kind; way, the word after "failed"): POST files one,
+// described by summary and taking body, answered by conflict while one is under way; GET shows the latest.
+func operationPaths(kind, way, summary string, body obj, conflict string) obj {
+	connector := pathParameter("connector", "The MirrorSourceConnector of the flow (A→B). Percent-encode '/' as %2F.", obj{"type": "string"})
+	id := strings.ToUpper(kind[:1]) + kind[1:]
+	return obj{
+		"post": operation("start"+id, summary, []obj{connector}, body, obj{
+			"202": withFailoverLocation(response("Filed: a worker runs it", ref("Failover"))),
+			"400": errorResponse("A field is invalid (the message names it)"),
+			"404": errorResponse("Unknown connector, or a connector that is not a MirrorSourceConnector"),
+			"409": errorResponse(conflict),
+		}),
+		"get": operation("get"+id, "kmirror extension: the connector's latest "+kind+", its state and, once it ended, its report", []obj{connector}, nil, obj{
+			"200": response("The latest "+kind, ref("Failover")),
+			"404": errorResponse("Unknown connector, a connector that is not a MirrorSourceConnector, or one that never failed " + way),
+		}),
+	}
 }
 
 func withFailoverLocation(r obj) obj {

@@ -16,7 +16,7 @@ func (s *server) getPartitions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	facts, err := parallelism.Gather(r.Context(), s.store, c)
+	facts, err := parallelism.Gather(r.Context(), s.Store, c)
 	if errors.Is(err, store.ErrNotFound) { // deleted meanwhile
 		return errorf(http.StatusNotFound, "Connector %s not found", c.Name)
 	}

@@ -24,14 +24,14 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	req := store.RestartRequest{Connector: name, IncludeTasks: includeTasks, OnlyFailed: onlyFailed}
 
 	if !includeTasks && !onlyFailed {
-		return noContent(w, s.store.RequestRestart(r.Context(), req), unknown)
+		return noContent(w, s.Store.RequestRestart(r.Context(), req), unknown)
 	}
 
 	// The plan is computed from the statuses before the request is queued, so a request Connect would answer
 	// with 404 leaves no trace.
-	conn, tasks, err := s.store.ConnectorStatus(r.Context(), name)
+	conn, tasks, err := s.Store.ConnectorStatus(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
-		if _, err := s.store.GetConnector(r.Context(), name); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Store.GetConnector(r.Context(), name); errors.Is(err, store.ErrNotFound) {
 			return unknown
 		} else if err != nil {
 			return err
@@ -45,7 +45,7 @@ func (s *server) restartConnector(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	if err := s.store.RequestRestart(r.Context(), req); errors.Is(err, store.ErrNotFound) {
+	if err := s.Store.RequestRestart(r.Context(), req); errors.Is(err, store.ErrNotFound) {
 		return unknown
 	} else if err != nil {
 		return err
@@ -69,7 +69,7 @@ func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tcs, err := s.store.TaskConfigs(r.Context(), name)
+	tcs, err := s.Store.TaskConfigs(r.Context(), name)
 	if err != nil {
 		return err
 	}
@@ -78,13 +78,13 @@ func (s *server) restartTask(w http.ResponseWriter, r *http.Request) error {
 		known = known || tc.Task == task
 	}
 	if !known {
-		if _, err := s.store.GetConnector(r.Context(), name); errors.Is(err, store.ErrNotFound) {
+		if _, err := s.Store.GetConnector(r.Context(), name); errors.Is(err, store.ErrNotFound) {
 			return errorf(http.StatusNotFound, "Unknown connector: %s", name)
 		} else if err != nil {
 			return err
 		}
 		return errorf(http.StatusNotFound, "Unknown task: %s-%d", name, task)
 	}
-	return noContent(w, s.store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task}),
+	return noContent(w, s.Store.RequestRestart(r.Context(), store.RestartRequest{Connector: name, Task: &task}),
 		errorf(http.StatusNotFound, "Unknown connector: %s", name))
 }

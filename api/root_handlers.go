@@ -4,7 +4,7 @@ import "net/http"
 
 // serverInfo is GET /.
 func (s *server) serverInfo(w http.ResponseWriter, r *http.Request) error {
-	info, err := s.info(r.Context())
+	info, err := s.Info(r.Context())
 	if err != nil {
 		return err
 	}
@@ -14,7 +14,7 @@ func (s *server) serverInfo(w http.ResponseWriter, r *http.Request) error {
 
 // healthCheck is GET /health. Its body is Connect's WorkerStatus whatever the status code, never an error body.
 func (s *server) healthCheck(w http.ResponseWriter, r *http.Request) error {
-	h := s.health(r.Context())
+	h := s.Health(r.Context())
 	code := h.Code
 	if code == 0 {
 		code = http.StatusOK

@@ -47,7 +47,7 @@ func (s *server) connectorStatus(r *http.Request) (name string, conn store.Statu
 	if name, err = pathParam(r, "connector"); err != nil {
 		return "", store.Status{}, nil, err
 	}
-	conn, tasks, err = s.store.ConnectorStatus(r.Context(), name)
+	conn, tasks, err = s.Store.ConnectorStatus(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
 		return "", store.Status{}, nil, errorf(http.StatusNotFound, "No status found for connector %s", name)
 	}
@@ -57,7 +57,7 @@ func (s *server) connectorStatus(r *http.Request) (name string, conn store.Statu
 // kindOf is the type and running version of the named connector; type "unknown" and no version if it has just
 // been deleted.
 func (s *server) kindOf(r *http.Request, name string) (connectorKind, error) {
-	c, err := s.store.GetConnector(r.Context(), name)
+	c, err := s.Store.GetConnector(r.Context(), name)
 	if errors.Is(err, store.ErrNotFound) {
 		return connectorKind{Type: "unknown"}, nil
 	}
@@ -77,7 +77,7 @@ func (s *server) getTaskStatus(w http.ResponseWriter, r *http.Request) error {
 	if task < 0 { // the store keeps the connector's own status under task -1
 		return notFound
 	}
-	st, err := s.store.TaskStatus(r.Context(), name, task)
+	st, err := s.Store.TaskStatus(r.Context(), name, task)
 	if errors.Is(err, store.ErrNotFound) {
 		return notFound
 	}

@@ -15,7 +15,7 @@ func (s *server) shownTaskConfigs(w http.ResponseWriter, r *http.Request) (store
 	if err != nil {
 		return store.Connector{}, nil, false, err
 	}
-	tcs, err := s.store.TaskConfigs(r.Context(), c.Name)
+	tcs, err := s.Store.TaskConfigs(r.Context(), c.Name)
 	if err != nil {
 		return store.Connector{}, nil, false, err
 	}
@@ -45,7 +45,7 @@ func (s *server) getTasks(w http.ResponseWriter, r *http.Request) error {
 
 // getTasksConfig is the deprecated GET /connectors/{connector}/tasks-config, keyed by "<connector>-<task>".
 func (s *server) getTasksConfig(w http.ResponseWriter, r *http.Request) error {
-	s.log.WarnContext(r.Context(), "The 'GET /connectors/{connector}/tasks-config' endpoint is deprecated and will be removed in the next major release. "+
+	s.Logger.WarnContext(r.Context(), "The 'GET /connectors/{connector}/tasks-config' endpoint is deprecated and will be removed in the next major release. "+
 		"Please use the 'GET /connectors/{connector}/tasks' endpoint instead.")
 	c, tcs, reveal, err := s.shownTaskConfigs(w, r)
 	if err != nil {

@@ -14,7 +14,7 @@ func (s *server) getTopics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	topics, err := s.store.ConnectorTopics(r.Context(), name)
+	topics, err := s.Store.ConnectorTopics(r.Context(), name)
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func (s *server) resetTopics(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.ResetConnectorTopics(r.Context(), name); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.Store.ResetConnectorTopics(r.Context(), name); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	w.WriteHeader(http.StatusAccepted)

@@ -39,7 +39,7 @@ func (s *server) validateConnectorConfig(cfg *props) (configdef.ConfigInfos, *va
 		}
 	}
 	isConnectorKey := mirrorconfig.ConfigDef(p).Has
-	clientErrors := func(c map[string]string) map[string][]string { return s.clients.Validate(c, isConnectorKey) }
+	clientErrors := func(c map[string]string) map[string][]string { return s.Clients.Validate(c, isConnectorKey) }
 	return mirrorconfig.ValidateOn(s.worker, p, cfg.values, clientErrors), nil
 }
 
@@ -132,7 +132,7 @@ func javaTrim(s string) string {
 // without a request (declared from an mm2.properties): "" when the config is valid, else the message of the 400
 // POST /connectors would answer.
 func ValidateWrite(cfg Config, name string, config map[string]string) string {
-	s := &server{plugins: &catalog{}, worker: mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource}, clients: cfg.Clients}
+	s := &server{plugins: &catalog{}, worker: mirrorconfig.Worker{ExactlyOnceSource: cfg.ExactlyOnceSource}, Config: Config{Clients: cfg.Clients}}
 	p := propsFromMap(config)
 	err := checkAndPutName(name, p)
 	if err == nil {

@@ -38,16 +38,16 @@ type workersBody struct {
 // database's clock, the units assigned to it and the units it is still handing over.
 func (s *server) listWorkers(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
-	ws, err := s.store.Workers(ctx)
+	ws, err := s.Store.Workers(ctx)
 	if err != nil {
 		return err
 	}
-	ps, err := s.store.Placements(ctx)
+	ps, err := s.Store.Placements(ctx)
 	if err != nil {
 		return err
 	}
 	var leader *string
-	if l, err := s.store.Leader(ctx); err == nil {
+	if l, err := s.Store.Leader(ctx); err == nil {
 		leader = &l.ID
 	} else if !errors.Is(err, store.ErrNotFound) {
 		return err

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kmirror/kmirror/connectors/clientconfig"
 	"github.com/kmirror/kmirror/connectors/kafka"
@@ -453,38 +454,18 @@ func waitOffsetMap(ctx context.Context, db *pgx.Conn, alias, topic string, ends 
 
 // commitGroups commits pos (per group, per partition of topic) on the source, 8 groups at a time.
 func commitGroups(ctx context.Context, admin *kafka.Admin, topic string, groups []string, pos map[string][]int64) error {
-	todo := make(chan string)
-	errs := make(chan error, 8)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for g := range todo {
-				offs := make([]kafka.GroupOffset, len(pos[g]))
-				for p, o := range pos[g] {
-					offs[p] = kafka.GroupOffset{Topic: topic, Partition: int32(p), Offset: o}
-				}
-				if err := admin.AlterGroupOffsets(ctx, g, offs); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
+	var eg errgroup.Group
+	eg.SetLimit(8)
 	for _, g := range groups {
-		todo <- g
+		eg.Go(func() error {
+			offs := make([]kafka.GroupOffset, len(pos[g]))
+			for p, o := range pos[g] {
+				offs[p] = kafka.GroupOffset{Topic: topic, Partition: int32(p), Offset: o}
+			}
+			return admin.AlterGroupOffsets(ctx, g, offs)
+		})
 	}
-	close(todo)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-		return nil
-	}
+	return eg.Wait()
 }
 
 // replayPhases times two phases of a round as the task runs them, from this process, while kmirror is between
@@ -629,51 +610,40 @@ func (a *ckAPI) waitGroups(ctx context.Context, deadline time.Time, n, partition
 func (a *ckAPI) verify(ctx context.Context, groups []string, pos map[string][]int64) (int, int, error) {
 	var mu sync.Mutex
 	var wrong, verified int
-	var firstErr error
-	todo := make(chan string)
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for g := range todo {
-				var body struct {
-					Offsets []struct {
-						Partition    int32  `json:"partition"`
-						SourceOffset int64  `json:"source_offset"`
-						TargetOffset *int64 `json:"target_offset"`
-						Exact        bool   `json:"exact"`
-						Basis        string `json:"basis"`
-					} `json:"offsets"`
-				}
-				err := a.get("/connectors/"+a.connector+"/groups/"+g+"/offsets", &body)
-				bad := 0
-				for _, o := range body.Offsets {
-					if !o.Exact || o.Basis != "offset_map" || o.TargetOffset == nil || int(o.Partition) >= len(pos[g]) ||
-						o.SourceOffset != pos[g][o.Partition] || *o.TargetOffset != o.SourceOffset {
-						bad++
-					}
-				}
-				bad += max(0, len(pos[g])-len(body.Offsets))
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				wrong += bad
-				verified++
-				mu.Unlock()
-			}
-		}()
-	}
+	var eg errgroup.Group
+	eg.SetLimit(4)
 	for _, g := range groups {
 		if ctx.Err() != nil {
 			break
 		}
-		todo <- g
+		eg.Go(func() error {
+			var body struct {
+				Offsets []struct {
+					Partition    int32  `json:"partition"`
+					SourceOffset int64  `json:"source_offset"`
+					TargetOffset *int64 `json:"target_offset"`
+					Exact        bool   `json:"exact"`
+					Basis        string `json:"basis"`
+				} `json:"offsets"`
+			}
+			err := a.get("/connectors/"+a.connector+"/groups/"+g+"/offsets", &body)
+			bad := 0
+			for _, o := range body.Offsets {
+				if !o.Exact || o.Basis != "offset_map" || o.TargetOffset == nil || int(o.Partition) >= len(pos[g]) ||
+					o.SourceOffset != pos[g][o.Partition] || *o.TargetOffset != o.SourceOffset {
+					bad++
+				}
+			}
+			bad += max(0, len(pos[g])-len(body.Offsets))
+			mu.Lock()
+			wrong += bad
+			verified++
+			mu.Unlock()
+			return err
+		})
 	}
-	close(todo)
-	wg.Wait()
-	return verified, wrong, firstErr
+	err := eg.Wait()
+	return verified, wrong, err
 }
 
 // ---------------------------------------------------------------------------------------------------------

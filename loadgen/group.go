@@ -32,14 +32,7 @@ func (g *groupCommitter) run(ctx context.Context, cfg Config, log *slog.Logger) 
 		return
 	}
 	defer a.Close()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, time.Second, func() {
 		g.mu.Lock()
 		list := make([]kafka.GroupOffset, 0, len(g.next))
 		for p, o := range g.next {
@@ -47,11 +40,25 @@ func (g *groupCommitter) run(ctx context.Context, cfg Config, log *slog.Logger) 
 		}
 		g.mu.Unlock()
 		if len(list) == 0 {
-			continue
+			return
 		}
 		if err := a.AlterGroupOffsets(ctx, cfg.Group, list); err != nil && ctx.Err() == nil {
 			// The coordinator may be loading or moving; the next second tries again.
 			log.Debug("commit group offsets", "group", cfg.Group, "error", err)
+		}
+	})
+}
+
+// every calls f every interval until ctx is done.
+func every(ctx context.Context, interval time.Duration, f func()) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			f()
 		}
 	}
 }

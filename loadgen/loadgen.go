@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -37,6 +38,13 @@ type Stats struct {
 func (s *Stats) Sent() int64   { return s.sent.Load() }
 func (s *Stats) Acked() int64  { return s.acked.Load() }
 func (s *Stats) Failed() int64 { return s.failed.Load() }
+
+// PrintEvery writes the counts to w every interval until ctx is done.
+func (s *Stats) PrintEvery(ctx context.Context, w io.Writer, interval time.Duration) {
+	every(ctx, interval, func() {
+		fmt.Fprintf(w, "loadgen: %d sent, %d acknowledged, %d failed\n", s.Sent(), s.Acked(), s.Failed())
+	})
+}
 
 // tick is how often Run produces; records are spread evenly at any rate above 1/tick.
 const tick = 20 * time.Millisecond

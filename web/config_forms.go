@@ -102,15 +102,8 @@ func (h *Handler) editPage(w http.ResponseWriter, r *http.Request, name string) 
 		d.Fields = append(d.Fields, f)
 		byKey[k] = f
 	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		h.render(w, r, http.StatusOK, "edit", d)
-		return nil
-	}
-	if r.Method != http.MethodPost {
-		return errMethod
-	}
-	if err := r.ParseForm(); err != nil {
-		return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+	if posted, err := h.formRequest(w, r, "edit", d); !posted {
+		return err
 	}
 	// What the user typed goes back into the form whatever happens next.
 	config := make(map[string]string, len(info.Config))
@@ -261,15 +254,8 @@ func (h *Handler) createPage(w http.ResponseWriter, r *http.Request) error {
 	if len(d.Groups) > 0 {
 		d.Groups[0].Open = true
 	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		h.render(w, r, http.StatusOK, "create", d)
-		return nil
-	}
-	if r.Method != http.MethodPost {
-		return errMethod
-	}
-	if err := r.ParseForm(); err != nil {
-		return &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+	if posted, err := h.formRequest(w, r, "create", d); !posted {
+		return err
 	}
 	d.Name.Value = r.PostForm.Get("name")
 	config := map[string]string{"connector.class": class, "name": d.Name.Value}
@@ -315,4 +301,20 @@ func ptrOr(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// formRequest shows a form page: it renders page with d for a GET or HEAD, and parses the form of a POST.
+// posted says a parsed form waits to be handled; false, the response is written or err says what to answer.
+func (h *Handler) formRequest(w http.ResponseWriter, r *http.Request, page string, d any) (posted bool, err error) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		h.render(w, r, http.StatusOK, page, d)
+		return false, nil
+	case http.MethodPost:
+		if err := r.ParseForm(); err != nil {
+			return false, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+		}
+		return true, nil
+	}
+	return false, errMethod
 }

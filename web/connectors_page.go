@@ -118,6 +118,14 @@ type pageMsg struct {
 	Status int
 }
 
+// httpStatus is the status of a page that shows msg: its failed request's, or 200 when nothing failed.
+func (m pageMsg) httpStatus() int {
+	if m.Error == "" {
+		return http.StatusOK
+	}
+	return cmp.Or(m.Status, http.StatusBadRequest)
+}
+
 type configRow struct {
 	Key, Value string
 	Password   bool
@@ -219,11 +227,7 @@ func (h *Handler) connectorPage(w http.ResponseWriter, r *http.Request, name str
 	d.Live, d.Status, d.Source = live, live.Status, live.Source
 	d.Groups = strings.HasSuffix(d.Class, "MirrorCheckpointConnector")
 	d.Stopped = d.Status.Connector.State == "STOPPED"
-	status := http.StatusOK
-	if d.Msg.Error != "" {
-		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
-	}
-	h.render(w, r, status, "connector", d)
+	h.render(w, r, d.Msg.httpStatus(), "connector", d)
 	return nil
 }
 

@@ -1,12 +1,10 @@
 package web
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
@@ -30,14 +28,11 @@ type failbackGroups struct {
 }
 
 type failbackData struct {
-	Title string
-	Name  string
+	operationData
 	// SourceAlias and TargetAlias are this connector's (B and A).
 	SourceAlias, TargetAlias string
 	Candidates               []failbackCandidate
 	Checkpoints              []failbackGroups
-	Op                       *failoverOp
-	Msg                      pageMsg
 }
 
 // failbackPage shows what a failback of the B→A source connector would do (GET): the A→B connectors whose
@@ -45,48 +40,57 @@ type failbackData struct {
 // (POST, after the user typed the connector's name) and shows the latest one with its report.
 func (h *Handler) failbackPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
-	d := failbackData{Title: "Failback of " + name, Name: name}
-	op, done, err := h.operationRequest(w, r, name, "failback", fragment, h.startFailback, &d.Msg)
+	op, done, err := h.operationRequest(w, r, name, "failback", fragment, h.startFailback)
 	if done || err != nil {
 		return err
 	}
-	d.Op = op
-	if fragment {
-		h.renderFragment(w, r, "failback", "state", d)
-		return nil
-	}
+	d := failbackData{operationData: op}
 	if err := h.failbackPlan(ctx, &d); err != nil {
 		return err
 	}
-	status := http.StatusOK
-	if d.Msg.Error != "" {
-		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
-	}
-	h.render(w, r, status, "failback", d)
+	h.render(w, r, d.Msg.httpStatus(), "failback", d)
 	return nil
+}
+
+// operationData is what the failover and failback pages show of every operation: the connector's latest one of
+// the page's kind, and the message of the request.
+type operationData struct {
+	Title string
+	Name  string
+	Kind  string // failover or failback
+	Op    *failoverOp
+	Msg   pageMsg
 }
 
 // operationRequest is what the failover and failback pages (kind) do with a request before they gather what
 // they show: a POST files the operation through start (after the user typed the connector's name) and
-// redirects, or leaves the refusal in msg; a GET takes the notice a redirect carried. It returns the
-// connector's latest operation of that kind, and done when the response is written already.
+// redirects, or leaves the refusal in the message; a GET takes the notice a redirect carried. It returns the
+// page's operationData, and done when the response is written already: a poll of the fragment (opState) gets
+// the latest operation alone.
 func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
-	start func(*http.Request, string) error, msg *pageMsg) (op *failoverOp, done bool, err error) {
+	start func(*http.Request, string) error) (d operationData, done bool, err error) {
+	d = operationData{Title: strings.ToUpper(kind[:1]) + kind[1:] + " of " + name, Name: name, Kind: kind}
 	if r.Method == http.MethodPost && !fragment {
 		if err := r.ParseForm(); err != nil {
-			return nil, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
+			return d, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
 		}
 		filed := strings.ToUpper(kind[:1]) + kind[1:] + " filed: it runs on a worker; this page shows its progress and report."
-		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, msg); done || err != nil {
-			return nil, true, err
+		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, &d.Msg); done || err != nil {
+			return d, true, err
 		}
 	} else if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return nil, true, errMethod
+		return d, true, errMethod
 	} else {
-		msg.Notice = r.URL.Query().Get("notice")
+		d.Msg.Notice = r.URL.Query().Get("notice")
 	}
-	op, err = h.latestOperation(r.Context(), name, kind)
-	return op, err != nil, err
+	if d.Op, err = h.latestOperation(r.Context(), name, kind); err != nil {
+		return d, true, err
+	}
+	if fragment {
+		h.renderFragment(w, r, kind, "opState", d)
+		return d, true, nil
+	}
+	return d, false, nil
 }
 
 // latestOperation is the connector's latest failover or failback (kind), nil when it has none.
@@ -173,21 +177,7 @@ func optString(p *string) string {
 	return *p
 }
 
-// startFailback files the failback the form asks for; the typed name must be the connector's.
+// startFailback files the failback the form asks for, of the failover it names.
 func (h *Handler) startFailback(r *http.Request, name string) error {
-	if r.PostForm.Get("confirm") != name {
-		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the failback"}
-	}
-	body := map[string]any{"failover_of": strings.TrimSpace(r.PostForm.Get("failover_of"))}
-	if ck := strings.TrimSpace(r.PostForm.Get("checkpoint_connector")); ck != "" {
-		body["checkpoint_connector"] = ck
-	}
-	if s := strings.TrimSpace(r.PostForm.Get("drain_timeout_s")); s != "" {
-		secs, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return &apiError{Status: http.StatusBadRequest, Message: "Drain timeout: a whole number of seconds, not " + strconv.Quote(s)}
-		}
-		body["drain_timeout_ms"] = secs * 1000
-	}
-	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failback"), body, nil)
+	return h.startOperation(r, name, "failback", map[string]any{"failover_of": strings.TrimSpace(r.PostForm.Get("failover_of"))})
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"errors"
 	"net/http"
 	"strconv"
@@ -69,28 +68,24 @@ type topicPartitionOffset struct {
 }
 
 type failoverData struct {
-	Title string
-	Name  string
+	operationData
 	// Partitions is where replication stands now: what a failover would wait for, or list as not replicated.
 	Partitions *partitions
 	PartErr    string
 	Lag        int64 // records A holds that B has not, over the partitions, as last published
-	Op         *failoverOp
 	// Failbacks are the source connectors of the opposite flow: a failback of this failover is filed on one.
 	Failbacks []string
-	Msg       pageMsg
 }
 
 // failoverPage shows what a failover of the source connector would do (GET), files one (POST, after the
 // user typed the connector's name) and shows the latest one with its report.
 func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name string, fragment bool) error {
 	ctx := r.Context()
-	d := failoverData{Title: "Failover of " + name, Name: name}
-	op, done, err := h.operationRequest(w, r, name, "failover", fragment, h.startFailover, &d.Msg)
+	op, done, err := h.operationRequest(w, r, name, "failover", fragment, h.startFailover)
 	if done || err != nil {
 		return err
 	}
-	d.Op = op
+	d := failoverData{operationData: op}
 	var p partitions
 	if err := h.api.get(ctx, connectorPath(name, "partitions"), &p); err != nil {
 		d.PartErr = err.Error()
@@ -102,10 +97,6 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 			}
 		}
 	}
-	if fragment {
-		h.renderFragment(w, r, "failover", "state", d)
-		return nil
-	}
 	var all map[string]expanded
 	if err := h.api.get(ctx, "/connectors?expand=info", &all); err != nil {
 		return err
@@ -114,20 +105,21 @@ func (h *Handler) failoverPage(w http.ResponseWriter, r *http.Request, name stri
 		src, tgt := flowAliases(me.Info.Config)
 		d.Failbacks = flowConnectors(all, mirrorconfig.SourceConnectorClass, tgt, src)
 	}
-	status := http.StatusOK
-	if d.Msg.Error != "" {
-		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
-	}
-	h.render(w, r, status, "failover", d)
+	h.render(w, r, d.Msg.httpStatus(), "failover", d)
 	return nil
 }
 
-// startFailover files the failover the form asks for; the typed name must be the connector's.
+// startFailover files the failover the form asks for.
 func (h *Handler) startFailover(r *http.Request, name string) error {
+	return h.startOperation(r, name, "failover", map[string]any{})
+}
+
+// startOperation files the failover or failback (kind) the form asks for with body and the form's optional
+// fields; the typed name must be the connector's.
+func (h *Handler) startOperation(r *http.Request, name, kind string, body map[string]any) error {
 	if r.PostForm.Get("confirm") != name {
-		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the failover"}
+		return &apiError{Status: http.StatusBadRequest, Message: "Type the connector's name to confirm the " + kind}
 	}
-	body := map[string]any{}
 	if ck := strings.TrimSpace(r.PostForm.Get("checkpoint_connector")); ck != "" {
 		body["checkpoint_connector"] = ck
 	}
@@ -138,7 +130,7 @@ func (h *Handler) startFailover(r *http.Request, name string) error {
 		}
 		body["drain_timeout_ms"] = secs * 1000
 	}
-	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, "failover"), body, nil)
+	return h.api.do(r.Context(), http.MethodPost, connectorPath(name, kind), body, nil)
 }
 
 // afterWrite ends a form's post: once the write succeeded it redirects to the page to, with notice (done); an

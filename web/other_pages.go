@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -18,11 +17,7 @@ func (h *Handler) workersPage(w http.ResponseWriter, r *http.Request, fragment b
 	if err := h.api.get(r.Context(), "/workers", &d.Workers); err != nil {
 		return err
 	}
-	if fragment {
-		h.renderFragment(w, r, "workers", "list", d)
-	} else {
-		h.render(w, r, http.StatusOK, "workers", d)
-	}
+	h.renderList(w, r, fragment, "workers", d)
 	return nil
 }
 
@@ -65,11 +60,7 @@ func (h *Handler) groupsPage(w http.ResponseWriter, r *http.Request, name string
 		}
 		d.Groups = append(d.Groups, v)
 	}
-	if fragment {
-		h.renderFragment(w, r, "groups", "list", d)
-	} else {
-		h.render(w, r, http.StatusOK, "groups", d)
-	}
+	h.renderList(w, r, fragment, "groups", d)
 	return nil
 }
 
@@ -138,10 +129,6 @@ func (h *Handler) offsetsPage(w http.ResponseWriter, r *http.Request, name strin
 		b, _ := json.MarshalIndent(offs, "", "  ")
 		d.Body = string(b)
 	}
-	status := http.StatusOK
-	if d.Msg.Error != "" {
-		status = cmp.Or(d.Msg.Status, http.StatusBadRequest)
-	}
-	h.render(w, r, status, "offsets", d)
+	h.render(w, r, d.Msg.httpStatus(), "offsets", d)
 	return nil
 }

@@ -59,6 +59,16 @@ func (h *Handler) renderFragment(w http.ResponseWriter, r *http.Request, page, f
 	h.renderTemplate(w, r, http.StatusOK, page, fragment, data)
 }
 
+// renderList renders a page that polls its list fragment: the fragment alone when fragment asks for it, else
+// the whole page.
+func (h *Handler) renderList(w http.ResponseWriter, r *http.Request, fragment bool, page string, data any) {
+	if fragment {
+		h.renderFragment(w, r, page, "list", data)
+	} else {
+		h.render(w, r, http.StatusOK, page, data)
+	}
+}
+
 func (h *Handler) renderTemplate(w http.ResponseWriter, r *http.Request, status int, page, name string, data any) {
 	// Rendered into a buffer first: a template error mid-page must not leave half a page with a 200.
 	var buf bytes.Buffer

@@ -264,3 +264,38 @@ func TestAPIForbiddenShownAs403(t *testing.T) {
 		t.Errorf("headers: %v", rec.Header())
 	}
 }
+
+// TestOperationFragments: the fragment the failover and failback pages show and poll renders the latest operation
+// under the ids of its kind (or says there is none), from the page's data or from its operationData alone, and a
+// failback names the failover it undoes.
+func TestOperationFragments(t *testing.T) {
+	pages, err := parsePages(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	of, phase := "a2b", "draining"
+	cases := []struct {
+		page string
+		data any
+		want []string
+	}{
+		{"failover", failoverData{operationData: operationData{Name: "c", Kind: "failover"}}, []string{`id="no-failover"`, "never failed over"}},
+		{"failback", failbackData{operationData: operationData{Name: "c", Kind: "failback"}}, []string{`id="no-failback"`, "never failed back"}},
+		{"failover", operationData{Kind: "failover", Op: &failoverOp{State: "running", Phase: &phase}},
+			[]string{`id="failover-op"`, "Latest failover</h2>", `id="failover-state-value">running<`, "(draining)"}},
+		{"failback", operationData{Kind: "failback", Op: &failoverOp{State: "failed", FailoverOf: &of, Error: &phase}},
+			[]string{`id="failback-op"`, `Latest failback of <a href="/ui/connectors/a2b/failover">a2b</a>'s failover`,
+				`id="failback-error">draining<`}},
+	}
+	for _, c := range cases {
+		var b strings.Builder
+		if err := pages[c.page].ExecuteTemplate(&b, "opState", c.data); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range c.want {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s: the fragment lacks %q:\n%s", c.page, want, b.String())
+			}
+		}
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"time"
@@ -33,18 +32,7 @@ func newLoadgenCommand(stdout, stderr io.Writer) *ffcli.Command {
 			cfg.Logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 			var stats loadgen.Stats
 			if *every > 0 {
-				go func() {
-					t := time.NewTicker(*every)
-					defer t.Stop()
-					for {
-						select {
-						case <-ctx.Done():
-							return
-						case <-t.C:
-							fmt.Fprintf(stdout, "loadgen: %d sent, %d acknowledged, %d failed\n", stats.Sent(), stats.Acked(), stats.Failed())
-						}
-					}
-				}()
+				go stats.PrintEvery(ctx, stdout, *every)
 			}
 			return loadgen.Run(ctx, cfg, &stats)
 		},
