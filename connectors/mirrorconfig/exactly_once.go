@@ -1,9 +1,6 @@
 package mirrorconfig
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // ExactlyOnceSourceSupport is a worker's exactly.once.source.support (Connect's DistributedConfig), given to
 // kmirror as --exactly-once-source-support. Connect's two-step roll-out has three values: "preparing" makes a
@@ -21,10 +18,7 @@ const (
 // ParseExactlyOnceSourceSupport reads a value case-insensitively, as Connect's validator does; "" is the
 // default, disabled.
 func ParseExactlyOnceSourceSupport(s string) (ExactlyOnceSourceSupport, error) {
-	switch v := ExactlyOnceSourceSupport(strings.ToLower(strings.TrimSpace(s))); v {
-	case "":
-		return ExactlyOnceSourceDisabled, nil
-	case ExactlyOnceSourceDisabled, ExactlyOnceSourcePreparing, ExactlyOnceSourceEnabled:
+	if v, ok := ParseChoice(s, ExactlyOnceSourceDisabled, ExactlyOnceSourceDisabled, ExactlyOnceSourcePreparing, ExactlyOnceSourceEnabled); ok {
 		return v, nil
 	}
 	return "", fmt.Errorf("invalid exactly-once source support %q: must be one of disabled, preparing, enabled", s)

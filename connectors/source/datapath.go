@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kmirror/kmirror/connectors/mirrorconfig"
 )
 
 // DataPath selects how a source task moves records.
@@ -28,10 +30,7 @@ const (
 
 // ParseDataPath reads a --data-path value ("" is the default, auto).
 func ParseDataPath(s string) (DataPath, error) {
-	switch d := DataPath(strings.ToLower(strings.TrimSpace(s))); d {
-	case "", DataPathAuto:
-		return DataPathAuto, nil
-	case DataPathGo, DataPathC:
+	if d, ok := mirrorconfig.ParseChoice(s, DataPathAuto, DataPathAuto, DataPathGo, DataPathC); ok {
 		return d, nil
 	}
 	return "", fmt.Errorf("data path %q: want auto, c or go", s)

@@ -2,7 +2,6 @@ package source
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/connectors/mirrorconfig"
@@ -32,10 +31,7 @@ const (
 
 // ParseTaskAssignment reads a --task-assignment or kmirror.task.assignment value ("" is the default, topics).
 func ParseTaskAssignment(s string) (TaskAssignment, error) {
-	switch a := TaskAssignment(strings.ToLower(strings.TrimSpace(s))); a {
-	case "":
-		return AssignTopics, nil
-	case AssignPartitions, AssignTopics:
+	if a, ok := mirrorconfig.ParseChoice(s, AssignTopics, AssignPartitions, AssignTopics); ok {
 		return a, nil
 	}
 	return "", fmt.Errorf("task assignment %q: want topics or partitions", s)
