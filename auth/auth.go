@@ -138,19 +138,16 @@ func (a *Authenticator) logLoaded(msg string, u *users) {
 // logged and ignored: the users loaded before stay, since refusing everyone (or no one) because of a typo
 // would be worse.
 func (a *Authenticator) Run(ctx context.Context) {
-	readFailures := lograte.New(time.Minute)
-	filewatch.Poll(ctx, a.cfg.ReloadInterval, a.sum, []string{a.cfg.UsersFile}, func(contents [][]byte) {
-		readFailures.Clear("read")
+	filewatch.Reload(ctx, a.log, a.cfg.ReloadInterval, a.sum, []string{a.cfg.UsersFile}, func(contents [][]byte) error {
 		u, err := parseUsers(a.cfg.UsersFile, contents[0])
 		if err != nil {
-			a.log.Error("the REST users file changed but does not parse; still using its previous version", "error", err)
-			return
+			return err
 		}
 		a.users.Store(u)
 		a.logLoaded("reloaded the REST users file", u)
-	}, func(err error) {
-		readFailures.Log(ctx, a.log, slog.LevelWarn, "read", "cannot read the REST users file; still using its previous version", "error", err)
-	})
+		return nil
+	}, "the REST users file changed but does not parse; still using its previous version",
+		"cannot read the REST users file; still using its previous version")
 }
 
 // Unauthorized is the plain-text body of a 401, word for word Connect's (JaasBasicAuthFilter).

@@ -12,8 +12,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
+
+	"github.com/kmirror/kmirror/lograte"
 )
 
 // DefaultInterval is how often files are read unless the caller says otherwise: a rotated certificate or an
@@ -77,4 +80,20 @@ func Poll(ctx context.Context, interval time.Duration, initial [32]byte, paths [
 			changed(contents)
 		}
 	}
+}
+
+// Reload polls paths as Poll does and hands each changed version to apply. A version apply refuses is logged
+// as refused and ignored: what was loaded before stays, since refusing everyone, or serving nothing, because
+// of a typo would be worse. A failed read is logged as unreadable at most once a minute.
+func Reload(ctx context.Context, log *slog.Logger, interval time.Duration, initial [32]byte, paths []string,
+	apply func([][]byte) error, refused, unreadable string) {
+	readFailures := lograte.New(time.Minute)
+	Poll(ctx, interval, initial, paths, func(contents [][]byte) {
+		readFailures.Clear("read")
+		if err := apply(contents); err != nil {
+			log.Error(refused, "error", err)
+		}
+	}, func(err error) {
+		readFailures.Log(ctx, log, slog.LevelWarn, "read", unreadable, "error", err)
+	})
 }

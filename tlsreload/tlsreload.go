@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/kmirror/kmirror/filewatch"
-	"github.com/kmirror/kmirror/lograte"
 )
 
 // Config names the PEM files.
@@ -141,17 +140,14 @@ func (r *Reloader) TLSConfig() *tls.Config {
 
 // Run re-reads the files whenever their bytes change, until ctx is done.
 func (r *Reloader) Run(ctx context.Context) {
-	readFailures := lograte.New(time.Minute)
-	filewatch.Poll(ctx, r.cfg.Interval, r.sum, r.paths(), func(contents [][]byte) {
-		readFailures.Clear("read")
+	filewatch.Reload(ctx, r.log, r.cfg.Interval, r.sum, r.paths(), func(contents [][]byte) error {
 		c, leaf, err := r.build(contents)
 		if err != nil {
-			r.log.Error("the TLS files changed but do not load; still serving the previous certificate", "error", err)
-			return
+			return err
 		}
 		r.current.Store(c)
 		r.logLoaded("reloaded the TLS certificate", leaf)
-	}, func(err error) {
-		readFailures.Log(ctx, r.log, slog.LevelWarn, "read", "cannot read the TLS files; still serving the previous certificate", "error", err)
-	})
+		return nil
+	}, "the TLS files changed but do not load; still serving the previous certificate",
+		"cannot read the TLS files; still serving the previous certificate")
 }
