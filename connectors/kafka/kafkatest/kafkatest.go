@@ -232,7 +232,7 @@ func ReadPartitions(t testing.TB, cluster string, topics map[string]int, from in
 	var starts []kafka.Start
 	for topic, n := range topics {
 		for p := from; p < int32(n); p++ {
-			low, high, err := c.Watermarks(topic, p, 30*time.Second)
+			low, high, err := watermarks(c, topic, p)
 			if kafka.IsUnknownTopic(err) {
 				continue // not created yet: nothing to read
 			}
@@ -273,6 +273,19 @@ func ReadPartitions(t testing.TB, cluster string, topics map[string]int, from in
 		t.Fatalf("read %d partitions of %v on %s: only %d reached their end offset within 2 minutes", len(ends), topics, cluster, done)
 	}
 	return out
+}
+
+// watermarks reads a partition's offsets, waiting out a retriable error such as a new topic's leader not
+// elected yet (NOT_LEADER_OR_FOLLOWER) for up to 30 s.
+func watermarks(c *kafka.Consumer, topic string, partition int32) (low, high int64, err error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		low, high, err = c.Watermarks(topic, partition, 30*time.Second)
+		if err == nil || !kafka.IsRetriable(err) || time.Now().After(deadline) {
+			return low, high, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // reader returns an assign-only consumer of the cluster that reads uncommitted data, as MM2 does.
