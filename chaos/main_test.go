@@ -166,10 +166,12 @@ func stopOnDeadlineOrSignal(h *harness) func() {
 }
 
 // defaultPassOnly skips a case in the suite's second pass, on the Go data path (KMIRROR_TEST_DATA_PATH=go),
-// unless -chaos.long: what it adds to the other cases does not depend on the data path. The flows of an
-// active-active pair take the Go engine on either pass (a task whose partitions an opposite flow writes into
-// does), and a failback's translation of a shared topic is the failover package's; the Go pass keeps
-// TestFailback and TestFailoverPlanned for the operations themselves. It keeps the suite within CI's budget.
+// unless -chaos.long: what it adds to the other cases does not depend on the data path. Exactly-once tasks and
+// the flows of an active-active pair take the Go engine on either pass (a task whose partitions an opposite flow
+// writes into does); a failback's translation of a shared topic is the failover package's, and the Go pass keeps
+// TestFailback and TestFailoverPlanned for the operations themselves; that PostgreSQL stalls move no unit is the
+// runtime's leases, which know no data path, and the Go pass keeps TestPostgresRestart for the engine's side of
+// an unreachable database. It keeps the suite within CI's budget.
 func defaultPassOnly(t *testing.T) {
 	if os.Getenv("KMIRROR_TEST_DATA_PATH") == "go" && !*longRun {
 		t.Skip("runs on the default pass: what it adds does not depend on the data path (both passes with -chaos.long)")
