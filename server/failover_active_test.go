@@ -54,18 +54,7 @@ func TestFailoverOfActiveActivePairSkipsNothing(t *testing.T) {
 	require.Len(t, logB, 150)
 
 	group := "aa-app-" + topic[len(topic)-8:]
-	k.create("checkpoints", map[string]any{
-		"connector.class":                      "org.apache.kafka.connect.mirror.MirrorCheckpointConnector",
-		"source.cluster.alias":                 "A",
-		"target.cluster.alias":                 "B",
-		"source.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "A"),
-		"target.cluster.bootstrap.servers":     kafkatest.Bootstrap(t, "B"),
-		"replication.policy.class":             identityPolicy,
-		"groups":                               regexp.QuoteMeta(group),
-		"emit.checkpoints.interval.seconds":    "1",
-		"refresh.groups.interval.seconds":      "1",
-		"checkpoints.topic.replication.factor": "1",
-	})
+	k.create("checkpoints", checkpointConfig(t, "A", regexp.QuoteMeta(group), map[string]any{"replication.policy.class": identityPolicy}))
 	const readOnA = 60
 	commitGroup(t, group, map[kafkatest.Partition]int64{{Topic: topic, Partition: 0}: readOnA})
 	awaitGroupFollowed(t, k, "checkpoints", group)
