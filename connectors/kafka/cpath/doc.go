@@ -29,8 +29,9 @@
 //  2. if the key and value bytes produced but not yet reported exceed PaceBytes × partitions, waits up to
 //     5 ms in the producer's poll and returns (Batch.Paced);
 //  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (waiting only when it holds no
-//     records back; up to MaxBatch records in hand) and produces what it holds (RD_KAFKA_MSG_F_COPY), with
-//     the source offset as the message's opaque, each through the batch gate (below). A record the gate
+//     records back; up to MaxBatch records in hand) and produces what it holds, each through the batch gate
+//     (below). The producer sends the consumed value in place: the consumed message is its opaque, lent until
+//     the delivery report gives it back (destroying the pipe purges and serves those first). A record the gate
 //     holds back stays, with the later records of its partition, while the other partitions' records go
 //     on; after a full producer queue, everything stays. When a pass moved nothing (or there is no room to
 //     consume), it waits up to 10 ms for deliveries, until a partition with held records can take them, and
