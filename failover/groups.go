@@ -167,8 +167,11 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 			}
 			continue
 		}
-		if a, ok := offsetmap.BothOrigins(rangeOf(around[i].Prev), rangeOf(around[i].Next), rangeOf(opposite[i].Prev),
-			rangeOf(opposite[i].Next), p.SourceOffset); ok {
+		// The map answers for the source's own records; where it cannot (a position older than its oldest kept
+		// range), the checkpoint connector's translation below, which accounts for the opposite flow itself.
+		ownPrev, ownNext := rangeOf(around[i].Prev), rangeOf(around[i].Next)
+		if a, ok := offsetmap.Translate(ownPrev, ownNext, p.SourceOffset); ok {
+			a = offsetmap.WithOpposite(a, ownPrev, ownNext, rangeOf(opposite[i].Prev), rangeOf(opposite[i].Next), p.SourceOffset)
 			d := a.Offset
 			p.TargetOffset, p.Exact, p.Basis = &d, a.Exact, kmtype.BasisOffsetMap
 			continue
@@ -187,7 +190,7 @@ func (o *operation) translate(ctx context.Context, flow *flow, rows []row, last 
 // ranges of the opposite flow (target → source, a kmirror connector of the same database) around the row's
 // position, read from that flow's target side: the source's partition then interleaves its own records with
 // the copies of the target's, and a group that has not read some of those must find them on the target
-// (offsetmap.BothOrigins). Rows of other topics get no ranges.
+// (offsetmap.WithOpposite). Rows of other topics get no ranges.
 func (o *operation) oppositeRanges(ctx context.Context, flow *flow, rows []row) ([]kmtype.RangesAround, error) {
 	out := make([]kmtype.RangesAround, len(rows))
 	var queries []kmtype.RangeQuery

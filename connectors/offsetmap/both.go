@@ -99,22 +99,17 @@ func Combine(a, b Side) Answer {
 	return Answer{Offset: a.Offset, Exact: exact}
 }
 
-// BothOrigins translates c, a group's position in an interleaved partition, to the cluster the group moves to:
-// ownPrev and ownNext are this flow's ranges around c ([Translate]), backPrev and backNext the opposite flow's,
-// read from its target side ([TranslateBack]). ok is false when neither map knows the partition. Without this
-// flow's answer the opposite one is never exact: nothing tells that no copy of this flow's origin lies before it.
-func BothOrigins(ownPrev, ownNext, backPrev, backNext *Range, c int64) (a Answer, ok bool) {
-	own, ownOK := Translate(ownPrev, ownNext, c)
-	back, backOK := TranslateBack(backPrev, backNext, c)
-	switch {
-	case !backOK:
-		return own, ownOK
-	case !ownOK:
-		return Answer{Offset: back.Offset}, true
+// WithOpposite completes own, this flow's answer for c in an interleaved partition ([Translate] over ownPrev
+// and ownNext), with the opposite flow's records: backPrev and backNext are that flow's ranges around c, read
+// from its target side ([TranslateBack]). Without them own stands as it is.
+func WithOpposite(own Answer, ownPrev, ownNext, backPrev, backNext *Range, c int64) Answer {
+	back, ok := TranslateBack(backPrev, backNext, c)
+	if !ok {
+		return own
 	}
 	mine := Side{Answer: own}
 	mine.Last, mine.LastKnown = LastBefore(ownPrev, ownNext, c)
 	theirs := Side{Answer: back}
 	theirs.Last, theirs.LastKnown = LastBackBefore(backPrev, backNext, c)
-	return Combine(mine, theirs), true
+	return Combine(mine, theirs)
 }
