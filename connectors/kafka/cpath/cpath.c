@@ -647,9 +647,9 @@ int cp_set_provenance(cp_pipe *p, const char *name, const char *stamp, int stamp
         return 0;
 }
 
-/* provenance reads the provenance header among a consumed message's headers h (NULL: none): PROV_NONE when it has none (the producer stamps it),
- * PROV_TARGET when it names the pipeline's target cluster (the record is not copied), PROV_OTHER otherwise (a
- * value that does not parse included: it is copied as it is). Value "<alias>@<cluster id>", split at the last
+/* provenance reads the provenance header among a consumed message's headers h (NULL: none): PROV_NONE when it
+ * has none (the producer stamps it), PROV_TARGET when it names the pipeline's target cluster (the record is not
+ * copied), PROV_OTHER otherwise (a value that does not parse included: it is copied as it is). Value "<alias>@<cluster id>", split at the last
  * '@'; compared by id when both sides have one, else by alias. */
 enum { PROV_OFF, PROV_NONE, PROV_TARGET, PROV_OTHER };
 static int provenance(cp_pipe *p, rd_kafka_headers_t *h) {
@@ -801,13 +801,13 @@ static void kick_or_wait(cp_pipe *p, int ms, int wait, int full) {
         p->out.target_wait_ns += now_ns() - t0;
 }
 
-/* produce queues one record, src its headers (NULL: none). The producer uses m's value in place rather than
+/* produce queues one record, src its headers (NULL: none) and ts its timestamp (msg_ts). The producer uses m's value in place rather than
  * copy it (a memcpy and a larger allocation per record, a twentieth of the pipeline's CPU): m is lent to it
  * until its delivery report (on_delivery). 0 on success (m lent), 1 when the producer's queue is full (nothing
  * queued: the caller keeps the record for the next step), -1 on a refused record (reported in fails). */
-static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, rd_kafka_headers_t *src, int64_t need, int stamp) {
+static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, rd_kafka_headers_t *src, int64_t ts, int64_t need,
+                   int stamp) {
         struct cp_part *pt = &p->parts[idx];
-        int64_t ts = msg_ts(m);
         rd_kafka_headers_t *hdrs = src ? rd_kafka_headers_copy(src) : NULL; /* producev takes over what it is given */
         if (stamp) {
                 if (!hdrs)
@@ -902,7 +902,7 @@ static int handle(cp_pipe *p, rd_kafka_message_t *m, int64_t batch, int idx) {
                 return 1;
         /* What the bookkeeping needs of m, read before m is lent (its delivery report destroys it). */
         int64_t off = m->offset, ts = msg_ts(m), len = (int64_t)m->len, size = (int64_t)(m->len + m->key_len) + hsize;
-        int r = produce(p, idx, m, hdrs, need, stamp);
+        int r = produce(p, idx, m, hdrs, ts, need, stamp);
         if (r == 1)
                 return 2;
         if (r == 0) {
