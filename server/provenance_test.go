@@ -207,10 +207,13 @@ func activeActive(t *testing.T, k *kmirror, extra map[string]any) {
 		require.Equal(t, total, n, "cluster %s holds exactly what was produced on both sides", cluster)
 	}
 
-	// The skips are visible: each flow skipped the other's copies.
+	// The audit above proves each flow skipped the other's copies. The counter shows the skips too, but only
+	// since its task's current run: a task restarted by a reassignment (heartbeats topics other tests' flows
+	// leave on the shared clusters change the topic list) or a lost lease starts its series again.
 	for _, c := range []struct{ name, source string }{{ab, "A"}, {ba, "B"}} {
 		skipped := k.provenanceSkipped(c.name)
-		require.GreaterOrEqual(t, skipped, float64(len(sentA)), "%s skipped every copy it found on %s (a re-read counts again)", c.name, c.source)
+		t.Logf("%s skipped %.0f copies on %s, as its tasks' current runs count", c.name, skipped, c.source)
+		require.Positive(t, skipped, "%s counts the copies it skipped on %s", c.name, c.source)
 	}
 	logReach(t, topic, parts, len(sentA))
 }
