@@ -23,7 +23,8 @@ type cluster struct {
 	t       *testing.T
 	dbURL   string
 	workers []*worker
-	next    int // round-robin start for REST requests
+	next    int  // round-robin start for REST requests
+	dumped  bool // dumpStacks has run
 }
 
 var unsafeName = regexp.MustCompile(`[^a-zA-Z0-9._-]+`)

@@ -79,6 +79,8 @@ func startHogs(t *testing.T, n int) {
 	t.Helper()
 	for range n {
 		hog := exec.Command("sh", "-c", "while :; do :; done")
+		// A hog dies with the test binary however that ends: a go test timeout runs no cleanup.
+		hog.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		if err := hog.Start(); err != nil {
 			t.Fatalf("start a CPU hog: %v", err)
 		}

@@ -155,6 +155,7 @@ func (s *scenario) awaitRecovery(what string, since time.Time, gen int, mark []i
 	at, err := s.tail.awaitPast(gen, mark, within)
 	if err != nil {
 		s.t.Errorf("%s: %v", what, err)
+		s.c.dumpStacks(what)
 		s.stuck = true
 		return within
 	}
@@ -185,6 +186,7 @@ func (s *scenario) auditAfter(within time.Duration, awaited, exps []*expected) *
 	took, err := s.tail.awaitCaughtUp(within, awaited...)
 	if err != nil {
 		s.t.Errorf("%v", err)
+		s.c.dumpStacks("not caught up")
 	} else {
 		s.t.Logf("caught up (%.1f s)", took.Seconds())
 	}

@@ -17,11 +17,12 @@ import (
 // worker is one `kmirror serve` child process of a cluster. It keeps its id, listen address and log file
 // across restarts, so a restarted worker rejoins as itself.
 type worker struct {
-	t       *testing.T
-	id      string
-	addr    string
-	args    []string
-	logPath string
+	t         *testing.T
+	id        string
+	addr      string // the REST API's listener
+	pprofAddr string // the pprof listener, whose goroutines dumpStacks reads
+	args      []string
+	logPath   string
 
 	mu      sync.Mutex
 	cmd     *exec.Cmd
@@ -31,7 +32,7 @@ type worker struct {
 }
 
 func newWorker(t *testing.T, id, logPath string, args []string) *worker {
-	return &worker{t: t, id: id, addr: freeAddr(t), args: args, logPath: logPath}
+	return &worker{t: t, id: id, addr: freeAddr(t), pprofAddr: freeAddr(t), args: args, logPath: logPath}
 }
 
 func freeAddr(t *testing.T) string {
@@ -60,7 +61,7 @@ func (w *worker) start() {
 		w.mu.Unlock()
 		w.t.Fatalf("worker %s: open log: %v", w.id, err)
 	}
-	args := append([]string{"serve", "--listen", w.addr, "--worker-id", w.id, "--log-level", "INFO"}, dataPathArgs()...)
+	args := append([]string{"serve", "--listen", w.addr, "--pprof-listen", w.pprofAddr, "--worker-id", w.id, "--log-level", "INFO"}, dataPathArgs()...)
 	args = append(args, w.args...)
 	fmt.Fprintf(logf, "==== chaos: %s start #%d at %s: kmirror %s\n", w.id, w.starts, time.Now().Format(time.TimeOnly+".000"),
 		strings.Join(redactURL(args), " "))

@@ -69,12 +69,13 @@ type operationData struct {
 // the latest operation alone.
 func (h *Handler) operationRequest(w http.ResponseWriter, r *http.Request, name, kind string, fragment bool,
 	start func(*http.Request, string) error) (d operationData, done bool, err error) {
-	d = operationData{Title: strings.ToUpper(kind[:1]) + kind[1:] + " of " + name, Name: name, Kind: kind}
+	titled := strings.ToUpper(kind[:1]) + kind[1:]
+	d = operationData{Title: titled + " of " + name, Name: name, Kind: kind}
 	if r.Method == http.MethodPost && !fragment {
 		if err := r.ParseForm(); err != nil {
 			return d, true, &apiError{Status: http.StatusBadRequest, Message: err.Error()}
 		}
-		filed := strings.ToUpper(kind[:1]) + kind[1:] + " filed: it runs on a worker; this page shows its progress and report."
+		filed := titled + " filed: it runs on a worker; this page shows its progress and report."
 		if done, err := afterWrite(w, r, start(r, name), connURL(name, kind), filed, &d.Msg); done || err != nil {
 			return d, true, err
 		}

@@ -1,0 +1,78 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dumpStacks writes what every running worker is waiting for beside its log, once per cluster: its goroutines
+// (from its pprof listener) in <id>.goroutines and its threads' native stacks (gdb, when installed) in
+// <id>.threads. A replication that stopped moving without an error says nothing in its log; its stacks say
+// which call it is blocked in, including calls into librdkafka.
+func (c *cluster) dumpStacks(why string) {
+	if c.dumped {
+		return
+	}
+	c.dumped = true
+	for _, w := range c.workers {
+		if !w.running() {
+			continue
+		}
+		base := strings.TrimSuffix(w.logPath, ".log")
+		if err := w.saveGoroutines(base + ".goroutines"); err != nil {
+			c.t.Logf("goroutines of %s: %v", w.id, err)
+		}
+		if err := w.saveThreads(base + ".threads"); err != nil {
+			c.t.Logf("threads of %s: %v", w.id, err)
+		}
+		c.t.Logf("stacks of %s (%s) saved in %s.goroutines and .threads", w.id, why, base)
+	}
+}
+
+func (w *worker) saveGoroutines(path string) error {
+	ctx, cancel := context.WithTimeout(w.t.Context(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+w.pprofAddr+"/debug/pprof/goroutine?debug=2", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, resp.Body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// saveThreads attaches gdb for a moment: the process pauses while it reads the stacks.
+func (w *worker) saveThreads(path string) error {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		return fmt.Errorf("gdb not installed: %w", err)
+	}
+	w.mu.Lock()
+	pid := w.cmd.Process.Pid
+	w.mu.Unlock()
+	ctx, cancel := context.WithTimeout(w.t.Context(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, gdb, "-p", strconv.Itoa(pid), "-batch", "-nx", "-ex", "thread apply all bt").CombinedOutput()
+	if werr := os.WriteFile(path, out, 0o644); err == nil {
+		err = werr
+	}
+	return err
+}
