@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -75,4 +76,21 @@ func (w *worker) saveThreads(path string) error {
 		err = werr
 	}
 	return err
+}
+
+// saveSlowStop is for a worker still stopping near the end of its stop budget: a unit that does not stop is
+// blocked in a call, which its stacks name. The threads go to <id>.threads; SIGQUIT then makes the Go runtime
+// write every goroutine into the log and exit.
+func (w *worker) saveSlowStop() {
+	path := strings.TrimSuffix(w.logPath, ".log") + ".threads"
+	if err := w.saveThreads(path); err != nil {
+		w.t.Logf("threads of %s: %v", w.id, err)
+	}
+	w.t.Logf("worker %s still stopping %s after SIGTERM: its threads are in %s, its goroutines at the end of its log",
+		w.id, stopTimeout-2*time.Second, path)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cmd != nil && !isClosed(w.exited) {
+		_ = w.cmd.Process.Signal(syscall.SIGQUIT)
+	}
 }

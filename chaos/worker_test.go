@@ -244,7 +244,13 @@ func (w *worker) shutdown() {
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-exited:
-	case <-time.After(stopTimeout + 15*time.Second):
+		return
+	case <-time.After(stopTimeout - 2*time.Second):
+		w.saveSlowStop()
+	}
+	select {
+	case <-exited:
+	case <-time.After(17 * time.Second):
 		w.t.Logf("worker %s did not exit within %s of SIGTERM at the end of the test; killing it", w.id, stopTimeout+15*time.Second)
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		<-exited
