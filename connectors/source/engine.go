@@ -146,7 +146,7 @@ func (r *sourceRun) replicateWith(ctx context.Context, e engine) error {
 	watches.stopWatches()
 
 	// Soft stop: let everything in flight reach the target (or fail), then commit it.
-	left := r.drain(e, e.reported)
+	left := r.drain(ctx, e, e.reported)
 	r.txn.endPipeline(ctx, r, e.txnProducer(), loopErr == nil && left == 0)
 	e.closeProducer()
 	committerErr = watches.stopCommits(committerErr, committerDone)
@@ -235,16 +235,17 @@ func (w *pipelineWatches) stopCommits(committerErr error, committerDone bool) er
 	return committerErr
 }
 
-// drain is the soft stop of a pipeline's target side: everything in flight reaches the target (or fails)
-// within the stop budget, and a revoked lease drops what is queued at once. After a delivery failure nothing
-// the producer holds may be written: the next pipeline sends it again after the failed record (overdue.go).
-// A failed or broken producer delivers nothing more: waiting would keep a failed task RUNNING until the stop
-// budget or the delivery timeout ran out (records queued before a failed authentication was known). reported
-// is called after each flush, for a data path that applies delivery reports itself. It returns how many
-// records were dropped.
-func (r *sourceRun) drain(producer engineProducer, reported func()) int {
+// drain is the soft stop of a pipeline's target side: everything in flight reaches the target (or fails),
+// within the stop budget when the run stops and within the settle window when the pipeline restarts (a
+// producer that reports nothing must not hold the restart up for as long as the run lives), and a revoked
+// lease drops what is queued at once. After a delivery failure nothing the producer holds may be written: the
+// next pipeline sends it again after the failed record (overdue.go). A failed or broken producer delivers
+// nothing more: waiting would keep a failed task RUNNING until the stop budget or the delivery timeout ran out
+// (records queued before a failed authentication was known). reported is called after each flush, for a data
+// path that applies delivery reports itself. It returns how many records were dropped.
+func (r *sourceRun) drain(ctx context.Context, producer engineProducer, reported func()) int {
 	lease := r.env.Lease()
-	flushCtx, cancelFlush := context.WithCancel(r.env.StopContext())
+	flushCtx, cancelFlush := r.settleContext(ctx)
 	defer cancelFlush()
 	go func() {
 		select {
@@ -262,9 +263,16 @@ func (r *sourceRun) drain(producer engineProducer, reported func()) int {
 		if err := producer.Purge(true); err != nil {
 			r.log.Warn("purge the producer", "error", err)
 		}
-		producer.Flush(r.env.StopContext()) // purged records report at once
+		// librdkafka reports purged records from its broker threads, which took up to tens of seconds on a
+		// starved machine: the wait has the same bound as the flush, with a window of its own.
+		purgeCtx, cancelPurge := r.settleContext(ctx)
+		defer cancelPurge()
+		unreported := producer.Flush(purgeCtx)
 		reported()
 		r.log.Warn("records still unacknowledged at stop were dropped; they will be replicated again", "records", left)
+		if unreported > 0 {
+			r.log.Warn("the target producer has not reported every dropped record; closing it anyway", "records", unreported)
+		}
 	}
 	return left
 }

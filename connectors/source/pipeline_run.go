@@ -17,7 +17,7 @@ import (
 // syncs, commits what was acknowledged, and returns what ended the pipeline (see replicate).
 func (r *sourceRun) settle(ctx context.Context, loopErr, committerErr error, syncs *offsetSyncer) error {
 	if syncs != nil {
-		flushCtx, cancelFlush := r.syncsFlushContext(ctx)
+		flushCtx, cancelFlush := r.settleContext(ctx)
 		defer cancelFlush()
 		r.commits.promoteSyncs(syncs)
 		syncs.flush(flushCtx)
@@ -280,16 +280,21 @@ func (r *sourceRun) deliveryFailed(p *sourcePartition, upstream int64, deliveryE
 	r.halt(err, producer)
 }
 
-// pipelineSettleWait bounds how long a pipeline that ends while its run goes on (a restart, not a stop) waits
-// for its offset syncs: an offset-syncs topic that cannot be written must not hold up the restart.
+// pipelineSettleWait bounds each wait of a pipeline that ends while its run goes on (a restart, not a stop):
+// for the records its producer holds (drain) and for its offset syncs (settle). A target that cannot be written
+// must not hold up the restart.
 const pipelineSettleWait = 10 * time.Second
 
-// syncsFlushContext bounds settle's wait for the offset syncs: a stopping run (ctx done) waits within its
-// stop budget (tasks.Task); a restarting pipeline at most pipelineSettleWait, and no longer than the budget
-// should the run be stopped meanwhile.
-func (r *sourceRun) syncsFlushContext(ctx context.Context) (context.Context, context.CancelFunc) {
+// settleContext bounds one wait of a pipeline's end: a stopping run (ctx done) waits within its stop budget
+// (tasks.Task); a restarting pipeline at most pipelineSettleWait (settleWait, when set), and no longer than the
+// budget should the run be stopped meanwhile.
+func (r *sourceRun) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if ctx.Err() != nil {
 		return context.WithCancel(r.env.StopContext())
 	}
-	return context.WithTimeout(r.env.StopContext(), pipelineSettleWait)
+	wait := r.settleWait
+	if wait <= 0 {
+		wait = pipelineSettleWait
+	}
+	return context.WithTimeout(r.env.StopContext(), wait)
 }

@@ -122,6 +122,7 @@ type sourceRun struct {
 	syncTopic                               string
 	offsetLagMax                            int64
 	pollTimeout                             time.Duration
+	settleWait                              time.Duration // each wait of a restarting pipeline's end (0: pipelineSettleWait)
 
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while

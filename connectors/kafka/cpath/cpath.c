@@ -463,12 +463,13 @@ cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, in
 
 static void runner_stop(cp_pipe *p);
 
-/* How long cp_pipe_destroy waits for the delivery reports of purged records: librdkafka reports a purged
- * record at once, so this bounds only a wait that should not happen. */
-#define CP_RETURN_LENT_NS (30LL * 1000000000LL)
+/* How long cp_pipe_destroy waits for the delivery reports of purged records. librdkafka reports them from its
+ * broker threads, and the Go side has waited for them already (the drain of the pipeline's end), so this only
+ * serves what is ready by now. */
+#define CP_RETURN_LENT_NS (1LL * 1000000000LL)
 
 /* return_lent purges the producer and serves its delivery reports until every consumed message lent to it
- * (produce) is back: librdkafka's destroy of the consumer waits for its messages. */
+ * (produce) is back, or CP_RETURN_LENT_NS has passed. */
 static void return_lent(cp_pipe *p) {
         if (!p->p || p->lent == 0)
                 return;
@@ -477,20 +478,36 @@ static void return_lent(cp_pipe *p) {
                 rd_kafka_poll(p->p, 10);
 }
 
-void cp_pipe_destroy(cp_pipe *p) {
+/* pause_all stops the consumer's fetches of every partition (asynchronously: librdkafka's broker threads act
+ * on it), for a consumer left behind. */
+static void pause_all(cp_pipe *p) {
+        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(p->nparts);
+        for (int i = 0; i < p->nparts; i++)
+                rd_kafka_topic_partition_list_add(l, p->parts[i].t->name, p->parts[i].partition);
+        rd_kafka_pause_partitions(p->c, l);
+        rd_kafka_topic_partition_list_destroy(l);
+}
+
+int64_t cp_pipe_destroy(cp_pipe *p) {
         if (!p)
-                return;
+                return 0;
         runner_stop(p);
         return_lent(p);
         for (; p->pos < p->n; p->pos++)
                 rd_kafka_message_destroy(p->msgs[p->pos]);
         if (p->q)
                 rd_kafka_queue_destroy(p->q);
+        /* A consumed message the producer never gave back keeps both clients: the consumer's destroy waits for
+         * its messages, and the producer's for the broker threads that never reported them. Both are left
+         * behind, the consumer paused, rather than a destroy that waits for ever. */
+        int64_t left = p->lent;
         if (p->c) {
-                rd_kafka_consumer_close(p->c);
-                if (p->lent == 0)
+                if (left == 0) {
+                        rd_kafka_consumer_close(p->c);
                         rd_kafka_destroy(p->c);
-                /* else some message never came back: leaking the consumer beats a destroy that waits for ever */
+                } else {
+                        pause_all(p);
+                }
         }
         for (int i = 0; i < p->ntopics; i++) {
                 if (p->topics[i].rkt)
@@ -499,7 +516,7 @@ void cp_pipe_destroy(cp_pipe *p) {
                 free(p->topics[i].remote);
                 free(p->topics[i].byp);
         }
-        if (p->p) {
+        if (p->p && left == 0) {
                 rd_kafka_purge(p->p, RDK_PURGE_F_QUEUE | RDK_PURGE_F_INFLIGHT | RDK_PURGE_F_NON_BLOCKING);
                 rd_kafka_poll(p->p, 0);
                 rd_kafka_destroy(p->p);
@@ -520,6 +537,7 @@ void cp_pipe_destroy(cp_pipe *p) {
         free(p->prov_id);
         pthread_mutex_destroy(&p->produce_mu);
         free(p);
+        return left;
 }
 
 int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size) {

@@ -361,8 +361,12 @@ func (p *Pipeline) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.c != nil {
-		C.cp_pipe_destroy(p.c) // stops the thread before its pipe is closed
+		left := int64(C.cp_pipe_destroy(p.c)) // stops the thread before its pipe is closed
 		p.c = nil
+		if left > 0 && p.log != nil {
+			p.log.Warn("the target producer never reported some purged records; leaving the pipeline's clients behind (their memory and threads stay until the worker restarts)",
+				"records", left)
+		}
 	}
 	if p.wake != nil {
 		p.wake.Close()

@@ -94,7 +94,10 @@ typedef struct cp_pipe cp_pipe;
  * source topics, partitions and remote topics. Returns NULL with errstr set on failure. */
 cp_pipe *cp_pipe_new(char **cprops, char **pprops, int nparts, char **topics, int32_t *partitions, char **remotes,
                      int64_t pace_bytes, int64_t open_latency_ns, char *errstr, int errstr_size);
-void cp_pipe_destroy(cp_pipe *p);
+/* cp_pipe_destroy destroys the pipeline. It returns how many consumed records the producer never gave back:
+ * then both clients are left behind (their memory and threads stay), since destroying either would wait for
+ * ever. */
+int64_t cp_pipe_destroy(cp_pipe *p);
 
 /* cp_assign assigns every partition at starts[i] (an offset, RDK_OFFSET_BEGINNING or RDK_OFFSET_END). */
 int cp_assign(cp_pipe *p, int64_t *starts, char *errstr, int errstr_size);

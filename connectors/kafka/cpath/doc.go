@@ -31,7 +31,8 @@
 //  3. otherwise consumes up to a batch with rd_kafka_consume_batch_queue (waiting only when it holds no
 //     records back; up to MaxBatch records in hand) and produces what it holds, each through the batch gate
 //     (below). The producer sends the consumed value in place: the consumed message is its opaque, lent until
-//     the delivery report gives it back (destroying the pipe purges and serves those first). A record the gate
+//     the delivery report gives it back (destroying the pipe purges and serves those first; clients whose
+//     messages never came back are left behind, since destroying them would wait for ever). A record the gate
 //     holds back stays, with the later records of its partition, while the other partitions' records go
 //     on; after a full producer queue, everything stays. When a pass moved nothing (or there is no room to
 //     consume), it waits up to 10 ms for deliveries, until a partition with held records can take them, and
