@@ -23,6 +23,11 @@ const sourceSyncPromoteInterval = 10 * time.Second
 // How often a source task prunes its partitions' offset maps below their log start offsets.
 const sourcePruneInterval = time.Minute
 
+// sourceRoundTimeout bounds each round of the commit loop's database work. The loop also runs the stall check
+// that pauses and resumes forwarding: a PostgreSQL connection that never answers (the fault suite saw one
+// wait for a BEGIN for minutes after a stall of the server) must cost one round, not keep the pipeline paused.
+const sourceRoundTimeout = 10 * time.Second
+
 // committer stores a run's acknowledged progress: every partition's offset and the offset-map ranges behind
 // it in one transaction, the remote topics that became active, and the task's notices when they changed. It
 // also prunes the offset map below each partition's log start and sends the partitions' delayed offset syncs.
@@ -58,44 +63,69 @@ func (r *sourceRun) commitLoop(ctx context.Context, syncs *offsetSyncer, consume
 	stats := time.NewTicker(sourceStatsInterval)
 	defer stats.Stop()
 	// The first report comes at once, with the end offsets the pipeline's start read (resolveBeginnings).
-	if err := r.statsTick(ctx, consumer, time.Now(), true); err != nil {
+	first := time.Now()
+	if err := r.inRound(ctx, "stats", func(ctx context.Context) error { return r.statsTick(ctx, consumer, first, true) }); err != nil {
 		return err
 	}
 	samples := 1
 	for {
+		var err error
 		select {
 		case <-ctx.Done():
 			return nil
 		case now := <-stats.C:
 			publish := samples%int(sourcePublishInterval/sourceStatsInterval) == 0
 			samples++
-			if err := r.statsTick(ctx, consumer, now, publish); err != nil {
-				return err
-			}
+			err = r.inRound(ctx, "stats", func(ctx context.Context) error { return r.statsTick(ctx, consumer, now, publish) })
 		case <-promote.C:
 			if syncs != nil {
 				r.commits.promoteSyncs(syncs)
 			}
 		case <-prune.C:
-			r.commits.prune(ctx)
+			err = r.inRound(ctx, "prune", func(ctx context.Context) error { r.commits.prune(ctx); return nil })
 		case now := <-tick.C:
 			r.stalls.checkStall(now)
 			r.sampleInFlight(now)
-			began := time.Now()
-			if err := r.commits.commit(ctx); err != nil {
-				if errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil {
-					return err
-				}
-				r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
-				continue
-			}
-			r.taskMetrics.committed(began) // only successful rounds, as Connect times them
-			r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
-			if err := r.discoverOnC(ctx); err != nil {
-				return err
-			}
+			err = r.inRound(ctx, "commit", r.commitRound)
+		}
+		if err != nil {
+			return err
 		}
 	}
+}
+
+// inRound runs one round of the commit loop's database work within sourceRoundTimeout. A round that runs out
+// of time is a failed round, which the next one retries; it returns only what ends the loop.
+func (r *sourceRun) inRound(ctx context.Context, what string, round func(context.Context) error) error {
+	timeout := r.roundTimeout
+	if timeout <= 0 {
+		timeout = sourceRoundTimeout
+	}
+	roundCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := round(roundCtx)
+	if err != nil && ctx.Err() == nil && roundCtx.Err() != nil && !errors.Is(err, kmtype.ErrFenced) {
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "round-"+what, "the database did not answer within the round's time; the next round retries",
+			"round", what, "timeout", timeout)
+		return nil
+	}
+	return err
+}
+
+// commitRound commits acknowledged offsets, then (on the C path) looks for opposite flows; it returns only
+// what ends the commit loop.
+func (r *sourceRun) commitRound(ctx context.Context) error {
+	began := time.Now()
+	if err := r.commits.commit(ctx); err != nil {
+		if errors.Is(err, kmtype.ErrFenced) || ctx.Err() != nil {
+			return err // inRound tells a round that ran out of time from the loop's end
+		}
+		r.limit.Log(ctx, r.log, slog.LevelWarn, "commit", "commit offsets failed, will retry", "error", err)
+		return nil
+	}
+	r.taskMetrics.committed(began) // only successful rounds, as Connect times them
+	r.limit.Resolved(ctx, r.log, "commit", "committing offsets works again")
+	return r.discoverOnC(ctx)
 }
 
 // rangeKey names a partition in the offset map.

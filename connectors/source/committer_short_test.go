@@ -3,6 +3,8 @@ package source
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/kmtype"
+	"github.com/kmirror/kmirror/lograte"
 )
 
 // Whatever the target acknowledges, fails or leaves in flight, and whenever commits happen or fail: the offset
@@ -196,4 +199,27 @@ func TestPromotedSyncsCoverTheLastRecord(t *testing.T) {
 	require.Equal(t, mirror.OffsetSync{Topic: "t", Partition: 0, UpstreamOffset: 4, DownstreamOffset: 1004}, last)
 	c.promoteSyncs(syncs)
 	require.False(t, target.next(true), "nothing delayed any more")
+}
+
+// A round of the commit loop whose database never answers fails alone, within its time: the loop goes on (it
+// also runs the stall check that pauses and resumes forwarding). A fence and the loop's own end still end it.
+func TestCommitLoopRoundsEndWithinTheirTime(t *testing.T) {
+	r := &sourceRun{log: slog.New(slog.DiscardHandler), limit: lograte.New(time.Minute), roundTimeout: 20 * time.Millisecond}
+	hang := func(ctx context.Context) error {
+		<-ctx.Done()
+		return fmt.Errorf("begin: %w", ctx.Err())
+	}
+	done := make(chan error, 1)
+	go func() { done <- r.inRound(context.Background(), "commit", hang) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "a round out of time is retried by the next one")
+	case <-time.After(time.Minute):
+		t.Fatal("a round whose database never answers holds the commit loop")
+	}
+
+	require.ErrorIs(t, r.inRound(context.Background(), "commit", func(context.Context) error { return kmtype.ErrFenced }), kmtype.ErrFenced)
+	stopped, stop := context.WithCancel(context.Background())
+	stop()
+	require.ErrorIs(t, r.inRound(stopped, "commit", hang), context.Canceled, "the loop's end is returned")
 }

@@ -123,6 +123,7 @@ type sourceRun struct {
 	offsetLagMax                            int64
 	pollTimeout                             time.Duration
 	settleWait                              time.Duration // each wait of a restarting pipeline's end (0: pipelineSettleWait)
+	roundTimeout                            time.Duration // each commit-loop round's database work (0: sourceRoundTimeout)
 
 	failure atomic.Pointer[error] // the first delivery failure of the current pipeline
 	// produceMu is held by the Go path's poll loop while it hands a record to the producer, and by halt while
