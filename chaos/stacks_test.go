@@ -7,26 +7,31 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // dumpStacks writes what every running worker is waiting for beside its log, once per cluster: its goroutines
-// (from its pprof listener) in <id>.goroutines and its threads' native stacks (gdb, when installed) in
-// <id>.threads. A replication that stopped moving without an error says nothing in its log; its stacks say
-// which call it is blocked in, including calls into librdkafka.
+// (from its pprof listener) in <id>-<time>.goroutines, its threads' native stacks (gdb, when installed) in
+// <id>-<time>.threads, and PostgreSQL's processes and sessions in postgres-<time>.txt. A replication that
+// stopped moving without an error says nothing in its log; its stacks say which call it is blocked in,
+// including calls into librdkafka and PostgreSQL.
 func (c *cluster) dumpStacks(why string) {
 	if c.dumped {
 		return
 	}
 	c.dumped = true
+	at := time.Now().Format("150405") // a test run again (-count) keeps the earlier runs' stacks
 	for _, w := range c.workers {
 		if !w.running() {
 			continue
 		}
-		base := strings.TrimSuffix(w.logPath, ".log")
+		base := strings.TrimSuffix(w.logPath, ".log") + "-" + at
 		if err := w.saveGoroutines(base + ".goroutines"); err != nil {
 			c.t.Logf("goroutines of %s: %v", w.id, err)
 		}
@@ -35,6 +40,38 @@ func (c *cluster) dumpStacks(why string) {
 		}
 		c.t.Logf("stacks of %s (%s) saved in %s.goroutines and .threads", w.id, why, base)
 	}
+	if len(c.workers) > 0 {
+		path := filepath.Join(filepath.Dir(c.workers[0].logPath), "postgres-"+at+".txt")
+		if err := c.savePostgres(path); err != nil {
+			c.t.Logf("PostgreSQL's sessions: %v", err)
+		}
+	}
+}
+
+// savePostgres writes the state of PostgreSQL's processes (a backend left stopped shows T) and of the
+// database's sessions: a statement that never returns waits on one of them.
+func (c *cluster) savePostgres(path string) error {
+	var b strings.Builder
+	if raw, err := os.ReadFile(filepath.Join(suite.harness.dir, "postgres.pid")); err == nil {
+		out, _ := exec.Command("ps", "-o", "pid,stat,wchan:32,etime,args", "--ppid", strings.TrimSpace(string(raw))).CombinedOutput()
+		b.Write(out)
+	}
+	b.WriteString("\npid\tstate\twait\tbackend\txact_start\tquery_start\tquery\n")
+	err := c.query(c.t.Context(), `select pid, coalesce(state, ''), coalesce(wait_event_type || ':' || wait_event, ''),
+		coalesce(backend_type, ''), coalesce(xact_start::text, ''), coalesce(query_start::text, ''), left(coalesce(query, ''), 160)
+		from pg_stat_activity where datname = current_database()`, nil, func(rows pgx.Rows) error {
+		var pid int
+		var state, wait, backend, xact, started, query string
+		if err := rows.Scan(&pid, &state, &wait, &backend, &xact, &started, &query); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", pid, state, wait, backend, xact, started, strings.Join(strings.Fields(query), " "))
+		return nil
+	})
+	if werr := os.WriteFile(path, []byte(b.String()), 0o644); err == nil {
+		err = werr
+	}
+	return err
 }
 
 func (w *worker) saveGoroutines(path string) error {
