@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,7 +14,6 @@ import (
 
 	"github.com/kmirror/kmirror/connectors/mirror"
 	"github.com/kmirror/kmirror/kmtype"
-	"github.com/kmirror/kmirror/lograte"
 )
 
 // Whatever the target acknowledges, fails or leaves in flight, and whenever commits happen or fail: the offset
@@ -201,25 +200,43 @@ func TestPromotedSyncsCoverTheLastRecord(t *testing.T) {
 	require.False(t, target.next(true), "nothing delayed any more")
 }
 
-// A round of the commit loop whose database never answers fails alone, within its time: the loop goes on (it
-// also runs the stall check that pauses and resumes forwarding). A fence and the loop's own end still end it.
+// A round of the commit loop whose database never answers fails alone, within its time: the loop goes on and
+// commits in the next round (it also runs the stall check that pauses and resumes forwarding). A fence and the
+// loop's own end still end it.
 func TestCommitLoopRoundsEndWithinTheirTime(t *testing.T) {
-	r := &sourceRun{log: slog.New(slog.DiscardHandler), limit: lograte.New(time.Minute), roundTimeout: 20 * time.Millisecond}
-	hang := func(ctx context.Context) error {
+	p := startedPartition("t")
+	p.forwarded(0, 1_700_000_000_000, 10, 5)
+	p.ack(0)
+	r, _ := leasedRun(t, p)
+	r.roundTimeout = 50 * time.Millisecond
+	commits := &hangingCommits{}
+	r.commits = testCommitter(commits, p)
+	r.stalls = &stallWatch{parts: r.parts, notices: &r.noticeBoard, log: r.log, stallAfter: time.Minute}
+	reader := &logReader{logs: map[mirror.TopicPartition][2]int64{{Topic: "t"}: {0, 1}}, seeks: map[mirror.TopicPartition]int64{}}
+
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.commitLoop(ctx, nil, reader) }()
+	awaitPlanner(t, "a commit after a round whose database never answered", func() bool { return commits.committed() > 0 })
+	require.True(t, commits.hung.Load(), "the first commit waited for an answer that never came")
+	stop()
+	require.NoError(t, <-done)
+
+	require.ErrorIs(t, r.inRound(context.Background(), "commit", func(context.Context) error { return kmtype.ErrFenced }), kmtype.ErrFenced)
+	require.ErrorIs(t, r.inRound(ctx, "commit", func(ctx context.Context) error { return ctx.Err() }), context.Canceled, "the loop's end is returned")
+}
+
+// hangingCommits is lockedCommits whose first commit waits for an answer until its context ends, as a
+// PostgreSQL connection that never answers a BEGIN.
+type hangingCommits struct {
+	lockedCommits
+	hung atomic.Bool
+}
+
+func (e *hangingCommits) CommitProgress(ctx context.Context, offsets []kmtype.Offset, ranges []kmtype.OffsetRange) error {
+	if e.hung.CompareAndSwap(false, true) {
 		<-ctx.Done()
 		return fmt.Errorf("begin: %w", ctx.Err())
 	}
-	done := make(chan error, 1)
-	go func() { done <- r.inRound(context.Background(), "commit", hang) }()
-	select {
-	case err := <-done:
-		require.NoError(t, err, "a round out of time is retried by the next one")
-	case <-time.After(time.Minute):
-		t.Fatal("a round whose database never answers holds the commit loop")
-	}
-
-	require.ErrorIs(t, r.inRound(context.Background(), "commit", func(context.Context) error { return kmtype.ErrFenced }), kmtype.ErrFenced)
-	stopped, stop := context.WithCancel(context.Background())
-	stop()
-	require.ErrorIs(t, r.inRound(stopped, "commit", hang), context.Canceled, "the loop's end is returned")
+	return e.lockedCommits.CommitProgress(ctx, offsets, ranges)
 }
