@@ -54,17 +54,14 @@ func (r *checkpointRun) oppositeRanges(ctx context.Context, rows []kmtype.GroupO
 // when that comes first. own is the map lookup the translation of the source's records used, opposite the
 // opposite flow's ranges around the group's position.
 func mergeOpposite(row *kmtype.GroupOffset, own kmtype.RangesAround, opposite kmtype.RangesAround) {
-	prev, next := rangeOf(opposite.Prev), rangeOf(opposite.Next)
-	back, ok := offsetmap.TranslateBack(prev, next, row.UpstreamOffset)
+	theirs, ok := offsetmap.Opposite(rangeOf(opposite.Prev), rangeOf(opposite.Next), row.UpstreamOffset)
 	if !ok {
 		return
 	}
-	theirs := offsetmap.Side{Answer: back}
-	theirs.Last, theirs.LastKnown = offsetmap.LastBackBefore(prev, next, row.UpstreamOffset)
 	if row.DownstreamOffset == nil {
 		// Neither the map nor the syncs know the source's records on the target: only the target's own count,
 		// and nothing tells that no copy of the source's lies before them.
-		d := back.Offset
+		d := theirs.Offset
 		row.DownstreamOffset, row.Exact, row.Basis = &d, false, basisMap
 		src := opposite.Prev
 		if src == nil {

@@ -99,17 +99,26 @@ func Combine(a, b Side) Answer {
 	return Answer{Offset: a.Offset, Exact: exact}
 }
 
+// Opposite is the opposite flow's side of c in an interleaved partition: its answer ([TranslateBack]) and its
+// last record before it ([LastBackBefore]), from that flow's ranges around c read from its target side. ok is
+// false when those ranges do not place c.
+func Opposite(backPrev, backNext *Range, c int64) (s Side, ok bool) {
+	s.Answer, ok = TranslateBack(backPrev, backNext, c)
+	if ok {
+		s.Last, s.LastKnown = LastBackBefore(backPrev, backNext, c)
+	}
+	return s, ok
+}
+
 // WithOpposite completes own, this flow's answer for c in an interleaved partition ([Translate] over ownPrev
-// and ownNext), with the opposite flow's records: backPrev and backNext are that flow's ranges around c, read
-// from its target side ([TranslateBack]). Without them own stands as it is.
+// and ownNext), with the opposite flow's records ([Opposite] over backPrev and backNext). Without them own
+// stands as it is.
 func WithOpposite(own Answer, ownPrev, ownNext, backPrev, backNext *Range, c int64) Answer {
-	back, ok := TranslateBack(backPrev, backNext, c)
+	theirs, ok := Opposite(backPrev, backNext, c)
 	if !ok {
 		return own
 	}
 	mine := Side{Answer: own}
 	mine.Last, mine.LastKnown = LastBefore(ownPrev, ownNext, c)
-	theirs := Side{Answer: back}
-	theirs.Last, theirs.LastKnown = LastBackBefore(backPrev, backNext, c)
 	return Combine(mine, theirs)
 }

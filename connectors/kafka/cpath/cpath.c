@@ -667,8 +667,8 @@ int cp_set_provenance(cp_pipe *p, const char *name, const char *stamp, int stamp
 
 /* provenance reads the provenance header among a consumed message's headers h (NULL: none): PROV_NONE when it
  * has none (the producer stamps it), PROV_TARGET when it names the pipeline's target cluster (the record is not
- * copied), PROV_OTHER otherwise (a value that does not parse included: it is copied as it is). Value "<alias>@<cluster id>", split at the last
- * '@'; compared by id when both sides have one, else by alias. */
+ * copied), PROV_OTHER otherwise (a value that does not parse included: it is copied as it is). Value
+ * "<alias>@<cluster id>", split at the last '@'; compared by id when both sides have one, else by alias. */
 enum { PROV_OFF, PROV_NONE, PROV_TARGET, PROV_OTHER };
 static int provenance(cp_pipe *p, rd_kafka_headers_t *h) {
         if (!p->prov_name)
@@ -819,10 +819,11 @@ static void kick_or_wait(cp_pipe *p, int ms, int wait, int full) {
         p->out.target_wait_ns += now_ns() - t0;
 }
 
-/* produce queues one record, src its headers (NULL: none) and ts its timestamp (msg_ts). The producer uses m's value in place rather than
- * copy it (a memcpy and a larger allocation per record, a twentieth of the pipeline's CPU): m is lent to it
- * until its delivery report (on_delivery). 0 on success (m lent), 1 when the producer's queue is full (nothing
- * queued: the caller keeps the record for the next step), -1 on a refused record (reported in fails). */
+/* produce queues one record, src its headers (NULL: none) and ts its timestamp (msg_ts). The producer uses m's
+ * value in place rather than copy it (a memcpy and a larger allocation per record, a twentieth of the
+ * pipeline's CPU): m is lent to it until its delivery report (on_delivery). 0 on success (m lent), 1 when the
+ * producer's queue is full (nothing queued: the caller keeps the record for the next step), -1 on a refused
+ * record (reported in fails). */
 static int produce(cp_pipe *p, int idx, rd_kafka_message_t *m, rd_kafka_headers_t *src, int64_t ts, int64_t need,
                    int stamp) {
         struct cp_part *pt = &p->parts[idx];
